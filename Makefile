@@ -1,0 +1,36 @@
+# One entry point for every job. Each target creates the virtual environment it needs.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test bench lint typecheck serve clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)          ## the main job on the embedded default (SQLite, no server)
+	$(BIN)/sabot demo
+
+test: $(STAMP)          ## the whole test suite, with lint and types
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -p no:cacheprovider
+
+bench: $(STAMP)         ## benchmarks: each prints a table and a ratio to a baseline of the same run
+	$(BIN)/python -m pytest -p no:cacheprovider tests/bench -s -m bench
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+serve: $(STAMP)
+	$(BIN)/sabot serve
+
+clean:
+	rm -rf $(VENV) .sabot .mypy_cache .ruff_cache

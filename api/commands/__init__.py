@@ -1,0 +1,1 @@
+"""Subcommands of the `sabot` command line, one a module."""

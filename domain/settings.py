@@ -1,0 +1,121 @@
+"""Variants and per-table settings (RULES.md marks each setting and its default).
+
+A table is configured once; every rule that RULES.md calls a *setting* lives here, so the
+four variants are one engine with four sets of defaults, not four engines.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+import msgspec
+
+
+class Variant(StrEnum):
+    PUNTO_BANCO = "punto-banco"
+    CHEMIN_DE_FER = "chemin-de-fer"
+    DEUX_TABLEAUX = "deux-tableaux"
+    SIMPLIFIED = "simplified"
+
+
+class FirstBank(StrEnum):
+    """How the first bank of a taille is given (chemin de fer, à deux tableaux)."""
+
+    AUCTION = "auction"
+    LOT = "lot"
+    HOUSE = "house"
+
+
+class HandHolder(StrEnum):
+    """Who holds the punters' hand in chemin de fer when nobody called banco."""
+
+    LARGEST_STAKE = "largest-stake"  # 001
+    BANKERS_RIGHT = "bankers-right"  # 000
+
+
+class Burn(StrEnum):
+    """How many cards are burned after the cut."""
+
+    NONE = "none"
+    FIXED = "fixed"  # `burn_cards` cards
+    BY_FIRST_CARD = "by-first-card"  # the first card is turned; that many burned, 10 for a bûche
+
+
+class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Every rule option of a table. Build with `TableSettings.default(variant, **overrides)`."""
+
+    variant: Variant
+    decks: int
+    commission_percent: int
+    tie_pays: int
+    banker_options: bool = False
+    first_bank: FirstBank = FirstBank.HOUSE
+    hand_holder: HandHolder = HandHolder.LARGEST_STAKE
+    banco_allowed: bool = True
+    burn: Burn = Burn.NONE
+    burn_cards: int = 0
+    cut_card_from_end: int = 0
+    punter_draws_on_five: bool = False
+    banker_draws_on_five: bool = False
+    min_stake: int = 1
+    max_stake: int = 0  # 0: no table maximum
+
+    @property
+    def house_banks(self) -> bool:
+        """Punto banco and the family game's side bets are banked by the house."""
+        return self.variant in (Variant.PUNTO_BANCO, Variant.SIMPLIFIED)
+
+    def check(self) -> TableSettings:
+        """Refuse settings that no table can play with."""
+        from domain.errors import RuleViolation
+
+        if not 1 <= self.decks <= 8:
+            raise RuleViolation("a shoe holds 1 to 8 decks", rule="settings-decks")
+        if not 0 <= self.commission_percent <= 25:
+            raise RuleViolation("commission is 0 to 25 percent", rule="settings-commission")
+        if self.tie_pays < 0:
+            raise RuleViolation("tie odds cannot be negative", rule="settings-tie-odds")
+        if self.burn_cards < 0 or self.cut_card_from_end < 0:
+            raise RuleViolation("burn and cut card counts cannot be negative", rule="settings-burn")
+        if self.min_stake < 1 or (self.max_stake and self.max_stake < self.min_stake):
+            raise RuleViolation("stakes need 1 <= minimum <= maximum", rule="settings-stakes")
+        return self
+
+    @classmethod
+    def default(cls, variant: Variant | str, **overrides: Any) -> TableSettings:
+        """The defaults RULES.md gives for a variant, with any setting overridden."""
+        v = Variant(variant)
+        base: dict[str, Any] = _DEFAULTS[v]
+        return msgspec.convert({**base, **overrides, "variant": v}, cls).check()
+
+
+_DEFAULTS: dict[Variant, dict[str, Any]] = {
+    Variant.PUNTO_BANCO: {
+        "decks": 8,
+        "commission_percent": 5,
+        "tie_pays": 8,
+        "burn": Burn.BY_FIRST_CARD,
+        "cut_card_from_end": 16,
+    },
+    Variant.CHEMIN_DE_FER: {
+        "decks": 6,
+        "commission_percent": 5,
+        "tie_pays": 0,
+        "first_bank": FirstBank.AUCTION,
+        "burn": Burn.FIXED,
+        "burn_cards": 5,
+        "cut_card_from_end": 16,
+    },
+    Variant.DEUX_TABLEAUX: {
+        "decks": 3,
+        "commission_percent": 0,
+        "tie_pays": 0,
+        "first_bank": FirstBank.AUCTION,
+    },
+    Variant.SIMPLIFIED: {
+        "decks": 6,
+        "commission_percent": 0,
+        "tie_pays": 5,
+    },
+}

@@ -1,0 +1,69 @@
+"""Shared fixtures: the real servers of the machine, skipped on a laptop without them.
+
+Under CI=true a missing server is a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+POSTGRES_URL = os.environ.get("SABOT_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+REDIS_URL = os.environ.get("SABOT_TEST_REDIS", "redis://127.0.0.1:6379/0")
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def _reachable(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def need_server(name: str, host: str, port: int) -> None:
+    """Skip (or, under CI, fail) when a server the test needs is not listening."""
+    if _reachable(host, port):
+        return
+    message = f"{name} is not listening on {host}:{port}"
+    if IN_CI:
+        pytest.fail(f"{message}, and CI=true forbids skipping")
+    pytest.skip(f"{message}; this test needs the real server")
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A fresh schema in the test database, dropped afterwards: tests never see each other."""
+    need_server("PostgreSQL", "127.0.0.1", 5432)
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield f"{POSTGRES_URL}?schema={schema}"
+    finally:
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture
+def redis_url() -> str:
+    need_server("Redis", "127.0.0.1", 6379)
+    return REDIS_URL
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: os.PathLike[str]) -> str:
+    return f"sqlite:///{os.fspath(tmp_path)}/sabot.db"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database_url(request: pytest.FixtureRequest) -> str:
+    """Run the test once on the embedded SQLite store and once on the real PostgreSQL."""
+    fixture = "sqlite_url" if request.param == "sqlite" else "postgres_url"
+    return str(request.getfixturevalue(fixture))
