@@ -66,6 +66,10 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
         """Punto banco and the family game's side bets are banked by the house."""
         return self.variant in (Variant.PUNTO_BANCO, Variant.SIMPLIFIED)
 
+    def model_without_options(self) -> TableSettings:
+        """The same table with the banker's optional cases turned back into fixed ones."""
+        return msgspec.structs.replace(self, banker_options=False)
+
     def check(self) -> TableSettings:
         """Refuse settings that no table can play with."""
         from domain.errors import RuleViolation
