@@ -58,6 +58,8 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     cut_card_from_end: int = 0
     punter_draws_on_five: bool = False
     banker_draws_on_five: bool = False
+    push_on_tie: bool = True  # the family game loses Banque and Ponte bets on a tie (003)
+    duel_stake: int = 10  # the family game: what Banque and Ponte each put up
     min_stake: int = 1
     max_stake: int = 0  # 0: no table maximum
 
@@ -121,5 +123,6 @@ _DEFAULTS: dict[Variant, dict[str, Any]] = {
         "decks": 6,
         "commission_percent": 0,
         "tie_pays": 5,
+        "push_on_tie": False,
     },
 }

@@ -1,0 +1,119 @@
+"""Coverage: which stakes the bank takes on, in which order, and which go back unengaged.
+
+Chemin de fer (000, 001): a banco covers the whole bank alone and has priority, the banco
+suivi first, then seat order from the banker's right, standing punters last. Otherwise the
+stakes are covered in that order until the bank is covered; the rest is not engaged.
+
+À deux tableaux (000): a banco (where allowed) covers the whole bank on both tableaux. If
+the bank covers every stake, every stake is engaged; otherwise the bank is split in two
+halves, one per tableau (the odd chip to the right), and each tableau's stakes are covered
+in its own order (the caller gives it: the hand holder, the seated punters of that side
+from the closest outward, the other side's seated punters, standing punters).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import msgspec
+
+from domain.coup import Side
+from domain.settings import HandHolder
+
+
+class Stake(msgspec.Struct, frozen=True):
+    """Chips a punter puts against the bank on a tableau."""
+
+    player: str
+    tableau: Side
+    amount: int
+
+
+class Coverage(msgspec.Struct, frozen=True):
+    """Engaged stakes in pay order, the stakes returned, and who holds each tableau's hand."""
+
+    engaged: tuple[Stake, ...]
+    returned: tuple[Stake, ...]
+    banco: str | None
+    hand_holders: dict[Side, str]
+
+    def engaged_on(self, tableau: Side) -> int:
+        return sum(s.amount for s in self.engaged if s.tableau is tableau)
+
+
+def banco_winner(callers: Sequence[str], order: Sequence[str], suivi: str | None) -> str | None:
+    """Of the punters calling banco, the one with priority: the banco suivi, else seat order."""
+    if not callers:
+        return None
+    if suivi is not None and suivi in callers:
+        return suivi
+    return min(callers, key=order.index)
+
+
+def _cover_in_order(budget: int, stakes: Sequence[Stake]) -> tuple[list[Stake], list[Stake]]:
+    engaged: list[Stake] = []
+    returned: list[Stake] = []
+    for stake in stakes:
+        taken = min(stake.amount, budget)
+        budget -= taken
+        if taken:
+            engaged.append(msgspec.structs.replace(stake, amount=taken))
+        if taken < stake.amount:
+            returned.append(msgspec.structs.replace(stake, amount=stake.amount - taken))
+    return engaged, returned
+
+
+def chemin_de_fer(
+    bank: int,
+    stakes: Sequence[Stake],
+    order: Sequence[str],
+    banco: str | None,
+    hand_holder: HandHolder,
+) -> Coverage:
+    """Cover a chemin-de-fer bank; `order` is the punters' priority order, standing last."""
+    if banco is not None:
+        return Coverage(
+            engaged=(Stake(banco, Side.PUNTER, bank),),
+            returned=tuple(stakes),
+            banco=banco,
+            hand_holders={Side.PUNTER: banco},
+        )
+    in_order = sorted(stakes, key=lambda s: order.index(s.player))
+    engaged, returned = _cover_in_order(bank, in_order)
+    holders: dict[Side, str] = {}
+    if engaged:
+        if hand_holder is HandHolder.LARGEST_STAKE:
+            holder = max(engaged, key=lambda s: (s.amount, -order.index(s.player))).player
+        else:
+            holder = engaged[0].player
+        holders[Side.PUNTER] = holder
+    return Coverage(tuple(engaged), tuple(returned), None, holders)
+
+
+def deux_tableaux(
+    bank: int,
+    stakes: Sequence[Stake],
+    orders: Mapping[Side, Sequence[str]],
+    banco: str | None,
+    hand_holders: Mapping[Side, str],
+) -> Coverage:
+    """Cover an à deux tableaux bank; `orders` gives each tableau's coverage order."""
+    right_half = bank - bank // 2
+    if banco is not None:
+        return Coverage(
+            engaged=(Stake(banco, Side.RIGHT, right_half), Stake(banco, Side.LEFT, bank // 2)),
+            returned=tuple(stakes),
+            banco=banco,
+            hand_holders={Side.RIGHT: banco, Side.LEFT: banco},
+        )
+    covers_all = sum(s.amount for s in stakes) <= bank
+    engaged: list[Stake] = []
+    returned: list[Stake] = []
+    for tableau, half in ((Side.RIGHT, right_half), (Side.LEFT, bank // 2)):
+        order = orders[tableau]
+        mine = sorted((s for s in stakes if s.tableau is tableau),
+                      key=lambda s: order.index(s.player))
+        taken, back = _cover_in_order(bank if covers_all else half, mine)
+        engaged += taken
+        returned += back
+    return Coverage(tuple(engaged), tuple(returned), None, dict(hand_holders))

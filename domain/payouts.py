@@ -1,0 +1,116 @@
+"""Settlement in chips: who is paid what, the commission, and exact chip conservation.
+
+- House-banked bets (punto banco, the family game's side bets): Player and Banker pay 1:1,
+  a Banker win less the commission; Tie pays `tie_pays` to 1. On a tie, Player and Banker
+  bets push in punto banco and are lost in the family game (`push_on_tie`).
+- The family game's duel: the winner takes the other's stake; on a tie both keep theirs.
+- Against a player's bank (chemin de fer, à deux tableaux): each engaged stake is paid 1:1
+  out of the bank when its tableau wins, taken when the banker wins, left on a tie; the
+  cagnotte is taken on the banker's winnings of the coup.
+
+Rounding: a commission is `floor(winnings * percent / 100)`: the house takes whole chips
+only, so nobody pays more than the rate. Every `Settlement` satisfies
+`sum(player nets) + banker_net + house_net == 0`, with the commission inside `house_net`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+
+import msgspec
+
+from domain.coup import Outcome, Side
+from domain.coverage import Stake
+from domain.settings import TableSettings
+
+
+class Spot(StrEnum):
+    """Where a house-banked bet lies: on the punter's hand (punto, ponte), the banker's, a tie."""
+
+    PUNTER = "punter"
+    BANKER = "banker"
+    TIE = "tie"
+
+
+class Bet(msgspec.Struct, frozen=True):
+    player: str
+    spot: Spot
+    amount: int
+
+
+class Payout(msgspec.Struct, frozen=True):
+    """One player's result: `net` chips won (negative: lost), `commission` taken from a win."""
+
+    player: str
+    staked: int
+    net: int
+    commission: int = 0
+    reason: str = ""
+
+
+class Settlement(msgspec.Struct, frozen=True):
+    payouts: tuple[Payout, ...]
+    banker_net: int
+    commission: int
+    house_net: int
+
+    def check(self) -> Settlement:
+        total = sum(p.net for p in self.payouts) + self.banker_net + self.house_net
+        if total != 0:
+            raise AssertionError(f"chips not conserved: {total:+d}")
+        return self
+
+    def net_of(self, player: str) -> int:
+        return sum(p.net for p in self.payouts if p.player == player)
+
+
+def commission_on(winnings: int, percent: int) -> int:
+    return winnings * percent // 100 if winnings > 0 else 0
+
+
+def house_bets(settings: TableSettings, outcome: Outcome, bets: Sequence[Bet]) -> Settlement:
+    """Settle bets banked by the house."""
+    payouts = []
+    for bet in bets:
+        commission = 0
+        if bet.spot is Spot.TIE:
+            net = bet.amount * settings.tie_pays if outcome is Outcome.TIE else -bet.amount
+        elif outcome is Outcome.TIE:
+            net = 0 if settings.push_on_tie else -bet.amount
+        elif outcome.value == bet.spot.value:
+            if bet.spot is Spot.BANKER:
+                commission = commission_on(bet.amount, settings.commission_percent)
+            net = bet.amount - commission
+        else:
+            net = -bet.amount
+        payouts.append(Payout(bet.player, bet.amount, net, commission, f"bet on {bet.spot}"))
+    players = sum(p.net for p in payouts)
+    commission_total = sum(p.commission for p in payouts)
+    return Settlement(tuple(payouts), 0, commission_total, -players).check()
+
+
+def duel(outcome: Outcome, banque: str, ponte: str, stake: int) -> Settlement:
+    """The family game's duel: the winner takes the other's stake."""
+    sign = {Outcome.BANKER: 1, Outcome.PUNTER: -1, Outcome.TIE: 0}[outcome]
+    payouts = (
+        Payout(banque, stake, sign * stake, reason="duel as Banque"),
+        Payout(ponte, stake, -sign * stake, reason="duel as Ponte"),
+    )
+    return Settlement(payouts, 0, 0, 0).check()
+
+
+def against_bank(
+    settings: TableSettings, outcomes: Mapping[Side, Outcome], engaged: Sequence[Stake]
+) -> Settlement:
+    """Settle engaged stakes against a player's bank, tableau by tableau."""
+    payouts = []
+    for stake in engaged:
+        outcome = outcomes[stake.tableau]
+        net = {Outcome.PUNTER: stake.amount, Outcome.BANKER: -stake.amount, Outcome.TIE: 0}
+        payouts.append(
+            Payout(stake.player, stake.amount, net[outcome], reason=f"stake on {stake.tableau}")
+        )
+    winnings = -sum(p.net for p in payouts)
+    commission = commission_on(winnings, settings.commission_percent)
+    return Settlement(tuple(payouts), winnings - commission, commission, commission).check()

@@ -1,0 +1,637 @@
+"""A table between and during coups: seats, shoe and taille, bank, stakes, the coup, rotation.
+
+The table's own state machine wraps the coup's (`domain.coup`). Its steps, for a taille:
+shuffle, contribute (each punter may add entropy), cut, burn; then for every coup: the bank
+is given (chemin de fer, à deux tableaux), stakes are placed and banco called, betting
+closes (coverage), the coup is played, settled and paid. Paying moves the chips, the
+bank and the rotation. When the cut card has come out, one more coup is dealt and the
+taille ends; an RNG shoe's seed is then revealed.
+
+Every method validates before it changes anything, so a refused step leaves the table as it
+was; the Table aggregate records each step as an event and replays it through these methods.
+Actors are player ids, or officials whose ids start with `@` (`@croupier`, `@system`).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+import msgspec
+
+from domain import coverage, payouts
+from domain.cards import Card, point, value
+from domain.coup import Coup, LegalStep, Outcome, Side, Step, tableaux_of
+from domain.errors import NotFound, OutOfTurn, RuleViolation
+from domain.payouts import Bet, Settlement, Spot
+from domain.settings import TableSettings, Variant
+from domain.shoe import Shoe, burn_count, cut_card_index
+
+CROUPIER = "@croupier"
+
+
+def is_official(actor: str) -> bool:
+    return actor.startswith("@")
+
+
+class Phase(StrEnum):
+    NO_SHOE = "no-shoe"
+    SHUFFLED = "shuffled"
+    BURNING = "burning"
+    NO_BANK = "no-bank"
+    BETTING = "betting"
+    PLAYING = "playing"
+    SETTLED = "settled"
+    TAILLE_OVER = "taille-over"
+
+
+class Seat(msgspec.Struct, kw_only=True):
+    """A player at the table. `side`: à deux tableaux, the tableau the seat is on."""
+
+    player: str
+    chips: int
+    side: Side | None = None
+    standing: bool = False
+
+
+class Action(msgspec.Struct, frozen=True):
+    """A step the table may take now, and who may take it (`None`: any seated player)."""
+
+    step: str
+    actor: str | None
+    side: Side | None = None
+    forced: bool = False
+
+
+class ShoeState(msgspec.Struct, kw_only=True):
+    """The shoe of the current taille as the public record knows it (never the seed)."""
+
+    decks: int
+    algorithm: str = ""
+    commitment: str = ""
+    contributions: list[str] = msgspec.field(default_factory=list)
+    cut: int = 0
+    physical: bool = False
+    burned: list[Card] = msgspec.field(default_factory=list)
+    burns_due: int | None = None
+    dealt: list[Card] = msgspec.field(default_factory=list)
+    cut_card_at: int | None = None
+    last_coup: bool = False
+
+    @property
+    def position(self) -> int:
+        """Cards out of the shoe so far, burned ones included."""
+        return len(self.burned) + len(self.dealt)
+
+    @property
+    def remaining(self) -> int:
+        return self.decks * 52 - self.position
+
+    def public(self) -> Shoe:
+        return Shoe(algorithm=self.algorithm, decks=self.decks, commitment=self.commitment,
+                    contributions=tuple(self.contributions), cut=self.cut)
+
+
+class TableState(msgspec.Struct, kw_only=True):
+    settings: TableSettings
+    seats: list[Seat] = msgspec.field(default_factory=list)
+    phase: Phase = Phase.NO_SHOE
+    shoe: ShoeState | None = None
+    taille: int = 0
+    coup_number: int = 0
+    coup: Coup | None = None
+    banker: str | None = None
+    bank: int = 0
+    bank_offered_to: str | None = None
+    bank_required: int = 0
+    passed_hand_returns_to: str | None = None
+    banco_suivi: str | None = None
+    bancos_in_a_row: int = 0
+    hand_holders: dict[Side, str] = msgspec.field(default_factory=dict)
+    duel: list[str] = msgspec.field(default_factory=list)
+    bets: list[Bet] = msgspec.field(default_factory=list)
+    stakes: list[coverage.Stake] = msgspec.field(default_factory=list)
+    banco_calls: list[str] = msgspec.field(default_factory=list)
+    covered: coverage.Coverage | None = None
+    settlement: Settlement | None = None
+    house_result: int = 0
+    commission_total: int = 0
+
+    # --- reading --------------------------------------------------------------------
+
+    @property
+    def variant(self) -> Variant:
+        return self.settings.variant
+
+    @property
+    def banks_with_player(self) -> bool:
+        return self.variant in (Variant.CHEMIN_DE_FER, Variant.DEUX_TABLEAUX)
+
+    def seat_of(self, player: str) -> Seat:
+        for seat in self.seats:
+            if seat.player == player:
+                return seat
+        raise NotFound(f"{player} is not at this table", rule="unknown-player")
+
+    def players(self) -> list[str]:
+        return [s.player for s in self.seats]
+
+    def seated(self) -> list[str]:
+        return [s.player for s in self.seats if not s.standing]
+
+    def rotation_after(self, player: str) -> list[str]:
+        """Seated players in the direction of play from the one after `player`."""
+        seated = self.seated()
+        if player not in seated:
+            return seated
+        i = seated.index(player)
+        return seated[i + 1:] + seated[:i]
+
+    def punter_order(self) -> list[str]:
+        """Priority among punters: seat order from the banker's right, standing punters last."""
+        first = self.rotation_after(self.banker) if self.banker else self.seated()
+        return [p for p in first if p != self.banker] + [
+            s.player for s in self.seats if s.standing
+        ]
+
+    def committed(self, player: str) -> int:
+        """Chips a player has at risk in the coup being staked."""
+        return sum(b.amount for b in self.bets if b.player == player) + sum(
+            s.amount for s in self.stakes if s.player == player
+        ) + (self.settings.duel_stake if player in self.duel else 0)
+
+    def hand_holder(self, side: Side) -> str | None:
+        """Who decides for a tableau in the coup being played."""
+        if self.variant is Variant.SIMPLIFIED:
+            return self.duel[1] if side is Side.PUNTER else self.duel[0]
+        if self.variant is Variant.PUNTO_BANCO:
+            return None
+        if side is Side.BANKER:
+            return self.banker
+        return self.covered.hand_holders.get(side) if self.covered else None
+
+    def cards_per_coup(self) -> int:
+        return 3 * (len(tableaux_of(self.variant)) + 1)
+
+    # --- what may happen now --------------------------------------------------------
+
+    def legal_actions(self) -> list[Action]:
+        match self.phase:
+            case Phase.NO_SHOE:
+                return [Action("shuffle", CROUPIER)]
+            case Phase.SHUFFLED:
+                return [Action("contribute", None), Action("cut", None)]
+            case Phase.BURNING:
+                return [Action("burn", CROUPIER, forced=True)]
+            case Phase.NO_BANK:
+                return [Action("award-bank", CROUPIER), Action("take-bank", self.bank_offered_to),
+                        Action("decline-bank", self.bank_offered_to)]
+            case Phase.BETTING:
+                actions = [Action("bet", None), Action("close-betting", CROUPIER)]
+                if self.banks_with_player:
+                    actions.insert(1, Action("banco", None))
+                    actions.append(Action("retire-bank", self.banker))
+                return actions
+            case Phase.PLAYING:
+                assert self.coup is not None
+                return [self._coup_action(s) for s in self.coup.legal_steps()]
+            case Phase.SETTLED:
+                return [Action("pay", CROUPIER, forced=True)]
+            case Phase.TAILLE_OVER:
+                return [Action("reveal-seed", CROUPIER, forced=True)]
+
+    def _coup_action(self, step: LegalStep) -> Action:
+        actor = CROUPIER
+        if step.step in (Step.DRAW, Step.STAND) and step.side is not None:
+            actor = self.hand_holder(step.side) or CROUPIER
+        return Action(step.step.value, actor, step.side, step.forced)
+
+    def _require(self, *phases: Phase, doing: str) -> None:
+        if self.phase not in phases:
+            wanted = " or ".join(p.value for p in phases)
+            raise OutOfTurn(f"cannot {doing} now: the table is at {self.phase.value}, "
+                            f"not {wanted}", rule="out-of-turn")
+
+    def _require_player(self, actor: str, player: str | None, doing: str) -> None:
+        if is_official(actor) or actor == player:
+            return
+        raise OutOfTurn(f"{actor} may not {doing}: it is for {player or 'an official'}",
+                        rule="not-your-turn")
+
+    # --- seats ----------------------------------------------------------------------
+
+    def seat(self, player: str, chips: int, side: Side | None, standing: bool) -> None:
+        if any(s.player == player for s in self.seats):
+            raise RuleViolation(f"{player} is already at this table", rule="already-seated")
+        if chips < 0:
+            raise RuleViolation("chips cannot be negative", rule="chips-negative")
+        if self.variant is Variant.DEUX_TABLEAUX and not standing and side not in tableaux_of(
+            self.variant
+        ):
+            raise RuleViolation("an à deux tableaux seat is on the right or the left",
+                                rule="seat-side")
+        self.seats.append(Seat(player=player, chips=chips, side=side, standing=standing))
+        if self.variant is Variant.SIMPLIFIED and len(self.duel) < 2 and not standing:
+            self.duel.append(player)
+
+    def leave(self, player: str) -> int:
+        """A player leaves between coups, taking their chips."""
+        seat = self.seat_of(player)
+        if self.phase in (Phase.PLAYING, Phase.SETTLED) or self.committed(player):
+            raise OutOfTurn(f"{player} has chips in play", rule="chips-in-play")
+        if player == self.banker:
+            raise OutOfTurn("the banker retires the bank before leaving", rule="banker-leaving")
+        self.seats.remove(seat)
+        if player in self.duel:
+            self.duel.remove(player)
+            self._fill_duel()
+        return seat.chips
+
+    def adjust_chips(self, player: str, delta: int) -> None:
+        """Chips moved in or out by the tournament (a re-entry, a move between tables)."""
+        seat = self.seat_of(player)
+        if seat.chips + delta < 0:
+            raise RuleViolation(f"{player} has only {seat.chips} chips", rule="chips-short")
+        seat.chips += delta
+
+    # --- the shoe -------------------------------------------------------------------
+
+    def shuffle(self, *, decks: int, algorithm: str, commitment: str, physical: bool) -> None:
+        self._require(Phase.NO_SHOE, doing="shuffle")
+        if decks != self.settings.decks:
+            raise RuleViolation(f"this table plays {self.settings.decks} decks, not {decks}",
+                                rule="shoe-decks")
+        if not physical and len(commitment) != 64:
+            raise RuleViolation("an RNG shoe needs a SHA-256 commitment", rule="shoe-commitment")
+        self.shoe = ShoeState(decks=decks, algorithm=algorithm, commitment=commitment,
+                              physical=physical)
+        self.taille += 1
+        self.phase = Phase.SHUFFLED
+
+    def contribute(self, player: str, entropy: str) -> None:
+        self._require(Phase.SHUFFLED, doing="shuffle in entropy")
+        self.seat_of(player)
+        assert self.shoe is not None
+        if self.shoe.physical:
+            raise RuleViolation("a physical shoe takes no entropy", rule="physical-shoe")
+        if not 2 <= len(entropy) <= 128 or len(entropy) % 2:
+            raise RuleViolation("a contribution is 1 to 64 bytes, in hex",
+                                rule="shoe-contribution")
+        self.shoe.contributions.append(entropy)
+
+    def cut(self, player: str, position: int) -> None:
+        self._require(Phase.SHUFFLED, doing="cut")
+        if not is_official(player):
+            self.seat_of(player)
+        assert self.shoe is not None
+        if not 1 <= position < self.shoe.decks * 52:
+            raise RuleViolation(f"the cut must fall between 1 and {self.shoe.decks * 52 - 1}",
+                                rule="shoe-cut")
+        self.shoe.cut = position
+        self.shoe.cut_card_at = cut_card_index(self.settings)
+        self.phase = Phase.BURNING
+        self._burns_done()
+
+    def burn(self, card: Card) -> None:
+        self._require(Phase.BURNING, doing="burn")
+        shoe = self._shoe_with_card(card)
+        if shoe.burns_due is None:
+            shoe.burns_due = 1 + burn_count(self.settings, card)
+        shoe.burned.append(card)
+        self._burns_done()
+
+    def _burns_done(self) -> None:
+        assert self.shoe is not None
+        due = self.shoe.burns_due
+        if due is None and burn_count(self.settings, Card("Ah")) == 0:
+            due = self.shoe.burns_due = 0
+        if due is not None and len(self.shoe.burned) >= due:
+            self._open_betting()
+
+    def _shoe_with_card(self, card: Card) -> ShoeState:
+        shoe = self.shoe
+        assert shoe is not None
+        if shoe.remaining <= 0:
+            raise RuleViolation("the shoe is empty", rule="shoe-empty")
+        if shoe.physical and (shoe.burned + shoe.dealt).count(card) >= shoe.decks:
+            raise RuleViolation(f"a {shoe.decks}-deck shoe holds no further {card}",
+                                rule="card-count")
+        return shoe
+
+    def reveal(self) -> None:
+        """The taille is over and the seed has been shown (checked by the caller)."""
+        self._require(Phase.TAILLE_OVER, doing="reveal the seed")
+        self.phase = Phase.NO_SHOE
+
+    # --- the bank -------------------------------------------------------------------
+
+    def award_bank(self, player: str, amount: int) -> None:
+        """The bank goes to a player (auction, lot, or taking the shoe) who puts it up."""
+        self._require(Phase.NO_BANK, doing="award the bank")
+        seat = self.seat_of(player)
+        if seat.standing:
+            raise RuleViolation("a standing punter cannot hold the bank", rule="bank-standing")
+        if amount < max(self.settings.min_stake, self.bank_required):
+            raise RuleViolation(
+                f"the bank must be at least {max(self.settings.min_stake, self.bank_required)}",
+                rule="bank-too-small")
+        if amount > seat.chips:
+            raise RuleViolation(f"{player} has only {seat.chips} chips", rule="chips-short")
+        if self.passed_hand_returns_to == player:
+            self.passed_hand_returns_to = None
+        seat.chips -= amount
+        self.banker, self.bank = player, amount
+        self.bank_offered_to, self.bank_required = None, 0
+        if self.variant is Variant.DEUX_TABLEAUX:
+            self._seat_hand_holders()
+        self.phase = Phase.BETTING
+
+    def decline_bank(self, player: str) -> None:
+        """The player offered the shoe lets it pass to the next in rotation."""
+        self._require(Phase.NO_BANK, doing="decline the bank")
+        self._require_player(player, self.bank_offered_to, "decline the bank")
+        offered = self.bank_offered_to
+        candidates = [p for p in self.rotation_after(offered) if p != offered] if offered else []
+        self.bank_offered_to = candidates[0] if candidates else None
+
+    def retire_bank(self, player: str) -> None:
+        """The banker retires between coups, taking the bank; the shoe passes (000)."""
+        self._require(Phase.BETTING, doing="retire the bank")
+        self._require_player(player, self.banker, "retire the bank")
+        if self.stakes or self.banco_calls:
+            raise OutOfTurn("stakes are already placed against this bank", rule="stakes-placed")
+        retiring, amount = self.banker, self.bank
+        assert retiring is not None
+        self._bank_back_to_banker()
+        if self.variant is Variant.CHEMIN_DE_FER:
+            nxt = self.rotation_after(retiring)
+            self.passed_hand_returns_to = nxt[0] if nxt else None
+            self.bank_required = amount
+            self.bank_offered_to = nxt[0] if nxt else None
+        self.phase = Phase.NO_BANK
+
+    def _bank_back_to_banker(self) -> None:
+        if self.banker is not None:
+            self.seat_of(self.banker).chips += self.bank
+        self.banker, self.bank = None, 0
+
+    # --- stakes ---------------------------------------------------------------------
+
+    def _check_amount(self, player: str, amount: int) -> Seat:
+        seat = self.seat_of(player)
+        if amount < self.settings.min_stake:
+            raise RuleViolation(f"the minimum stake is {self.settings.min_stake}",
+                                rule="stake-below-minimum")
+        if self.settings.max_stake and amount > self.settings.max_stake:
+            raise RuleViolation(f"the maximum stake is {self.settings.max_stake}",
+                                rule="stake-above-maximum")
+        if self.committed(player) + amount > seat.chips:
+            raise RuleViolation(
+                f"{player} has {seat.chips - self.committed(player)} chips free, not {amount}",
+                rule="chips-short")
+        return seat
+
+    def place_bet(self, player: str, spot: Spot, amount: int) -> None:
+        """A bet on a spot banked by the house (punto banco, the family game)."""
+        self._require(Phase.BETTING, doing="bet")
+        if not self.settings.house_banks:
+            raise RuleViolation("at this table punters stake on a tableau against the bank",
+                                rule="bet-kind")
+        if player in self.duel:
+            raise RuleViolation("Banque and Ponte stake the duel, not the side bets",
+                                rule="duellist-bet")
+        if spot is Spot.TIE and not self.settings.tie_pays:
+            raise RuleViolation("this table takes no tie bets", rule="no-tie-bet")
+        self._check_amount(player, amount)
+        self.bets.append(Bet(player, spot, amount))
+
+    def place_stake(self, player: str, tableau: Side, amount: int) -> None:
+        """A punter's stake against the bank on a tableau."""
+        self._require(Phase.BETTING, doing="stake")
+        if not self.banks_with_player:
+            raise RuleViolation("at this table bets go on Player, Banker or Tie",
+                                rule="stake-kind")
+        if player == self.banker:
+            raise RuleViolation("the banker does not stake against the bank",
+                                rule="banker-stake")
+        if tableau not in tableaux_of(self.variant):
+            raise RuleViolation(f"this table has no {tableau} tableau", rule="no-such-tableau")
+        self._check_amount(player, amount)
+        self.stakes.append(coverage.Stake(player, tableau, amount))
+
+    def call_banco(self, player: str) -> None:
+        """A punter offers to cover the whole bank alone."""
+        self._require(Phase.BETTING, doing="call banco")
+        if not self.banks_with_player or not self.settings.banco_allowed:
+            raise RuleViolation("this table plays no banco", rule="no-banco")
+        if player == self.banker:
+            raise RuleViolation("the banker cannot call banco", rule="banker-banco")
+        seat = self.seat_of(player)
+        if player in self.banco_calls:
+            raise RuleViolation(f"{player} has already called banco", rule="banco-twice")
+        if self.variant is Variant.DEUX_TABLEAUX and self.bancos_in_a_row >= 2:
+            raise RuleViolation("after a second banco the tableaux resume their rights",
+                                rule="banco-third")
+        own_stakes = sum(s.amount for s in self.stakes if s.player == player)
+        if self.bank > seat.chips - self.committed(player) + own_stakes:
+            raise RuleViolation(f"a banco of {self.bank} is beyond {player}'s chips",
+                                rule="chips-short")
+        self.banco_calls.append(player)
+
+    def close_betting(self) -> None:
+        """No more stakes: work out coverage and start the coup."""
+        self._require(Phase.BETTING, doing="close betting")
+        if self.banks_with_player:
+            self.covered = self._coverage()
+            if not self.covered.engaged:
+                raise RuleViolation("no stake is engaged against the bank", rule="no-stakes")
+        self.coup_number += 1
+        self.coup = Coup.start(self.settings)
+        self.settlement = None
+        self.phase = Phase.PLAYING
+
+    def _coverage(self) -> coverage.Coverage:
+        order = self.punter_order()
+        winner = coverage.banco_winner(self.banco_calls, order, self.banco_suivi)
+        if self.variant is Variant.CHEMIN_DE_FER:
+            return coverage.chemin_de_fer(self.bank, self.stakes, order, winner,
+                                          self.settings.hand_holder)
+        orders = {t: self._tableau_order(t) for t in tableaux_of(self.variant)}
+        holders = {t: h for t in orders if (h := self._holder_with_stake(t, orders[t]))}
+        return coverage.deux_tableaux(self.bank, self.stakes, orders, winner, holders)
+
+    def _side_order(self, side: Side) -> list[str]:
+        """A side's seated punters from the hand holder outward, the closest ones after."""
+        mine = [s.player for s in self.seats if s.side is side and not s.standing
+                and s.player != self.banker]
+        holder = self.hand_holders.get(side)
+        if holder in mine:
+            i = mine.index(holder)
+            mine = mine[i:] + mine[:i]
+        return mine
+
+    def _tableau_order(self, tableau: Side) -> list[str]:
+        other = Side.LEFT if tableau is Side.RIGHT else Side.RIGHT
+        standing = [s.player for s in self.seats if s.standing]
+        return self._side_order(tableau) + self._side_order(other) + standing
+
+    def _holder_with_stake(self, tableau: Side, order: list[str]) -> str | None:
+        staking = {s.player for s in self.stakes if s.tableau is tableau}
+        return next((p for p in order if p in staking), None)
+
+    def _seat_hand_holders(self) -> None:
+        for side in tableaux_of(self.variant):
+            if self.hand_holders.get(side) not in self._side_order(side):
+                order = self._side_order(side)
+                if order:
+                    self.hand_holders[side] = order[0]
+
+    # --- the coup -------------------------------------------------------------------
+
+    def _playing(self) -> Coup:
+        self._require(Phase.PLAYING, doing="play")
+        assert self.coup is not None
+        return self.coup
+
+    def deal(self, card: Card) -> Side:
+        coup = self._playing()
+        coup._expect(Step.DEAL)
+        shoe = self._shoe_with_card(card)
+        side = coup.deal(card)
+        shoe.dealt.append(card)
+        if shoe.cut_card_at is not None and shoe.position > shoe.cut_card_at:
+            shoe.last_coup = True
+        return side
+
+    def show_naturals(self) -> list[Side]:
+        return self._playing().show_naturals()
+
+    def decide(self, actor: str, side: Side, draw: bool) -> None:
+        coup = self._playing()
+        coup._expect(Step.DRAW if draw else Step.STAND, side)
+        self._require_player(actor, self.hand_holder(side), f"decide for the {side} hand")
+        if draw:
+            coup.draw(side)
+        else:
+            coup.stand(side)
+
+    def settle(self) -> dict[Side, Outcome]:
+        outcomes = self._playing().settle()
+        self.settlement = self._settlement(outcomes)
+        self.phase = Phase.SETTLED
+        return outcomes
+
+    def _settlement(self, outcomes: dict[Side, Outcome]) -> Settlement:
+        if self.variant is Variant.PUNTO_BANCO:
+            return payouts.house_bets(self.settings, outcomes[Side.PUNTER], self.bets)
+        if self.variant is Variant.SIMPLIFIED:
+            side_bets = payouts.house_bets(self.settings, outcomes[Side.PUNTER], self.bets)
+            duel = payouts.duel(outcomes[Side.PUNTER], self.duel[0], self.duel[1],
+                                self.settings.duel_stake)
+            return Settlement(duel.payouts + side_bets.payouts, 0, side_bets.commission,
+                              side_bets.house_net).check()
+        assert self.covered is not None
+        return payouts.against_bank(self.settings, outcomes, self.covered.engaged)
+
+    # --- paying and what follows ----------------------------------------------------
+
+    def pay(self, payout: payouts.Payout) -> None:
+        """One payout of the settlement, recorded in pay order."""
+        self._require(Phase.SETTLED, doing="pay")
+        self.seat_of(payout.player).chips += payout.net
+
+    def close_coup(self) -> None:
+        """After the payouts: the bank, the commission, the rotation, the end of the taille."""
+        self._require(Phase.SETTLED, doing="close the coup")
+        assert self.coup is not None and self.coup.outcomes is not None
+        settlement = self.settlement
+        assert settlement is not None
+        self.house_result += settlement.house_net
+        self.commission_total += settlement.commission
+        self.bank += settlement.banker_net
+        outcomes = self.coup.outcomes
+        match self.variant:
+            case Variant.CHEMIN_DE_FER:
+                self._rotate_chemin_de_fer(outcomes[Side.PUNTER])
+            case Variant.DEUX_TABLEAUX:
+                self._pass_hands(outcomes)
+            case Variant.SIMPLIFIED:
+                self._rotate_duel(outcomes[Side.PUNTER])
+            case Variant.PUNTO_BANCO:
+                pass
+        self.bets, self.stakes, self.banco_calls, self.covered = [], [], [], None
+        self.coup = None
+        assert self.shoe is not None
+        if self.shoe.last_coup or self.shoe.remaining < self.cards_per_coup():
+            self._end_taille()
+        elif self.banks_with_player and self.banker is None:
+            self.phase = Phase.NO_BANK
+        else:
+            self.phase = Phase.BETTING
+
+    def _rotate_chemin_de_fer(self, outcome: Outcome) -> None:
+        assert self.covered is not None and self.banker is not None
+        banco = self.covered.banco
+        self.banco_suivi = banco if banco and outcome is Outcome.BANKER else None
+        if outcome is Outcome.PUNTER or self.bank <= 0:
+            losing = self.banker
+            self._bank_back_to_banker()
+            returns_to = self.passed_hand_returns_to
+            self.passed_hand_returns_to = None
+            following = [p for p in self.rotation_after(losing) if p != losing]
+            if returns_to in following:
+                self.bank_offered_to = returns_to
+            else:
+                self.bank_offered_to = following[0] if following else None
+
+    def _pass_hands(self, outcomes: dict[Side, Outcome]) -> None:
+        assert self.covered is not None
+        self.bancos_in_a_row = self.bancos_in_a_row + 1 if self.covered.banco else 0
+        self.banco_suivi = self.covered.banco if Outcome.BANKER in outcomes.values() else None
+        for side, outcome in outcomes.items():
+            holder = self.covered.hand_holders.get(side)
+            if outcome is not Outcome.BANKER or holder is None:
+                continue
+            self.hand_holders[side] = holder
+            order = self._side_order(side)
+            if holder in order and len(order) > 1:
+                self.hand_holders[side] = order[1]
+        if self.bank <= 0:
+            self._bank_back_to_banker()
+
+    def _rotate_duel(self, outcome: Outcome) -> None:
+        if outcome is Outcome.TIE:
+            return
+        loser = self.duel[1] if outcome is Outcome.BANKER else self.duel[0]
+        waiting = [p for p in self.rotation_after(loser) if p not in self.duel]
+        if waiting:
+            self.duel[self.duel.index(loser)] = waiting[0]
+
+    def _fill_duel(self) -> None:
+        for player in self.seated():
+            if len(self.duel) >= 2:
+                break
+            if player not in self.duel:
+                self.duel.append(player)
+
+    def _end_taille(self) -> None:
+        assert self.shoe is not None
+        if self.variant is Variant.DEUX_TABLEAUX:
+            self._bank_back_to_banker()
+        self.phase = Phase.NO_SHOE if self.shoe.physical else Phase.TAILLE_OVER
+
+    def _open_betting(self) -> None:
+        needs_bank = self.banks_with_player and self.banker is None
+        self.phase = Phase.NO_BANK if needs_bank else Phase.BETTING
+        if self.variant is Variant.SIMPLIFIED:
+            self._fill_duel()
+
+    # --- views ----------------------------------------------------------------------
+
+    def seen_values(self) -> list[int]:
+        """Values of every card seen face up this taille (the banker's knowledge)."""
+        assert self.shoe is not None
+        return [value(c) for c in self.shoe.dealt]
+
+    def points(self) -> dict[Side, int]:
+        assert self.coup is not None
+        return {side: point(cards) for side, cards in self.coup.hands.items()}
