@@ -34,4 +34,7 @@ def banker_draws(settings: TableSettings, point: int, given: int | None) -> bool
         return banker_rule(fixed, point, given) is Rule.DRAW
     if settings.variant is Variant.SIMPLIFIED:
         return settings.banker_draws_on_five
-    raise ValueError("the à deux tableaux banker's default needs the stakes: banker_expectation")
+    raise ValueError(
+        "the à deux tableaux banker's default needs the stakes and the unseen cards: "
+        "domain.banker_expectation.banker_should_draw"
+    )
