@@ -206,7 +206,7 @@ class Coup(msgspec.Struct, kw_only=True):
     def show_naturals(self) -> list[Side]:
         """Turn over every natural; decide at once the tableaux that a natural decides."""
         self._expect(Step.SHOW_NATURALS)
-        self.naturals = [side for side in self.deal_order if is_natural(self.hands[side])]
+        self.naturals = self.naturals_preview()
         self.naturals_shown = True
         if Side.BANKER not in self.naturals:
             for side in self.tableaux:
@@ -227,9 +227,20 @@ class Coup(msgspec.Struct, kw_only=True):
     def settle(self) -> dict[Side, Outcome]:
         """Each tableau's outcome against the banker's final hand."""
         self._expect(Step.SETTLE)
-        outcomes = {side: self.early.get(side) or self._outcome(side) for side in self.tableaux}
+        outcomes = self.outcomes_now()
         self.outcomes = outcomes
         return dict(outcomes)
+
+    def naturals_preview(self) -> list[Side]:
+        """The hands holding a natural (shown by `show_naturals`)."""
+        return [side for side in self.deal_order if is_natural(self.hands[side])]
+
+    def outcomes_now(self) -> dict[Side, Outcome]:
+        """Each tableau's outcome if the coup were settled as the cards lie."""
+        return {side: self.early.get(side) or self._outcome(side) for side in self.tableaux}
+
+    def points(self) -> dict[Side, int]:
+        return {side: point(cards) for side, cards in self.hands.items()}
 
     def _outcome(self, side: Side) -> Outcome:
         return compare(

@@ -1,0 +1,136 @@
+"""Commands: what an actor asks a table to do, in the imperative.
+
+Each command carries a `command_id` chosen by the caller (a retried command is applied
+once) and the `actor` who asks (a player id, or an official such as `@croupier`). They
+are msgspec structs tagged by `kind`, so one JSON body decodes to the right command.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.cards import Card
+from domain.coup import Side
+from domain.payouts import Spot
+
+
+class Command(msgspec.Struct, kw_only=True, tag_field="kind"):
+    command_id: str
+    actor: str = "@croupier"
+
+
+class SeatPlayer(Command, tag="seat"):
+    player: str
+    chips: int
+    side: Side | None = None
+    standing: bool = False
+
+
+class LeaveTable(Command, tag="leave"):
+    player: str
+
+
+class AdjustChips(Command, tag="adjust-chips"):
+    player: str
+    delta: int
+    reason: str
+
+
+class ShuffleShoe(Command, tag="shuffle"):
+    """Start a taille. An RNG shoe's seed is drawn by the service and kept in the vault."""
+
+    physical: bool = False
+
+
+class ContributeEntropy(Command, tag="contribute"):
+    player: str
+    entropy: str
+
+
+class CutShoe(Command, tag="cut"):
+    player: str
+    position: int
+
+
+class BurnCard(Command, tag="burn"):
+    """`card`: a physical shoe's card as it comes out; None for an RNG shoe."""
+
+    card: Card | None = None
+
+
+class AwardBank(Command, tag="award-bank"):
+    """The bank goes to `player` (auction, lot, or the player offered the shoe taking it)."""
+
+    player: str
+    amount: int
+    how: str = "taken"
+
+
+class DeclineBank(Command, tag="decline-bank"):
+    player: str
+
+
+class RetireBank(Command, tag="retire-bank"):
+    player: str
+
+
+class PlaceBet(Command, tag="bet"):
+    player: str
+    spot: Spot
+    amount: int
+
+
+class PlaceStake(Command, tag="stake"):
+    player: str
+    tableau: Side
+    amount: int
+
+
+class CallBanco(Command, tag="banco"):
+    player: str
+
+
+class CloseBetting(Command, tag="close-betting"):
+    pass
+
+
+class DealCard(Command, tag="deal"):
+    card: Card | None = None
+
+
+class ShowNaturals(Command, tag="show-naturals"):
+    pass
+
+
+class Decide(Command, tag="decide"):
+    """Draw (`draw=True`) or stand, for the hand of `side`."""
+
+    side: Side
+    draw: bool
+
+
+class SettleCoup(Command, tag="settle"):
+    pass
+
+
+class PayCoup(Command, tag="pay"):
+    pass
+
+
+class RevealSeed(Command, tag="reveal-seed"):
+    pass
+
+
+class PlayDefault(Command, tag="play-default"):
+    """Apply the default policy to the decision now awaited (a deadline expired)."""
+
+    coup: int
+    side: Side
+
+
+TableCommand = (
+    SeatPlayer | LeaveTable | AdjustChips | ShuffleShoe | ContributeEntropy | CutShoe
+    | BurnCard | AwardBank | DeclineBank | RetireBank | PlaceBet | PlaceStake | CallBanco
+    | CloseBetting | DealCard | ShowNaturals | Decide | SettleCoup | PayCoup | RevealSeed
+    | PlayDefault
+)
