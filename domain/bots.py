@@ -1,0 +1,131 @@
+"""Bots: the next command a table needs, when everyone at it plays by default.
+
+`next_command` looks at what the table may do now and returns the one command that moves it
+on: the croupier's forced steps, the default decision for a hand, and for players simple
+staking habits (a random stake between the minimum and a tenth of their free chips). The
+randomness is injected (`random.Random`), so a bot game is a function of its seed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from domain import commands as c
+from domain.coup import tableaux_of
+from domain.defaults import default_draw
+from domain.errors import RuleViolation
+from domain.payouts import Spot
+from domain.settings import Variant
+from domain.table import CROUPIER, Phase, TableState
+
+CommandId = Callable[[str], str]
+
+
+def next_command(state: TableState, rng: random.Random, command_id: CommandId) -> c.Command:
+    """The command that moves the table on; `command_id(label)` names it deterministically."""
+    match state.phase:
+        case Phase.NO_SHOE:
+            return c.ShuffleShoe(command_id=command_id("shuffle"))
+        case Phase.SHUFFLED:
+            return _shuffle_ritual(state, rng, command_id)
+        case Phase.BURNING:
+            return c.BurnCard(command_id=command_id("burn"))
+        case Phase.NO_BANK:
+            return _bank(state, rng, command_id)
+        case Phase.BETTING:
+            return _stakes(state, rng, command_id)
+        case Phase.PLAYING:
+            return _play(state, command_id)
+        case Phase.SETTLED:
+            return c.PayCoup(command_id=command_id("pay"))
+        case Phase.TAILLE_OVER:
+            return c.RevealSeed(command_id=command_id("reveal"))
+
+
+def _shuffle_ritual(state: TableState, rng: random.Random, command_id: CommandId) -> c.Command:
+    """The first two seated punters shuffle in entropy; the third (or the first) cuts."""
+    assert state.shoe is not None
+    seated = state.seated()
+    contributed = len(state.shoe.contributions)
+    if contributed < min(2, len(seated)):
+        player = seated[contributed]
+        return c.ContributeEntropy(command_id=command_id(f"contribute-{player}"),
+                                   actor=player, player=player, entropy=rng.randbytes(8).hex())
+    cutter = seated[2] if len(seated) > 2 else (seated[0] if seated else CROUPIER)
+    position = rng.randrange(state.shoe.decks * 13, state.shoe.decks * 39)
+    return c.CutShoe(command_id=command_id("cut"), actor=cutter, player=cutter,
+                     position=position)
+
+
+def _bank(state: TableState, rng: random.Random, command_id: CommandId) -> c.Command:
+    """Take the shoe when offered and affordable, else pass it; with nobody offered, a lot."""
+    offered = state.bank_offered_to
+    floor = max(state.settings.min_stake, state.bank_required)
+    if offered is not None:
+        chips = state.seat_of(offered).chips
+        if chips >= floor:
+            amount = max(floor, min(chips, chips // 4 or chips))
+            return c.AwardBank(command_id=command_id("take-bank"), actor=offered,
+                               player=offered, amount=amount, how="taken")
+        return c.DeclineBank(command_id=command_id("decline-bank"), actor=offered,
+                             player=offered)
+    able = [p for p in state.seated() if state.seat_of(p).chips >= floor]
+    if not able:
+        raise RuleViolation(f"nobody at the table can put up a bank of {floor}",
+                            rule="no-banker")
+    player = rng.choice(able)
+    amount = max(floor, state.seat_of(player).chips // 4)
+    return c.AwardBank(command_id=command_id("lot"), player=player, amount=amount, how="lot")
+
+
+def _stakes(state: TableState, rng: random.Random, command_id: CommandId) -> c.Command:
+    """Each punter who has not yet staked this coup stakes once; then betting closes."""
+    placed = {b.player for b in state.bets} | {s.player for s in state.stakes}
+    minimum = state.settings.min_stake
+    for player in state.players():
+        if player in placed or player == state.banker or player in state.duel:
+            continue
+        free = state.seat_of(player).chips - state.committed(player)
+        if free < minimum:
+            continue
+        ceiling = max(minimum, free // 10)
+        if state.settings.max_stake:
+            ceiling = min(ceiling, state.settings.max_stake)
+        amount = rng.randint(minimum, ceiling)
+        label = f"stake-{state.coup_number + 1}-{player}"
+        if state.settings.house_banks:
+            spots = [Spot.PUNTER, Spot.BANKER] + ([Spot.TIE] if state.settings.tie_pays else [])
+            return c.PlaceBet(command_id=command_id(label), actor=player, player=player,
+                              spot=rng.choices(spots, weights=[10, 10, 1][: len(spots)])[0],
+                              amount=amount)
+        tableau = rng.choice(tableaux_of(state.variant))
+        return c.PlaceStake(command_id=command_id(label), actor=player, player=player,
+                            tableau=tableau, amount=amount)
+    return c.CloseBetting(command_id=command_id("close"))
+
+
+def _play(state: TableState, command_id: CommandId) -> c.Command:
+    assert state.coup is not None
+    step = state.coup.legal_steps()[0]
+    label = f"{step.step.value}-{state.coup.cards_dealt}"
+    match step.step.value:
+        case "deal":
+            return c.DealCard(command_id=command_id(label))
+        case "show-naturals":
+            return c.ShowNaturals(command_id=command_id(label))
+        case "settle":
+            return c.SettleCoup(command_id=command_id(label))
+    side = step.side
+    assert side is not None
+    actor = state.hand_holder(side) or CROUPIER
+    return c.Decide(command_id=command_id(f"decide-{side.value}"), actor=actor, side=side,
+                    draw=default_draw(state, side))
+
+
+def playable(state: TableState) -> bool:
+    """Whether bots can go on: enough players with chips to make a coup."""
+    with_chips = [p for p in state.seated() if state.seat_of(p).chips >= state.settings.min_stake]
+    needed = 2 if state.variant is not Variant.PUNTO_BANCO else 1
+    return len(with_chips) >= needed
+
