@@ -22,6 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sabot", description="Event-sourced baccara tournaments.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        if module.name.startswith("_"):
+            continue
         importlib.import_module(f"api.commands.{module.name}").register(subparsers)
     return parser
 
