@@ -1,0 +1,135 @@
+"""Process settings read from the environment, with explicit (command line) values winning.
+
+| variable              | default                                             |
+|-----------------------|-----------------------------------------------------|
+| `SABOT_DATABASE_URL`  | `sqlite:///.sabot/sabot.db` (relative to the cwd)   |
+| `SABOT_BROKER_URL`    | `""`: the embedded broker                           |
+| `SABOT_SECRET_KEY`    | hex; else generated once into `.sabot/secret.key`   |
+| `SABOT_LOG_JSON`      | false                                               |
+
+The secret key seals shoe seeds (see `infra.vault`): losing it makes sealed seeds unreadable,
+leaking it makes them readable before their reveal. A generated key file is created with mode
+0600 and refused if it is later readable by others (as ssh does with private keys).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+
+import msgspec
+
+from infra.errors import SettingsError
+
+HOME = Path(".sabot")
+DEFAULT_DATABASE_URL = f"sqlite:///{HOME}/sabot.db"
+SECRET_KEY_FILE = "secret.key"
+SECRET_KEY_BYTES = 32
+MIN_SECRET_KEY_BYTES = 16
+
+_TRUE = frozenset({"1", "true", "yes", "on", "y", "t"})
+_FALSE = frozenset({"", "0", "false", "no", "off", "n", "f"})
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    database_url: str
+    broker_url: str
+    secret_key: bytes
+    log_json: bool
+
+    def __repr__(self) -> str:
+        return (
+            f"Settings(database_url={redact_url(self.database_url)!r}, "
+            f"broker_url={redact_url(self.broker_url)!r}, secret_key=<{len(self.secret_key)} "
+            f"bytes>, log_json={self.log_json!r})"
+        )
+
+
+def load_settings(
+    database_url: str | None = None,
+    broker_url: str | None = None,
+    secret_key: str | None = None,
+    log_json: bool | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    home: Path | None = None,
+) -> Settings:
+    """Settings from explicit arguments, else the environment, else the defaults."""
+    env = os.environ if environ is None else environ
+    folder = HOME if home is None else home
+    return Settings(
+        database_url=resolve_database_url(database_url, environ=env),
+        broker_url=broker_url if broker_url is not None else env.get("SABOT_BROKER_URL", ""),
+        secret_key=_secret_key(secret_key, env, folder),
+        log_json=log_json if log_json is not None else _flag(env.get("SABOT_LOG_JSON", "")),
+    )
+
+
+def resolve_database_url(
+    explicit: str | None = None, *, environ: Mapping[str, str] | None = None
+) -> str:
+    """The database URL alone, for commands that need no secret (e.g. `sabot audit verify`)."""
+    env = os.environ if environ is None else environ
+    return explicit or env.get("SABOT_DATABASE_URL") or DEFAULT_DATABASE_URL
+
+
+def redact_url(url: str) -> str:
+    """The URL with any password replaced by `***`, safe to print or log."""
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, host = rest.rpartition("@")
+    if not sep or not at or ":" not in userinfo:
+        return url
+    user = userinfo.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}"
+
+
+def _flag(value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise SettingsError(f"SABOT_LOG_JSON must be true or false, not {value!r}")
+
+
+def _secret_key(explicit: str | None, env: Mapping[str, str], folder: Path) -> bytes:
+    given = explicit if explicit is not None else env.get("SABOT_SECRET_KEY")
+    if given:
+        return _parse_key(given, "SABOT_SECRET_KEY")
+    return _key_file(folder / SECRET_KEY_FILE)
+
+
+def _parse_key(text: str, origin: str) -> bytes:
+    try:
+        key = bytes.fromhex(text.strip())
+    except ValueError:
+        raise SettingsError(f"{origin} must be hexadecimal") from None
+    if len(key) < MIN_SECRET_KEY_BYTES:
+        raise SettingsError(f"{origin} must hold at least {MIN_SECRET_KEY_BYTES} bytes")
+    return key
+
+
+def _key_file(path: Path) -> bytes:
+    """Read the generated key, creating it first if missing.
+
+    The key is written to a private temporary file, then linked into place: a concurrent
+    process either wins the link or reads the complete key of the one that did.
+    """
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        draft = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as file:
+            file.write(secrets.token_hex(SECRET_KEY_BYTES) + "\n")
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
+    mode = path.stat().st_mode & 0o777
+    if mode & 0o077:
+        raise SettingsError(f"{path} is readable by others (mode {mode:o}): chmod 600 it")
+    return _parse_key(path.read_text(), str(path))
