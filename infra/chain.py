@@ -1,0 +1,65 @@
+"""The hash chain: how a stored event is digested, per stream and across the whole store.
+
+Pure functions, used when writing (inside the recorders' insert transaction) and when
+auditing (`infra.audit`), so that both sides compute exactly the same bytes:
+
+    canonical(e)    = u32 len(id) || id || u64 version || u32 len(topic) || topic
+                      || u32 len(state) || state
+                      (id: the 16 bytes of a UUID, or UTF-8 text; topic: UTF-8;
+                       state: the stored bytes as written, after mapper, cipher, compressor;
+                       integers big-endian, unsigned)
+    stream_digest   = SHA-256(previous stream_digest of that originator, or 32 zero bytes
+                              || canonical(e))
+    global_digest   = SHA-256(previous global_digest, or 32 zero bytes
+                              || u64 notification_id || stream_digest)
+
+The global digest of the last event (the "head") commits to every stored event and its
+position; publishing it (an "anchor") lets anyone later prove that nothing before it changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from uuid import UUID
+
+import msgspec
+
+DIGEST_SIZE = 32
+GENESIS = bytes(DIGEST_SIZE)
+
+
+class ChainLink(msgspec.Struct, frozen=True):
+    """One row of the `event_chain` table."""
+
+    notification_id: int
+    originator_id: UUID
+    originator_version: int
+    stream_digest: bytes
+    global_digest: bytes
+
+
+def canonical_bytes(originator_id: UUID | str, version: int, topic: str, state: bytes) -> bytes:
+    """The unambiguous byte string a stored event is digested from."""
+    oid = originator_id.bytes if isinstance(originator_id, UUID) else originator_id.encode()
+    topic_bytes = topic.encode()
+    return b"".join(
+        (
+            len(oid).to_bytes(4, "big"),
+            oid,
+            version.to_bytes(8, "big"),
+            len(topic_bytes).to_bytes(4, "big"),
+            topic_bytes,
+            len(state).to_bytes(4, "big"),
+            state,
+        )
+    )
+
+
+def stream_digest(
+    previous: bytes, originator_id: UUID | str, version: int, topic: str, state: bytes
+) -> bytes:
+    return hashlib.sha256(previous + canonical_bytes(originator_id, version, topic, state)).digest()
+
+
+def global_digest(previous: bytes, notification_id: int, stream: bytes) -> bytes:
+    return hashlib.sha256(previous + notification_id.to_bytes(8, "big") + stream).digest()

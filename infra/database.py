@@ -1,0 +1,136 @@
+"""Plain SQL on either database, through eventsourcing's own datastores (and their pools).
+
+The ledger (hash chain, command log), the vault and the audit run their own statements next
+to eventsourcing's. `Database` gives them one way to do it on SQLite and on PostgreSQL:
+
+* `sql(template)`: `{name}` becomes the (schema-qualified) table name, `{nid}` the column that
+  holds notification ids (`rowid` on SQLite), and `?` the driver's placeholder;
+* `transaction(write=...)`: a cursor inside one transaction, committed if `write`, else rolled
+  back. Writing takes the write lock at once (SQLite `BEGIN IMMEDIATE`), so a read made in a
+  write transaction is still true when the transaction commits; reading sees one consistent
+  snapshot (SQLite WAL read transaction, PostgreSQL `REPEATABLE READ READ ONLY`).
+* `to_db_id` / `from_db_id`: UUIDs as each database stores them (hex text / `uuid`).
+
+Rows are read by column name (`sqlite3.Row` and psycopg's `dict_row` both allow it).
+Driver errors come out as eventsourcing's `PersistenceError` subclasses.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, ClassVar
+from uuid import UUID
+
+from eventsourcing.postgres import PostgresDatastore
+from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTransaction
+
+
+class _Names(dict[str, str]):
+    def __init__(self, database: Database) -> None:
+        super().__init__(nid=database.notification_column)
+        self.database = database
+
+    def __missing__(self, key: str) -> str:
+        return self.database.table(key)
+
+
+class Database(ABC):
+    dialect: ClassVar[str]
+    notification_column: ClassVar[str]
+    placeholder: ClassVar[str]
+
+    def sql(self, template: str) -> str:
+        return template.replace("?", self.placeholder).format_map(_Names(self))
+
+    @abstractmethod
+    def table(self, name: str) -> str:
+        """The name to write in a statement for the table `name`."""
+
+    @abstractmethod
+    def transaction(self, *, write: bool) -> AbstractContextManager[Any]:
+        """A cursor in a transaction, committed on exit if `write`, else rolled back."""
+
+    @abstractmethod
+    def to_db_id(self, originator_id: UUID) -> Any: ...
+
+    @abstractmethod
+    def from_db_id(self, value: Any) -> UUID: ...
+
+    def execute(self, cursor: Any, template: str, params: Any = ()) -> Any:
+        cursor.execute(self.sql(template), params)
+        return cursor
+
+
+class _SQLiteTransaction(SQLiteTransaction):
+    def __enter__(self) -> SQLiteCursor:
+        cursor = self.connection.cursor()
+        cursor.execute("BEGIN IMMEDIATE" if self.commit else "BEGIN")
+        return cursor
+
+
+class SQLiteDatabase(Database):
+    dialect = "sqlite"
+    notification_column = "rowid"
+    placeholder = "?"
+
+    def __init__(self, datastore: SQLiteDatastore) -> None:
+        self.datastore = datastore
+
+    def table(self, name: str) -> str:
+        return f'"{name}"'
+
+    @contextmanager
+    def transaction(self, *, write: bool) -> Iterator[SQLiteCursor]:
+        with (
+            self.datastore.get_connection(commit=write) as connection,
+            _SQLiteTransaction(connection, commit=write) as cursor,
+            cursor,
+        ):
+            yield cursor
+
+    def to_db_id(self, originator_id: UUID) -> str:
+        return originator_id.hex
+
+    def from_db_id(self, value: Any) -> UUID:
+        return UUID(value)
+
+
+class PostgresDatabase(Database):
+    dialect = "postgres"
+    notification_column = "notification_id"
+    placeholder = "%s"
+
+    def __init__(self, datastore: PostgresDatastore) -> None:
+        self.datastore = datastore
+
+    def table(self, name: str) -> str:
+        return f"{quote_identifier(self.datastore.schema)}.{quote_identifier(name)}"
+
+    @contextmanager
+    def transaction(self, *, write: bool) -> Iterator[Any]:
+        with (
+            self.datastore.get_connection() as connection,
+            connection.transaction(force_rollback=not write),
+            connection.cursor() as cursor,
+        ):
+            if not write:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            yield cursor
+
+    def to_db_id(self, originator_id: UUID) -> UUID:
+        return originator_id
+
+    def from_db_id(self, value: Any) -> UUID:
+        return value if isinstance(value, UUID) else UUID(str(value))
+
+
+def quote_identifier(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def database_of(datastore: SQLiteDatastore | PostgresDatastore) -> Database:
+    if isinstance(datastore, SQLiteDatastore):
+        return SQLiteDatabase(datastore)
+    return PostgresDatabase(datastore)

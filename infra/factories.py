@@ -1,0 +1,90 @@
+"""eventsourcing infrastructure factories that build the chained recorders, one per database.
+
+An `Application` finds them through `PERSISTENCE_MODULE` (set by `infra.urls.store_env`).
+They differ from eventsourcing's own factories in two ways:
+
+* the application and process recorders are always the chained ones (`infra.recorders`);
+  `APPLICATION_RECORDER_TOPIC` and `PROCESS_RECORDER_TOPIC` are ignored, since another
+  recorder would write events outside the chain;
+* on PostgreSQL, table names do not depend on the application's name: every application of
+  one database shares `stored_events` and `stored_snapshots` (as on SQLite), so the store is
+  one sequence of events and one chain, whatever service wrote them. The schema named by
+  `POSTGRES_SCHEMA` is created if missing.
+
+Snapshots go through the application's mapper (so they are typed, see `infra.mapper`) into a
+plain aggregate recorder: they are not chained. A snapshot is derived data: it can be deleted
+at any time and the aggregate is then rebuilt from its chained events.
+"""
+
+from __future__ import annotations
+
+from eventsourcing.persistence import AggregateRecorder, ApplicationRecorder, ProcessRecorder
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresFactory
+from eventsourcing.sqlite import SQLiteFactory
+from eventsourcing.utils import Environment, EnvType
+
+from infra.database import quote_identifier
+from infra.recorders import (
+    ChainedPostgresApplicationRecorder,
+    ChainedPostgresProcessRecorder,
+    ChainedSQLiteApplicationRecorder,
+    ChainedSQLiteProcessRecorder,
+)
+
+EVENTS_TABLE = "stored_events"
+
+
+class SabotSQLiteFactory(SQLiteFactory):
+    application_recorder_class = ChainedSQLiteApplicationRecorder
+    process_recorder_class = ChainedSQLiteProcessRecorder
+
+    def application_recorder(self) -> ChainedSQLiteApplicationRecorder:
+        recorder = ChainedSQLiteApplicationRecorder(self.datastore)
+        if self.env_create_table():
+            recorder.create_table()
+        return recorder
+
+    def process_recorder(self) -> ProcessRecorder:
+        recorder = ChainedSQLiteProcessRecorder(self.datastore)
+        if self.env_create_table():
+            recorder.create_table()
+        return recorder
+
+
+class SabotPostgresFactory(PostgresFactory):
+    application_recorder_class = ChainedPostgresApplicationRecorder
+    process_recorder_class = ChainedPostgresProcessRecorder
+
+    def __init__(self, env: Environment | EnvType | None):
+        super().__init__(env)
+        if self.env_create_table():
+            self._create_schema()
+
+    def aggregate_recorder(self, purpose: str = "events") -> AggregateRecorder:
+        recorder = PostgresAggregateRecorder(self.datastore, events_table_name=f"stored_{purpose}")
+        if self.env_create_table():
+            recorder.create_table()
+        return recorder
+
+    def application_recorder(self) -> ApplicationRecorder:
+        recorder = ChainedPostgresApplicationRecorder(
+            self.datastore, events_table_name=EVENTS_TABLE
+        )
+        if self.env_create_table():
+            recorder.create_table()
+        return recorder
+
+    def process_recorder(self) -> ProcessRecorder:
+        recorder = ChainedPostgresProcessRecorder(self.datastore, events_table_name=EVENTS_TABLE)
+        if self.env_create_table():
+            recorder.create_table()
+        return recorder
+
+    def _create_schema(self) -> None:
+        schema = self.datastore.schema
+        with self.datastore.get_connection() as connection:
+            found = connection.execute(
+                "SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)
+            ).fetchone()
+            if found is None:
+                connection.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_identifier(schema)}")  # type: ignore[arg-type]

@@ -1,0 +1,125 @@
+"""eventsourcing's application and process recorders, with the ledger in the same transaction.
+
+Each insert of stored events, in one transaction:
+
+1. records the command id, if `Application.save(..., command_id=...)` gave one (eventsourcing
+   passes `save()`'s keyword arguments down to `insert_events`): an id already recorded
+   raises `DuplicateCommand` and nothing is written;
+2. inserts the events (a version already taken raises eventsourcing's `IntegrityError`);
+3. appends one `event_chain` row per event (stream and global digests, `infra.chain`).
+
+The write lock is taken before the chain's head is read: SQLite `BEGIN IMMEDIATE`;
+PostgreSQL `LOCK TABLE stored_events IN EXCLUSIVE MODE`, which eventsourcing takes anyway to
+issue notification ids in commit order. The command id is claimed before that lock
+(`INSERT ... ON CONFLICT DO NOTHING`): a racing duplicate waits for the first to commit or
+roll back, then knows.
+
+The process recorders (for event-processing applications and projections that write events)
+add eventsourcing's tracking row in the same transaction too. PostgreSQL's
+`POSTGRES_ENABLE_DB_FUNCTIONS` path (a stored procedure that inserts events) is not used: it
+would bypass the chain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+from eventsourcing.postgres import (
+    PostgresApplicationRecorder,
+    PostgresDatastore,
+    PostgresProcessRecorder,
+)
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteProcessRecorder
+from eventsourcing.utils import retry
+
+from infra import ledger
+from infra.database import Database, PostgresDatabase, SQLiteDatabase
+from infra.errors import DuplicateCommand, RecordedCommand
+
+__all__ = [
+    "ChainedPostgresApplicationRecorder",
+    "ChainedPostgresProcessRecorder",
+    "ChainedSQLiteApplicationRecorder",
+    "ChainedSQLiteProcessRecorder",
+    "DuplicateCommand",
+    "RecordedCommand",
+]
+
+
+class _Ledgered:
+    """What the chained recorders add to eventsourcing's: the ledger tables and lookups."""
+
+    database: Database
+
+    def recorded_command(self, command_id: str | UUID) -> RecordedCommand | None:
+        """The stream and versions a command produced, or None if it was never applied."""
+        with self.database.transaction(write=False) as cursor:
+            return ledger.recorded_command(self.database, cursor, command_id)
+
+
+class ChainedSQLiteApplicationRecorder(_Ledgered, SQLiteApplicationRecorder):
+    def __init__(self, datastore: SQLiteDatastore, events_table_name: str = "stored_events"):
+        super().__init__(datastore, events_table_name=events_table_name)
+        self.database = SQLiteDatabase(datastore)
+
+    def create_table(self) -> None:
+        super().create_table()
+        ledger.create_tables(self.database)
+
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
+        with self.database.transaction(write=True) as cursor:
+            ledger.claim_command(self.database, cursor, kwargs.get("command_id"), stored_events)
+            notification_ids = list(self._insert_events(cursor, stored_events, **kwargs) or ())
+            ledger.append_chain(self.database, cursor, stored_events, notification_ids)
+        return notification_ids
+
+
+class ChainedSQLiteProcessRecorder(ChainedSQLiteApplicationRecorder, SQLiteProcessRecorder):
+    def __init__(self, datastore: SQLiteDatastore, *, events_table_name: str = "stored_events"):
+        super().__init__(datastore, events_table_name=events_table_name)
+
+
+class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder):
+    def __init__(
+        self,
+        datastore: PostgresDatastore,
+        *,
+        events_table_name: str = "stored_events",
+        **kwargs: Any,
+    ):
+        super().__init__(datastore, events_table_name=events_table_name, **kwargs)
+        self.database = PostgresDatabase(datastore)
+
+    def create_table(self) -> None:
+        super().create_table()
+        ledger.create_tables(self.database)
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
+        notification_ids: list[int] = []
+        with self.database.transaction(write=True) as cursor:
+            ledger.claim_command(self.database, cursor, kwargs.get("command_id"), stored_events)
+            self._insert_events(cursor, stored_events, **kwargs)
+            if stored_events:
+                self._insert_stored_events(cursor, stored_events, **kwargs)
+                notification_ids = list(
+                    self._fetch_ids_after_insert_events(cursor, stored_events, **kwargs) or ()
+                )
+                ledger.append_chain(self.database, cursor, stored_events, notification_ids)
+        return notification_ids
+
+
+class ChainedPostgresProcessRecorder(ChainedPostgresApplicationRecorder, PostgresProcessRecorder):
+    def __init__(
+        self,
+        datastore: PostgresDatastore,
+        *,
+        events_table_name: str = "stored_events",
+        tracking_table_name: str = "notification_tracking",
+    ):
+        super().__init__(
+            datastore, events_table_name=events_table_name, tracking_table_name=tracking_table_name
+        )
