@@ -1,0 +1,91 @@
+"""`SabotApplication`: the eventsourcing `Application` every Sabot service subclasses.
+
+It runs on the store a database URL names (`infra.urls`): the msgspec mapper, the chained
+recorders, one `stored_events` table whatever the service. A subclass declares its
+aggregates' snapshotting as eventsourcing does (`snapshotting_intervals = {Table: 100}`) and
+saves with a command id:
+
+    class TableService(SabotApplication):
+        snapshotting_intervals = {Table: 100}
+
+    service = TableService(url="sqlite:///.sabot/sabot.db")
+    service.save(table, command_id="c-42")      # DuplicateCommand if c-42 was applied
+    service.recorded_command("c-42")           # RecordedCommand(id, first, last) | None
+
+Which database: the `url` argument, else `SABOT_DATABASE_URL` in `env`, else in the process
+environment, else the default (`infra.settings`). An explicit `url` wins over `env`;
+otherwise `env` (e.g. from eventsourcing's projection runner) wins over the URL's settings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import Application
+from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
+from eventsourcing.persistence import Recording
+from eventsourcing.utils import EnvType
+
+from infra.database import Database, database_of
+from infra.errors import RecordedCommand, StoreError
+from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApplicationRecorder
+from infra.settings import load_settings, resolve_database_url
+from infra.urls import store_env
+from infra.vault import SeedVault
+
+
+class SabotApplication(Application[UUID]):
+    def __init__(
+        self,
+        env: EnvType | None = None,
+        *,
+        url: str | None = None,
+        secret_key: bytes | None = None,
+    ) -> None:
+        given = dict(env or {})
+        if url is not None:
+            merged = {**given, **store_env(url)}
+        else:
+            url = resolve_database_url(given.get("SABOT_DATABASE_URL"))
+            merged = {**store_env(url), **given}
+        super().__init__(merged)
+        if not isinstance(
+            self.recorder, ChainedSQLiteApplicationRecorder | ChainedPostgresApplicationRecorder
+        ):
+            raise StoreError(
+                f"{type(self).__name__} needs Sabot's chained recorders, got "
+                f"{type(self.recorder).__name__} (check PERSISTENCE_MODULE)"
+            )
+        self.chained_recorder = self.recorder
+        self.database_url = url
+        self.database: Database = database_of(self.recorder.datastore)
+        self._secret_key = secret_key
+        self._vault: SeedVault | None = None
+
+    def save(
+        self,
+        *objs: MutableOrImmutableAggregate[UUID] | DomainEventProtocol[UUID] | None,
+        command_id: str | UUID | None = None,
+        **kwargs: Any,
+    ) -> list[Recording[UUID]]:
+        """Store the pending events of `objs` in one transaction, once per `command_id`.
+
+        Raises `DuplicateCommand` (nothing written) if `command_id` was already applied, and
+        eventsourcing's `IntegrityError` (nothing written) if another writer took a version.
+        """
+        if command_id is not None:
+            kwargs["command_id"] = str(command_id)
+        return super().save(*objs, **kwargs)
+
+    def recorded_command(self, command_id: str | UUID) -> RecordedCommand | None:
+        """The stream and versions a command produced, or None if it was never applied."""
+        return self.chained_recorder.recorded_command(command_id)
+
+    @property
+    def vault(self) -> SeedVault:
+        """The shoe-seed vault of this database (its key from the settings unless given)."""
+        if self._vault is None:
+            key = self._secret_key or load_settings(database_url=self.database_url).secret_key
+            self._vault = SeedVault(self.database, key)
+        return self._vault

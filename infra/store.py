@@ -1,0 +1,71 @@
+"""Opening the event store a database URL names, outside any application.
+
+`open_store(url)` gives what the audit, the vault or a maintenance script needs: the chained
+recorder, the mapper, an eventsourcing `EventStore` and plain SQL access (`Database`).
+Applications do not use it: `SabotApplication` (re-exported here) builds the same parts
+from the same URL through eventsourcing's factory mechanism (`infra.urls.store_env`);
+`open_service(ServiceClass, url_or_None)` opens one on the URL a command line gave.
+
+Note that each opening of `sqlite:///:memory:` is a new, empty database.
+"""
+
+from __future__ import annotations
+
+import os
+from types import TracebackType
+from typing import Any, Self, TypeVar
+from uuid import UUID
+
+from eventsourcing.persistence import EventStore, InfrastructureFactory, Mapper
+from eventsourcing.utils import Environment
+
+from infra.application import SabotApplication
+from infra.database import Database
+from infra.errors import StoreError
+from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApplicationRecorder
+from infra.settings import resolve_database_url
+from infra.urls import store_env
+
+__all__ = ["SabotApplication", "Store", "StoreError", "open_service", "open_store"]
+
+App = TypeVar("App", bound=SabotApplication)
+
+ChainedRecorder = ChainedSQLiteApplicationRecorder | ChainedPostgresApplicationRecorder
+
+
+class Store:
+    def __init__(self, url: str, *, create: bool = True) -> None:
+        env = Environment("", {**os.environ, **store_env(url, create=create)})
+        self.url = url
+        self.factory: InfrastructureFactory = InfrastructureFactory.construct(env)
+        recorder = self.factory.application_recorder()
+        assert isinstance(recorder, ChainedRecorder)
+        self.recorder: ChainedRecorder = recorder
+        self.mapper: Mapper[UUID] = self.factory.mapper()
+        self.events: EventStore[UUID] = EventStore(self.mapper, self.recorder)
+        self.database: Database = self.recorder.database
+
+    def close(self) -> None:
+        self.factory.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def open_store(url: str, *, create: bool = True) -> Store:
+    """The store at `url`; with `create=False`, a missing database or table is an error."""
+    return Store(url, create=create)
+
+
+def open_service(cls: type[App], database_url: str | None = None, **kwargs: Any) -> App:
+    """A `SabotApplication` subclass on `database_url`, else `$SABOT_DATABASE_URL`, else the
+    default store (for commands whose `--database` option may be absent)."""
+    return cls(url=resolve_database_url(database_url), **kwargs)
