@@ -1,0 +1,69 @@
+"""`sabot audit verify`: check that no stored event was altered, removed, added or moved.
+
+Exit codes: 0 the chain is intact; 1 it is broken (the first broken event is named);
+2 the store cannot be read (bad URL, no database).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from infra.audit import AuditReport, parse_anchor, report_to_json, verify
+from infra.errors import StoreError
+from infra.settings import redact_url, resolve_database_url
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("audit", help="check the integrity of the event store")
+    actions = parser.add_subparsers(dest="audit_action", required=True, metavar="ACTION")
+    check = actions.add_parser(
+        "verify",
+        help="recompute the hash chain of every stored event",
+        description="Recompute the per-stream and global hash chains from the stored events "
+        "and compare them with the recorded chain. Exit 0 when intact, 1 when broken.",
+    )
+    check.add_argument("--database", metavar="URL", help="default: $SABOT_DATABASE_URL")
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
+    check.add_argument(
+        "--anchor",
+        action="append",
+        default=[],
+        metavar="ID:DIGEST",
+        help="a global digest published earlier (repeatable): the chain must still match it",
+    )
+    check.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    url = resolve_database_url(args.database)
+    try:
+        anchors = dict(parse_anchor(text) for text in args.anchor)
+        report = verify(url, anchors=anchors)
+    except (StoreError, ValueError) as error:
+        print(f"sabot: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        sys.stdout.write(report_to_json(report).decode() + "\n")
+    else:
+        print(describe(report, redact_url(url)))
+    return 0 if report.ok else 1
+
+
+def describe(report: AuditReport, url: str) -> str:
+    lines = [f"store:   {url}"]
+    lines.append(f"events:  {report.events} verified in {report.seconds:.2f}s")
+    lines.append(f"streams: {report.streams}")
+    if report.head_notification_id is not None:
+        label = "head:   " if report.first_break is None else "last good:"
+        lines.append(f"{label} {report.head_notification_id}:{report.head_digest}")
+    if report.first_break is not None:
+        broken = report.first_break
+        lines.append(f"BROKEN:  {broken.problem} at {broken.where()}")
+        lines.append(f"         {broken.detail}")
+    for finding in report.findings:
+        lines.append(f"FAILED:  [{finding.check}] {finding.problem} at {finding.where()}")
+        lines.append(f"         {finding.detail}")
+    lines.append("intact" if report.ok else "the store is NOT intact")
+    return "\n".join(lines)
