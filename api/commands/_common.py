@@ -1,0 +1,33 @@
+"""What the commands share: the `--database` option, opening the service, progress output."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+
+def add_database(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--database", metavar="URL",
+                        help="sqlite:///path.db or postgresql://user@host:port/db "
+                             "(default: $SABOT_DATABASE_URL, else .sabot/sabot.db)")
+
+
+@contextmanager
+def progress(label: str, total: int, *, quiet: bool = False) -> Iterator[Progress]:
+    """A progress bar on standard error (hidden with --json or when quiet)."""
+    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), disable=quiet, transient=False,
+                   console=None if quiet else _stderr_console())
+    with bar:
+        bar.add_task(label, total=total)
+        yield bar
+
+
+def _stderr_console():  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    return Console(file=sys.stderr)

@@ -1,0 +1,292 @@
+"""The table service: a command in, the Table aggregate decides, its events are stored.
+
+One command is one transaction. A command id seen before answers what it answered the first
+time and records nothing. Two commands racing on one table: the loser reloads and tries
+again, and after a few rounds gets a `Conflict`. RNG shoes are drawn here (the domain has no
+randomness): the seed goes to the vault, sealed, and only its commitment into the events;
+each card is read off the shoe's order when it is dealt or burned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import uuid
+from collections.abc import Callable
+from contextlib import suppress
+from functools import lru_cache
+from typing import Any, ClassVar
+
+import msgspec
+from eventsourcing.persistence import IntegrityError
+
+from domain import commands as c
+from domain.cards import Card, card
+from domain.coup import Side
+from domain.defaults import default_draw
+from domain.errors import NotFound, OutOfTurn, RuleViolation
+from domain.settings import TableSettings
+from domain.shoe import ALGORITHM, Shoe, check_seed, commitment, shoe_order
+from domain.table import Phase, TableState
+from domain.table_aggregate import Table
+from infra.application import SabotApplication
+from infra.errors import DuplicateCommand, SeedAlreadySealed
+
+RETRIES = 5
+
+
+class Conflict(OutOfTurn):
+    """Another command on the same table won the race, every time we tried."""
+
+
+class Recorded(msgspec.Struct, frozen=True):
+    """What a command did: the table, its version after, and the events it recorded."""
+
+    table_id: uuid.UUID
+    version: int
+    events: list[dict[str, Any]]
+
+
+@lru_cache(maxsize=256)
+def _order(shoe: Shoe, seed: bytes) -> tuple[Card, ...]:
+    return tuple(shoe_order(shoe, seed))
+
+
+def describe(event: Any) -> dict[str, Any]:
+    """An event as a plain dict: its type, version, and fields (for answers and views)."""
+    fields = {k: v for k, v in event.__dict__.items()
+              if k not in ("originator_id", "originator_topic")}
+    return {"type": type(event).__name__, **msgspec.to_builtins(fields)}
+
+
+def random_seeds(table_id: uuid.UUID, taille: int) -> bytes:
+    """The production seed source: 32 bytes from the operating system's CSPRNG."""
+    return secrets.token_bytes(32)
+
+
+def seeds_from(master: bytes) -> Callable[[uuid.UUID, int], bytes]:
+    """A reproducible seed source for bot games and tests: HMAC(master, table/taille)."""
+
+    def seed(table_id: uuid.UUID, taille: int) -> bytes:
+        return hmac.new(master, f"{table_id}/{taille}".encode(), hashlib.sha256).digest()
+
+    return seed
+
+
+class TableService(SabotApplication):
+    snapshotting_intervals: ClassVar[dict[type, int]] = {Table: 100}  # type: ignore[misc]
+    seed_source: Callable[[uuid.UUID, int], bytes] = staticmethod(random_seeds)
+
+    # --- reading ------------------------------------------------------------------
+
+    def table(self, table_id: uuid.UUID) -> Table:
+        try:
+            table: Table = self.repository.get(table_id)
+        except Exception as error:
+            if type(error).__name__ == "AggregateNotFoundError":
+                raise NotFound(f"no table {table_id}", rule="unknown-table") from None
+            raise
+        return table
+
+    def state(self, table_id: uuid.UUID) -> TableState:
+        return self.table(table_id).state
+
+    def events_of(self, table_id: uuid.UUID, gt: int | None = None,
+                  lte: int | None = None) -> list[Any]:
+        return list(self.repository.event_store.get(table_id, gt=gt, lte=lte))
+
+    # --- writing ------------------------------------------------------------------
+
+    def open_table(self, name: str, settings: TableSettings, *, command_id: str,
+                   tournament: str | None = None, actor: str = "@organiser") -> Recorded:
+        table_id = Table.create_id(name)
+        answered = self._answered(command_id)
+        if answered is not None:
+            return answered
+        if self._exists(table_id):
+            raise RuleViolation(f"a table named {name!r} is already open", rule="table-exists")
+        table = Table(name=name, settings=settings.check(), tournament=tournament, actor=actor,
+                      command_id=command_id)
+        return self._save(table, command_id, before=0)
+
+    def execute(self, table_id: uuid.UUID, command: c.TableCommand) -> Recorded:
+        """Apply one command to a table, once, whatever the retries and races."""
+        for _ in range(RETRIES):
+            answered = self._answered(command.command_id)
+            if answered is not None:
+                return answered
+            table = self.table(table_id)
+            before = table.version
+            self._decide(table, command)
+            try:
+                return self._save(table, command.command_id, before)
+            except IntegrityError:
+                continue
+        raise Conflict("the table changed under this command too often; try again",
+                       rule="conflict")
+
+    def _save(self, table: Table, command_id: str, before: int) -> Recorded:
+        pending = list(table._pending_events)
+        if not pending:
+            return Recorded(table.id, table.version, [])
+        try:
+            self.save(table, command_id=command_id)
+        except DuplicateCommand:
+            answered = self._answered(command_id)
+            assert answered is not None
+            return answered
+        return Recorded(table.id, table.version, [describe(e) for e in pending])
+
+    def _answered(self, command_id: str) -> Recorded | None:
+        recorded = self.recorded_command(command_id)
+        if recorded is None:
+            return None
+        table_id, first, last = recorded
+        events = self.events_of(table_id, gt=first - 1, lte=last)
+        return Recorded(table_id, last, [describe(e) for e in events])
+
+    def _exists(self, table_id: uuid.UUID) -> bool:
+        return bool(self.events_of(table_id, lte=1))
+
+    # --- deciding -----------------------------------------------------------------
+
+    def _decide(self, table: Table, command: c.TableCommand) -> None:
+        s = table.state
+        who = {"actor": command.actor, "command_id": command.command_id}
+        match command:
+            case c.SeatPlayer(player=p, chips=chips, side=side, standing=standing):
+                table.seat_player(player=p, chips=chips, side=side, standing=standing, **who)
+            case c.LeaveTable(player=p):
+                table.leave(player=p, **who)
+            case c.AdjustChips(player=p, delta=delta, reason=reason):
+                table.adjust_chips(player=p, delta=delta, reason=reason, **who)
+            case c.ShuffleShoe(physical=physical):
+                self._shuffle(table, physical, who)
+            case c.ContributeEntropy(player=p, entropy=entropy):
+                table.contribute(player=p, entropy=entropy.lower(), **who)
+            case c.CutShoe(player=p, position=position):
+                table.cut(player=p, position=position, **who)
+            case c.BurnCard(card=given):
+                pos = s.shoe.position if s.shoe else 0
+                table.burn(card=self._next_card(s, given), position=pos, **who)
+            case c.AwardBank(player=p, amount=amount, how=how):
+                self._check_taker(s, command.actor, p)
+                table.award_bank(player=p, amount=amount, how=how, **who)
+            case c.DeclineBank(player=p):
+                table.decline_bank(player=p, **who)
+            case c.RetireBank(player=p):
+                table.retire_bank(player=p, amount=s.bank, **who)
+            case c.PlaceBet(player=p, spot=spot, amount=amount):
+                self._check_own(command.actor, p)
+                table.place_bet(coup=s.coup_number + 1, player=p, spot=spot, amount=amount,
+                                **who)
+            case c.PlaceStake(player=p, tableau=tableau, amount=amount):
+                self._check_own(command.actor, p)
+                table.place_stake(coup=s.coup_number + 1, player=p, tableau=tableau,
+                                  amount=amount, **who)
+            case c.CallBanco(player=p):
+                self._check_own(command.actor, p)
+                table.call_banco(coup=s.coup_number + 1, player=p, **who)
+            case c.CloseBetting():
+                table.close_betting(coup=s.coup_number + 1, **who)
+                table.record_coverage(**who)
+            case c.DealCard(card=given):
+                self._deal(table, given, who)
+            case c.ShowNaturals():
+                coup = self._coup(s)
+                table.show_naturals(coup=s.coup_number, sides=coup.naturals_preview(), **who)
+            case c.Decide(side=side, draw=draw):
+                self._decide_hand(table, side, draw, who)
+            case c.PlayDefault(coup=number, side=side):
+                if s.phase is Phase.PLAYING and s.coup_number == number and (
+                    s.coup is not None and s.coup.to_act() is side
+                ):
+                    self._decide_hand(table, side, default_draw(s, side), who)
+            case c.SettleCoup():
+                coup = self._coup(s)
+                table.settle(coup=s.coup_number, outcomes=coup.outcomes_now(),
+                             points=coup.points(), **who)
+            case c.PayCoup():
+                table.record_payment(**who)
+            case c.RevealSeed():
+                self._reveal(table, who)
+
+    def _shuffle(self, table: Table, physical: bool, who: dict[str, str]) -> None:
+        s = table.state
+        if s.phase is not Phase.NO_SHOE:
+            s.shuffle(decks=0, algorithm="", commitment="", physical=physical)  # raises
+        committed = ""
+        if not physical:
+            seed = self.seed_source(table.id, s.taille + 1)
+            committed = commitment(seed)
+            with suppress(SeedAlreadySealed):  # a retried shuffle drew the same seed
+                self.vault.store(committed, seed)
+        table.shuffle(taille=s.taille + 1, decks=s.settings.decks, algorithm=ALGORITHM,
+                      commitment=committed, physical=physical, **who)
+
+    def _next_card(self, s: TableState, given: Card | None) -> Card:
+        shoe = s.shoe
+        if shoe is None:
+            raise OutOfTurn("there is no shoe yet", rule="no-shoe")
+        if shoe.physical:
+            if given is None:
+                raise RuleViolation("a physical shoe's card must be given", rule="card-missing")
+            return card(given)
+        if given is not None:
+            raise RuleViolation("an RNG shoe deals its own cards", rule="card-given")
+        if shoe.cut == 0:
+            raise OutOfTurn("the shoe is not cut yet", rule="shoe-not-cut")
+        if shoe.remaining <= 0:
+            raise RuleViolation("the shoe is empty", rule="shoe-empty")
+        seed = self.vault.unseal(shoe.commitment)
+        return _order(shoe.public(), seed)[shoe.position]
+
+    def _deal(self, table: Table, given: Card | None, who: dict[str, str]) -> None:
+        s = table.state
+        coup = self._coup(s)
+        next_card = self._next_card(s, given)
+        assert s.shoe is not None
+        position = s.shoe.position
+        if coup.awaiting_card is not None:
+            table.draw_third_card(coup=s.coup_number, card=next_card, side=coup.awaiting_card,
+                                  position=position, **who)
+        else:
+            side = coup.deal_order[coup.cards_dealt % len(coup.deal_order)]
+            table.deal(coup=s.coup_number, card=next_card, side=side, position=position, **who)
+
+    def _decide_hand(self, table: Table, side: Side, draw: bool, who: dict[str, str]) -> None:
+        number = table.state.coup_number
+        if draw:
+            table.ask_third_card(coup=number, side=side, **who)
+        else:
+            table.stand(coup=number, side=side, **who)
+
+    def _reveal(self, table: Table, who: dict[str, str]) -> None:
+        s = table.state
+        if s.phase is not Phase.TAILLE_OVER or s.shoe is None:
+            s.reveal()  # raises the out-of-turn error
+            return
+        seed = self.vault.unseal(s.shoe.commitment)
+        check_seed(seed, s.shoe.commitment)
+        table.reveal(taille=s.taille, seed=seed.hex(), **who)
+
+    @staticmethod
+    def _coup(s: TableState) -> Any:
+        if s.phase is not Phase.PLAYING or s.coup is None:
+            raise OutOfTurn(f"no coup is being played (the table is at {s.phase.value})",
+                            rule="out-of-turn")
+        return s.coup
+
+    @staticmethod
+    def _check_own(actor: str, player: str) -> None:
+        if actor != player and not actor.startswith("@"):
+            raise OutOfTurn(f"{actor} may not stake for {player}", rule="not-your-stake")
+
+    @staticmethod
+    def _check_taker(s: TableState, actor: str, player: str) -> None:
+        if actor.startswith("@"):
+            return
+        if actor != player or s.bank_offered_to != player:
+            raise OutOfTurn(f"the shoe is not offered to {actor}", rule="not-your-bank")
+
