@@ -205,7 +205,7 @@ class TableState(msgspec.Struct, kw_only=True):
             actor = self.hand_holder(step.side) or CROUPIER
         return Action(step.step.value, actor, step.side, step.forced)
 
-    def _require(self, *phases: Phase, doing: str) -> None:
+    def require(self, *phases: Phase, doing: str) -> None:
         if self.phase not in phases:
             wanted = " or ".join(p.value for p in phases)
             raise OutOfTurn(f"cannot {doing} now: the table is at {self.phase.value}, "
@@ -256,7 +256,7 @@ class TableState(msgspec.Struct, kw_only=True):
     # --- the shoe -------------------------------------------------------------------
 
     def shuffle(self, *, decks: int, algorithm: str, commitment: str, physical: bool) -> None:
-        self._require(Phase.NO_SHOE, doing="shuffle")
+        self.require(Phase.NO_SHOE, doing="shuffle")
         if decks != self.settings.decks:
             raise RuleViolation(f"this table plays {self.settings.decks} decks, not {decks}",
                                 rule="shoe-decks")
@@ -268,7 +268,7 @@ class TableState(msgspec.Struct, kw_only=True):
         self.phase = Phase.SHUFFLED
 
     def contribute(self, player: str, entropy: str) -> None:
-        self._require(Phase.SHUFFLED, doing="shuffle in entropy")
+        self.require(Phase.SHUFFLED, doing="shuffle in entropy")
         self.seat_of(player)
         assert self.shoe is not None
         if self.shoe.physical:
@@ -279,7 +279,7 @@ class TableState(msgspec.Struct, kw_only=True):
         self.shoe.contributions.append(entropy)
 
     def cut(self, player: str, position: int) -> None:
-        self._require(Phase.SHUFFLED, doing="cut")
+        self.require(Phase.SHUFFLED, doing="cut")
         if not is_official(player):
             self.seat_of(player)
         assert self.shoe is not None
@@ -292,7 +292,7 @@ class TableState(msgspec.Struct, kw_only=True):
         self._burns_done()
 
     def burn(self, card: Card) -> None:
-        self._require(Phase.BURNING, doing="burn")
+        self.require(Phase.BURNING, doing="burn")
         shoe = self._shoe_with_card(card)
         if shoe.burns_due is None:
             shoe.burns_due = 1 + burn_count(self.settings, card)
@@ -319,14 +319,14 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def reveal(self) -> None:
         """The taille is over and the seed has been shown (checked by the caller)."""
-        self._require(Phase.TAILLE_OVER, doing="reveal the seed")
+        self.require(Phase.TAILLE_OVER, doing="reveal the seed")
         self.phase = Phase.NO_SHOE
 
     # --- the bank -------------------------------------------------------------------
 
     def award_bank(self, player: str, amount: int) -> None:
         """The bank goes to a player (auction, lot, or taking the shoe) who puts it up."""
-        self._require(Phase.NO_BANK, doing="award the bank")
+        self.require(Phase.NO_BANK, doing="award the bank")
         seat = self.seat_of(player)
         if seat.standing:
             raise RuleViolation("a standing punter cannot hold the bank", rule="bank-standing")
@@ -347,7 +347,7 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def decline_bank(self, player: str) -> None:
         """The player offered the shoe lets it pass to the next in rotation."""
-        self._require(Phase.NO_BANK, doing="decline the bank")
+        self.require(Phase.NO_BANK, doing="decline the bank")
         self._require_player(player, self.bank_offered_to, "decline the bank")
         offered = self.bank_offered_to
         candidates = [p for p in self.rotation_after(offered) if p != offered] if offered else []
@@ -355,7 +355,7 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def retire_bank(self, player: str) -> None:
         """The banker retires between coups, taking the bank; the shoe passes (000)."""
-        self._require(Phase.BETTING, doing="retire the bank")
+        self.require(Phase.BETTING, doing="retire the bank")
         self._require_player(player, self.banker, "retire the bank")
         if self.stakes or self.banco_calls:
             raise OutOfTurn("stakes are already placed against this bank", rule="stakes-placed")
@@ -392,7 +392,7 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def place_bet(self, player: str, spot: Spot, amount: int) -> None:
         """A bet on a spot banked by the house (punto banco, the family game)."""
-        self._require(Phase.BETTING, doing="bet")
+        self.require(Phase.BETTING, doing="bet")
         if not self.settings.house_banks:
             raise RuleViolation("at this table punters stake on a tableau against the bank",
                                 rule="bet-kind")
@@ -406,7 +406,7 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def place_stake(self, player: str, tableau: Side, amount: int) -> None:
         """A punter's stake against the bank on a tableau."""
-        self._require(Phase.BETTING, doing="stake")
+        self.require(Phase.BETTING, doing="stake")
         if not self.banks_with_player:
             raise RuleViolation("at this table bets go on Player, Banker or Tie",
                                 rule="stake-kind")
@@ -420,7 +420,7 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def call_banco(self, player: str) -> None:
         """A punter offers to cover the whole bank alone."""
-        self._require(Phase.BETTING, doing="call banco")
+        self.require(Phase.BETTING, doing="call banco")
         if not self.banks_with_player or not self.settings.banco_allowed:
             raise RuleViolation("this table plays no banco", rule="no-banco")
         if player == self.banker:
@@ -439,7 +439,7 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def close_betting(self) -> None:
         """No more stakes: work out coverage and start the coup."""
-        self._require(Phase.BETTING, doing="close betting")
+        self.require(Phase.BETTING, doing="close betting")
         if self.banks_with_player:
             self.covered = self._coverage()
             if not self.covered.engaged:
@@ -488,7 +488,7 @@ class TableState(msgspec.Struct, kw_only=True):
     # --- the coup -------------------------------------------------------------------
 
     def _playing(self) -> Coup:
-        self._require(Phase.PLAYING, doing="play")
+        self.require(Phase.PLAYING, doing="play")
         assert self.coup is not None
         return self.coup
 
@@ -536,12 +536,12 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def pay(self, payout: payouts.Payout) -> None:
         """One payout of the settlement, recorded in pay order."""
-        self._require(Phase.SETTLED, doing="pay")
+        self.require(Phase.SETTLED, doing="pay")
         self.seat_of(payout.player).chips += payout.net
 
     def close_coup(self) -> None:
         """After the payouts: the bank, the commission, the rotation, the end of the taille."""
-        self._require(Phase.SETTLED, doing="close the coup")
+        self.require(Phase.SETTLED, doing="close the coup")
         assert self.coup is not None and self.coup.outcomes is not None
         settlement = self.settlement
         assert settlement is not None

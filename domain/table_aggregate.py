@@ -17,7 +17,7 @@ from domain.coup import Outcome, Side
 from domain.errors import RuleViolation
 from domain.payouts import Payout, Spot
 from domain.settings import TableSettings
-from domain.table import TableState
+from domain.table import Phase, TableState
 
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-7ab1e0000000")
 
@@ -323,10 +323,9 @@ class Table(Aggregate):
 
     def record_payment(self, actor: str, command_id: str) -> None:
         """Pay the settled coup in pay order, take the commission, close the coup."""
+        self.state.require(Phase.SETTLED, doing="pay")
         settlement = self.state.settlement
-        if settlement is None:
-            self.state.close_coup()  # raises the out-of-turn error
-            return
+        assert settlement is not None
         coup = self.state.coup_number
         for payout in settlement.payouts:
             self.pay(coup=coup, payout=payout, actor=actor, command_id=command_id)

@@ -214,8 +214,7 @@ class TableService(SabotApplication):
 
     def _shuffle(self, table: Table, physical: bool, who: dict[str, str]) -> None:
         s = table.state
-        if s.phase is not Phase.NO_SHOE:
-            s.shuffle(decks=0, algorithm="", commitment="", physical=physical)  # raises
+        s.require(Phase.NO_SHOE, doing="shuffle")
         committed = ""
         if not physical:
             seed = self.seed_source(table.id, s.taille + 1)
@@ -264,9 +263,8 @@ class TableService(SabotApplication):
 
     def _reveal(self, table: Table, who: dict[str, str]) -> None:
         s = table.state
-        if s.phase is not Phase.TAILLE_OVER or s.shoe is None:
-            s.reveal()  # raises the out-of-turn error
-            return
+        s.require(Phase.TAILLE_OVER, doing="reveal the seed")
+        assert s.shoe is not None
         seed = self.vault.unseal(s.shoe.commitment)
         check_seed(seed, s.shoe.commitment)
         table.reveal(taille=s.taille, seed=seed.hex(), **who)
