@@ -83,7 +83,10 @@ def chemin_de_fer(
     holders: dict[Side, str] = {}
     if engaged:
         if hand_holder is HandHolder.LARGEST_STAKE:
-            holder = max(engaged, key=lambda s: (s.amount, -order.index(s.player))).player
+            totals: dict[str, int] = {}
+            for stake in engaged:  # a punter who staked twice staked the sum
+                totals[stake.player] = totals.get(stake.player, 0) + stake.amount
+            holder = max(totals, key=lambda p: (totals[p], -order.index(p)))
         else:
             holder = engaged[0].player
         holders[Side.PUNTER] = holder
