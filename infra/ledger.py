@@ -3,10 +3,13 @@
 * `event_chain`: one row per stored event, its stream and global digests (`infra.chain`).
 * `command_log`: one row per applied command id: the stream and versions it produced.
 
-The recorders (`infra.recorders`) call `claim_command` before inserting the events and
-`append_chain` after, inside their insert transaction, while they hold the write lock
-(SQLite `BEGIN IMMEDIATE`, PostgreSQL's `LOCK TABLE stored_events IN EXCLUSIVE MODE`): reading
-the chain's head there is safe, no other writer can extend it meanwhile.
+The recorders (`infra.recorders`) call `claim_command` before inserting the events, then
+`ask_heads` and `append_chain`, inside their insert transaction and while they hold the write
+lock (SQLite `BEGIN IMMEDIATE`, PostgreSQL's `LOCK TABLE stored_events IN EXCLUSIVE MODE`):
+the chain's head they read cannot move before they commit.
+
+A stream's head is its chain row of highest version: the new events' versions are higher,
+or their insert fails on the stored events' primary key.
 """
 
 from __future__ import annotations
@@ -109,46 +112,64 @@ def recorded_command(
     )
 
 
+def ask_heads(database: Database, cursor: Any, stored_events: Sequence[StoredEvent]) -> None:
+    """Query the chain's head and the heads of the streams about to grow, in one statement.
+
+    The rows are read by `append_chain`; in between, a PostgreSQL pipeline can carry the
+    events' insert and this query in one round trip.
+    """
+    ids = dict.fromkeys(_uuid(s.originator_id) for s in stored_events)
+    originators = [database.to_db_id(oid) for oid in ids]
+    marks = ", ".join("?" * len(originators))
+    database.execute(
+        cursor,
+        "SELECT notification_id, NULL AS originator_id, global_digest AS digest"
+        " FROM {event_chain} WHERE notification_id = (SELECT MAX(notification_id)"
+        " FROM {event_chain})"
+        " UNION ALL"
+        " SELECT c.notification_id, c.originator_id, c.stream_digest FROM {event_chain} c"
+        f" WHERE c.originator_id IN ({marks}) AND c.originator_version ="
+        " (SELECT MAX(originator_version) FROM {event_chain} d"
+        " WHERE d.originator_id = c.originator_id)",
+        originators,
+    )
+
+
 def append_chain(
     database: Database,
     cursor: Any,
+    heads: Sequence[Any],
     stored_events: Sequence[StoredEvent],
     notification_ids: Sequence[int],
 ) -> None:
-    """Digest the events just inserted and append their links to `event_chain`."""
+    """Digest the events just inserted and append their links to `event_chain`.
+
+    `heads` are the rows of `ask_heads`, read under the same write lock.
+    """
     if not stored_events:
         return
-    head = database.execute(
-        cursor,
-        "SELECT notification_id, global_digest FROM {event_chain}"
-        " ORDER BY notification_id DESC LIMIT 1",
-    ).fetchone()
-    if head is not None and head["notification_id"] >= min(notification_ids):
-        raise ChainError(
-            f"event_chain already holds notification {head['notification_id']}, at or after the "
-            f"new event {min(notification_ids)}: the store was altered; run `sabot audit verify`"
-        )
-    previous_global = GENESIS if head is None else bytes(head["global_digest"])
-    stream_heads: dict[UUID | str, bytes] = {}
+    previous_global = GENESIS
+    stream_heads: dict[UUID, bytes] = {}
+    for row in heads:
+        if row["originator_id"] is None:
+            if row["notification_id"] >= min(notification_ids):
+                raise ChainError(
+                    f"event_chain already holds notification {row['notification_id']}, at or "
+                    f"after the new event {min(notification_ids)}: the store was altered; "
+                    "run `sabot audit verify`"
+                )
+            previous_global = bytes(row["digest"])
+        else:
+            stream_heads[database.from_db_id(row["originator_id"])] = bytes(row["digest"])
     rows = []
     for stored, notification_id in zip(stored_events, notification_ids, strict=True):
-        oid = stored.originator_id
-        if oid not in stream_heads:
-            stream_heads[oid] = _stream_head(database, cursor, oid, stored.originator_version)
-        stream = stream_digest(
-            stream_heads[oid], oid, stored.originator_version, stored.topic, stored.state
-        )
+        oid = _uuid(stored.originator_id)
+        version = stored.originator_version
+        previous_stream = stream_heads.get(oid, GENESIS)
+        stream = stream_digest(previous_stream, oid, version, stored.topic, stored.state)
         previous_global = global_digest(previous_global, notification_id, stream)
         stream_heads[oid] = stream
-        rows.append(
-            (
-                notification_id,
-                database.to_db_id(_uuid(oid)),
-                stored.originator_version,
-                stream,
-                previous_global,
-            )
-        )
+        rows.append((notification_id, database.to_db_id(oid), version, stream, previous_global))
     cursor.executemany(
         database.sql(
             "INSERT INTO {event_chain} (notification_id, originator_id, originator_version,"
@@ -177,16 +198,6 @@ def select_links(database: Database, cursor: Any, after: int, limit: int) -> lis
         )
         for row in rows
     ]
-
-
-def _stream_head(database: Database, cursor: Any, originator_id: UUID | str, version: int) -> bytes:
-    row = database.execute(
-        cursor,
-        "SELECT stream_digest FROM {event_chain} WHERE originator_id = ?"
-        " AND originator_version < ? ORDER BY originator_version DESC LIMIT 1",
-        (database.to_db_id(_uuid(originator_id)), version),
-    ).fetchone()
-    return GENESIS if row is None else bytes(row["stream_digest"])
 
 
 def _uuid(originator_id: UUID | str) -> UUID:

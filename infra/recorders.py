@@ -73,7 +73,10 @@ class ChainedSQLiteApplicationRecorder(_Ledgered, SQLiteApplicationRecorder):
         with self.database.transaction(write=True) as cursor:
             ledger.claim_command(self.database, cursor, kwargs.get("command_id"), stored_events)
             notification_ids = list(self._insert_events(cursor, stored_events, **kwargs) or ())
-            ledger.append_chain(self.database, cursor, stored_events, notification_ids)
+            if stored_events:
+                ledger.ask_heads(self.database, cursor, stored_events)
+                heads = cursor.fetchall()
+                ledger.append_chain(self.database, cursor, heads, stored_events, notification_ids)
         return notification_ids
 
 
@@ -100,15 +103,29 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
         notification_ids: list[int] = []
-        with self.database.transaction(write=True) as cursor:
-            ledger.claim_command(self.database, cursor, kwargs.get("command_id"), stored_events)
-            self._insert_events(cursor, stored_events, **kwargs)
-            if stored_events:
-                self._insert_stored_events(cursor, stored_events, **kwargs)
-                notification_ids = list(
-                    self._fetch_ids_after_insert_events(cursor, stored_events, **kwargs) or ()
+        with (
+            self.datastore.get_connection() as connection,
+            connection.pipeline() as pipeline,
+            connection.transaction(),
+        ):
+            with connection.cursor() as cursor:
+                ledger.claim_command(
+                    self.database, cursor, kwargs.get("command_id"), stored_events
                 )
-                ledger.append_chain(self.database, cursor, stored_events, notification_ids)
+                self._insert_events(cursor, stored_events, **kwargs)
+            if stored_events:
+                # Lock, insert and read the chain's heads in one round trip; the lock is then
+                # held for that round trip and the one that appends the chain and commits.
+                with connection.cursor() as insert, connection.cursor() as heads:
+                    self._insert_stored_events(insert, stored_events, **kwargs)
+                    ledger.ask_heads(self.database, heads, stored_events)
+                    pipeline.sync()
+                    notification_ids = list(
+                        self._fetch_ids_after_insert_events(insert, stored_events, **kwargs) or ()
+                    )
+                    ledger.append_chain(
+                        self.database, heads, heads.fetchall(), stored_events, notification_ids
+                    )
         return notification_ids
 
 
