@@ -58,6 +58,9 @@ SCHEMA: dict[str, tuple[str, ...]] = {
 }
 
 
+CHAIN_ROWS_PER_INSERT = 1000  # 5000 parameters: under SQLite's limit of 32766
+
+
 def create_tables(database: Database) -> None:
     with database.transaction(write=True) as cursor:
         for statement in SCHEMA[database.dialect]:
@@ -170,13 +173,15 @@ def append_chain(
         previous_global = global_digest(previous_global, notification_id, stream)
         stream_heads[oid] = stream
         rows.append((notification_id, database.to_db_id(oid), version, stream, previous_global))
-    cursor.executemany(
-        database.sql(
+    # Multi-row INSERTs, not executemany: in a PostgreSQL pipeline they travel with COMMIT.
+    for start in range(0, len(rows), CHAIN_ROWS_PER_INSERT):
+        chunk = rows[start : start + CHAIN_ROWS_PER_INSERT]
+        database.execute(
+            cursor,
             "INSERT INTO {event_chain} (notification_id, originator_id, originator_version,"
-            " stream_digest, global_digest) VALUES (?, ?, ?, ?, ?)"
-        ),
-        rows,
-    )
+            " stream_digest, global_digest) VALUES " + ", ".join(["(?, ?, ?, ?, ?)"] * len(chunk)),
+            [value for row in chunk for value in row],
+        )
 
 
 def select_links(database: Database, cursor: Any, after: int, limit: int) -> list[ChainLink]:

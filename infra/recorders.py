@@ -14,6 +14,10 @@ issue notification ids in commit order. The command id is claimed before that lo
 (`INSERT ... ON CONFLICT DO NOTHING`): a racing duplicate waits for the first to commit or
 roll back, then knows.
 
+On PostgreSQL the transaction is driven by hand in a psycopg pipeline (BEGIN ... COMMIT,
+rolled back on any failure) so that it costs three round trips (four with a command id),
+against five for eventsourcing's own insert, and holds the table lock for two.
+
 The process recorders (for event-processing applications and projections that write events)
 add eventsourcing's tracking row in the same transaction too. PostgreSQL's
 `POSTGRES_ENABLE_DB_FUNCTIONS` path (a stored procedure that inserts events) is not used: it
@@ -22,10 +26,12 @@ would bypass the chain.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
+import psycopg
 from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
 from eventsourcing.postgres import (
     PostgresApplicationRecorder,
@@ -34,6 +40,7 @@ from eventsourcing.postgres import (
 )
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteProcessRecorder
 from eventsourcing.utils import retry
+from psycopg.pq import TransactionStatus
 
 from infra import ledger
 from infra.database import Database, PostgresDatabase, SQLiteDatabase
@@ -102,30 +109,49 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
-        notification_ids: list[int] = []
-        with (
-            self.datastore.get_connection() as connection,
-            connection.pipeline() as pipeline,
-            connection.transaction(),
-        ):
-            with connection.cursor() as cursor:
-                ledger.claim_command(
-                    self.database, cursor, kwargs.get("command_id"), stored_events
-                )
-                self._insert_events(cursor, stored_events, **kwargs)
+        notification_ids: Sequence[int] = []
+        failure: BaseException | None = None
+        with self.datastore.get_connection() as connection:
+            with connection.pipeline() as pipeline:
+                try:
+                    notification_ids = self._insert_chained(
+                        connection, pipeline, stored_events, **kwargs
+                    )
+                except BaseException as error:
+                    failure = error  # raised once out of the pipeline, as eventsourcing does
+            if connection.info.transaction_status != TransactionStatus.IDLE:
+                with contextlib.suppress(psycopg.Error):
+                    connection.execute("ROLLBACK")
+            if failure is not None:
+                raise failure
+        return notification_ids
+
+    def _insert_chained(
+        self,
+        connection: psycopg.Connection[Any],
+        pipeline: psycopg.Pipeline,
+        stored_events: Sequence[StoredEvent],
+        **kwargs: Any,
+    ) -> Sequence[int]:
+        """One transaction in three round trips: BEGIN and the command's claim; the lock, the
+        events' insert and the chain's heads; the chain's rows and COMMIT. The lock is held
+        for the last two, as in eventsourcing's own insert."""
+        with connection.cursor() as cursor, connection.cursor() as insert:
+            cursor.execute("BEGIN")
+            ledger.claim_command(self.database, cursor, kwargs.get("command_id"), stored_events)
+            self._insert_events(cursor, stored_events, **kwargs)
+            notification_ids: list[int] = []
             if stored_events:
-                # Lock, insert and read the chain's heads in one round trip; the lock is then
-                # held for that round trip and the one that appends the chain and commits.
-                with connection.cursor() as insert, connection.cursor() as heads:
-                    self._insert_stored_events(insert, stored_events, **kwargs)
-                    ledger.ask_heads(self.database, heads, stored_events)
-                    pipeline.sync()
-                    notification_ids = list(
-                        self._fetch_ids_after_insert_events(insert, stored_events, **kwargs) or ()
-                    )
-                    ledger.append_chain(
-                        self.database, heads, heads.fetchall(), stored_events, notification_ids
-                    )
+                self._insert_stored_events(insert, stored_events, **kwargs)
+                ledger.ask_heads(self.database, cursor, stored_events)
+                pipeline.sync()
+                notification_ids = list(
+                    self._fetch_ids_after_insert_events(insert, stored_events, **kwargs) or ()
+                )
+                heads = cursor.fetchall()
+                ledger.append_chain(self.database, cursor, heads, stored_events, notification_ids)
+            cursor.execute("COMMIT")
+            pipeline.sync()
         return notification_ids
 
 
