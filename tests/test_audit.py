@@ -20,10 +20,11 @@ import pytest
 
 from api.cli import main
 from infra.audit import Finding, Problem, verify
+from infra.audit_snapshots import snapshots_match_events
 from infra.chain import GENESIS, global_digest, stream_digest
 from infra.errors import NotAStore
 from infra.store import Store
-from tests.test_store import Card, Suit, Toy, ToyApp
+from tests.test_store import Card, SnapshottingToyApp, Suit, Toy, ToyApp, a_toy
 
 
 @dataclass(frozen=True)
@@ -342,3 +343,25 @@ def test_not_a_store(tmp_path: Any) -> None:
     sqlite3.connect(tmp_path / "other.db").execute("CREATE TABLE t (x)").connection.close()
     with pytest.raises(NotAStore):
         verify(f"sqlite:///{tmp_path}/other.db")
+
+
+def test_altered_snapshot_is_caught_by_the_snapshot_check(database_url: str) -> None:
+    toy = a_toy()
+    with SnapshottingToyApp(url=database_url) as app:
+        app.save(toy)  # snapshots at versions 2 and 4
+    assert verify(database_url, extra_checks=[snapshots_match_events]).ok
+    sql(
+        database_url,
+        "UPDATE stored_snapshots SET state ="
+        " (SELECT state FROM stored_snapshots WHERE originator_version = 2)"
+        " WHERE originator_version = 4",
+    )
+    report = verify(database_url, extra_checks=[snapshots_match_events])
+    assert report.first_break is None  # the chain does not cover snapshots...
+    found = [(f.check, f.problem, f.originator_id, f.originator_version) for f in report.findings]
+    assert found == [("snapshots", "snapshot altered", toy.id, 4)]  # ...the snapshot check does
+
+
+def test_snapshot_check_without_snapshots(filled: Filled) -> None:
+    report = verify(filled.url, extra_checks=[snapshots_match_events])
+    assert (report.ok, report.checks) == (True, ("chain", "snapshots"))
