@@ -2,6 +2,10 @@
 
 Exit codes: 0 the chain is intact; 1 it is broken (the first broken event is named);
 2 the store cannot be read (bad URL, no database).
+
+With an intact chain it also re-deals every revealed shoe (`infra.shoe_audit`): a card
+that is not the one the shoe held fails the audit (exit 1); tailles whose seed is not
+revealed yet are listed as pending, which is not a failure.
 """
 
 from __future__ import annotations
@@ -10,9 +14,12 @@ import argparse
 import sys
 from typing import Any
 
-from infra.audit import AuditReport, parse_anchor, report_to_json, verify
+import msgspec
+
+from infra.audit import AuditReport, parse_anchor, verify
 from infra.errors import StoreError
 from infra.settings import redact_url, resolve_database_url
+from infra.shoe_audit import ShoeAudit
 
 
 def register(subparsers: Any) -> None:
@@ -40,14 +47,19 @@ def run(args: argparse.Namespace) -> int:
     url = resolve_database_url(args.database)
     try:
         anchors = dict(parse_anchor(text) for text in args.anchor)
-        report = verify(url, anchors=anchors)
+        shoes = ShoeAudit()
+        report = verify(url, anchors=anchors, extra_checks=[shoes])
     except (StoreError, ValueError) as error:
         print(f"sabot: {error}", file=sys.stderr)
         return 2
     if args.json:
-        sys.stdout.write(report_to_json(report).decode() + "\n")
+        body = {**msgspec.to_builtins(report), "shoes": msgspec.to_builtins(shoes.result)}
+        sys.stdout.write(msgspec.json.encode(body).decode() + "\n")
     else:
-        print(describe(report, redact_url(url)))
+        lines = describe(report, redact_url(url)).splitlines()
+        if report.first_break is None:
+            lines[-1:-1] = shoes.summary()
+        print("\n".join(lines))
     return 0 if report.ok else 1
 
 
