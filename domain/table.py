@@ -23,7 +23,7 @@ from domain.cards import Card, point, value
 from domain.coup import Coup, LegalStep, Outcome, Side, Step, tableaux_of
 from domain.errors import NotFound, OutOfTurn, RuleViolation
 from domain.payouts import Bet, Settlement, Spot
-from domain.settings import TableSettings, Variant
+from domain.settings import Burn, TableSettings, Variant
 from domain.shoe import Shoe, burn_count, cut_card_index
 
 CROUPIER = "@croupier"
@@ -75,6 +75,7 @@ class ShoeState(msgspec.Struct, kw_only=True):
     burns_due: int | None = None
     dealt: list[Card] = msgspec.field(default_factory=list)
     cut_card_at: int | None = None
+    cut_card_out: bool = False
     last_coup: bool = False
 
     @property
@@ -113,6 +114,7 @@ class TableState(msgspec.Struct, kw_only=True):
     banco_calls: list[str] = msgspec.field(default_factory=list)
     covered: coverage.Coverage | None = None
     settlement: Settlement | None = None
+    payouts_made: int = 0
     house_result: int = 0
     commission_total: int = 0
 
@@ -230,8 +232,8 @@ class TableState(msgspec.Struct, kw_only=True):
             raise RuleViolation("an à deux tableaux seat is on the right or the left",
                                 rule="seat-side")
         self.seats.append(Seat(player=player, chips=chips, side=side, standing=standing))
-        if self.variant is Variant.SIMPLIFIED and len(self.duel) < 2 and not standing:
-            self.duel.append(player)
+        if self.variant is Variant.SIMPLIFIED:
+            self._fill_duel()
 
     def leave(self, player: str) -> int:
         """A player leaves between coups, taking their chips."""
@@ -288,13 +290,15 @@ class TableState(msgspec.Struct, kw_only=True):
                                 rule="shoe-cut")
         self.shoe.cut = position
         self.shoe.cut_card_at = cut_card_index(self.settings)
+        if self.settings.burn is not Burn.BY_FIRST_CARD:
+            self.shoe.burns_due = burn_count(self.settings, Card("As"))
         self.phase = Phase.BURNING
         self._burns_done()
 
     def burn(self, card: Card) -> None:
         self.require(Phase.BURNING, doing="burn")
         shoe = self._shoe_with_card(card)
-        if shoe.burns_due is None:
+        if shoe.burns_due is None:  # the first card is turned, then as many more burned
             shoe.burns_due = 1 + burn_count(self.settings, card)
         shoe.burned.append(card)
         self._burns_done()
@@ -302,8 +306,6 @@ class TableState(msgspec.Struct, kw_only=True):
     def _burns_done(self) -> None:
         assert self.shoe is not None
         due = self.shoe.burns_due
-        if due is None and burn_count(self.settings, Card("Ah")) == 0:
-            due = self.shoe.burns_due = 0
         if due is not None and len(self.shoe.burned) >= due:
             self._open_betting()
 
@@ -440,6 +442,9 @@ class TableState(msgspec.Struct, kw_only=True):
     def close_betting(self) -> None:
         """No more stakes: work out coverage and start the coup."""
         self.require(Phase.BETTING, doing="close betting")
+        if self.variant is Variant.SIMPLIFIED and len(self.duel) < 2:
+            raise RuleViolation(f"two players with {self.settings.duel_stake} chips must duel",
+                                rule="no-duel")
         if self.banks_with_player:
             self.covered = self._coverage()
             if not self.covered.engaged:
@@ -499,7 +504,7 @@ class TableState(msgspec.Struct, kw_only=True):
         side = coup.deal(card)
         shoe.dealt.append(card)
         if shoe.cut_card_at is not None and shoe.position > shoe.cut_card_at:
-            shoe.last_coup = True
+            shoe.cut_card_out = True
         return side
 
     def show_naturals(self) -> list[Side]:
@@ -517,6 +522,7 @@ class TableState(msgspec.Struct, kw_only=True):
     def settle(self) -> dict[Side, Outcome]:
         outcomes = self._playing().settle()
         self.settlement = self._settlement(outcomes)
+        self.payouts_made = 0
         self.phase = Phase.SETTLED
         return outcomes
 
@@ -537,7 +543,13 @@ class TableState(msgspec.Struct, kw_only=True):
     def pay(self, payout: payouts.Payout) -> None:
         """One payout of the settlement, recorded in pay order."""
         self.require(Phase.SETTLED, doing="pay")
+        assert self.settlement is not None
+        owed = self.settlement.payouts
+        if self.payouts_made >= len(owed) or owed[self.payouts_made] != payout:
+            raise RuleViolation("a payout must be the next one the settlement owes",
+                                rule="payout-not-owed")
         self.seat_of(payout.player).chips += payout.net
+        self.payouts_made += 1
 
     def close_coup(self) -> None:
         """After the payouts: the bank, the commission, the rotation, the end of the taille."""
@@ -545,6 +557,8 @@ class TableState(msgspec.Struct, kw_only=True):
         assert self.coup is not None and self.coup.outcomes is not None
         settlement = self.settlement
         assert settlement is not None
+        if self.payouts_made < len(settlement.payouts):
+            raise OutOfTurn("every payout is made before the coup closes", rule="payouts-due")
         self.house_result += settlement.house_net
         self.commission_total += settlement.commission
         self.bank += settlement.banker_net
@@ -563,10 +577,10 @@ class TableState(msgspec.Struct, kw_only=True):
         assert self.shoe is not None
         if self.shoe.last_coup or self.shoe.remaining < self.cards_per_coup():
             self._end_taille()
-        elif self.banks_with_player and self.banker is None:
-            self.phase = Phase.NO_BANK
-        else:
-            self.phase = Phase.BETTING
+            return
+        self.shoe.last_coup = self.shoe.cut_card_out
+        needs_bank = self.banks_with_player and self.banker is None
+        self.phase = Phase.NO_BANK if needs_bank else Phase.BETTING
 
     def _rotate_chemin_de_fer(self, outcome: Outcome) -> None:
         assert self.covered is not None and self.banker is not None
@@ -589,7 +603,7 @@ class TableState(msgspec.Struct, kw_only=True):
         self.banco_suivi = self.covered.banco if Outcome.BANKER in outcomes.values() else None
         for side, outcome in outcomes.items():
             holder = self.covered.hand_holders.get(side)
-            if outcome is not Outcome.BANKER or holder is None:
+            if outcome is not Outcome.BANKER or holder is None or self.covered.banco:
                 continue
             self.hand_holders[side] = holder
             order = self._side_order(side)
@@ -602,15 +616,22 @@ class TableState(msgspec.Struct, kw_only=True):
         if outcome is Outcome.TIE:
             return
         loser = self.duel[1] if outcome is Outcome.BANKER else self.duel[0]
-        waiting = [p for p in self.rotation_after(loser) if p not in self.duel]
+        waiting = [p for p in self.rotation_after(loser)
+                   if p not in self.duel and self._can_duel(p)]
         if waiting:
             self.duel[self.duel.index(loser)] = waiting[0]
+        self._fill_duel()
+
+    def _can_duel(self, player: str) -> bool:
+        return self.seat_of(player).chips >= self.settings.duel_stake
 
     def _fill_duel(self) -> None:
+        """Duellists who cannot cover the duel stake give up their place; the next ones sit."""
+        self.duel = [p for p in self.duel if self._can_duel(p)]
         for player in self.seated():
             if len(self.duel) >= 2:
                 break
-            if player not in self.duel:
+            if player not in self.duel and self._can_duel(player):
                 self.duel.append(player)
 
     def _end_taille(self) -> None:

