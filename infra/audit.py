@@ -37,7 +37,8 @@ from infra import ledger
 from infra.chain import GENESIS, ChainLink, global_digest, stream_digest
 from infra.database import Database
 from infra.errors import NotAStore
-from infra.store import Store, open_store
+from infra.settings import redact_url
+from infra.store import Store, one_line, open_store
 
 
 class Problem(StrEnum):
@@ -110,7 +111,9 @@ def verify(
         try:
             first_break = walk.run()
         except PersistenceError as error:
-            raise NotAStore(f"{store.url} is not a readable Sabot store: {error}") from error
+            raise NotAStore(
+                f"{redact_url(store.url)} is not a readable Sabot store: {one_line(error)}"
+            ) from error
         findings: list[Finding] = []
         names = tuple(_name(check) for check in extra_checks)
         if first_break is None:

@@ -16,14 +16,14 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 from uuid import UUID
 
-from eventsourcing.persistence import EventStore, InfrastructureFactory, Mapper
+from eventsourcing.persistence import EventStore, InfrastructureFactory, Mapper, PersistenceError
 from eventsourcing.utils import Environment
 
 from infra.application import SabotApplication
 from infra.database import Database
 from infra.errors import StoreError
 from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApplicationRecorder
-from infra.settings import resolve_database_url
+from infra.settings import redact_url, resolve_database_url
 from infra.urls import store_env
 
 __all__ = ["SabotApplication", "Store", "StoreError", "open_service", "open_store"]
@@ -37,8 +37,11 @@ class Store:
     def __init__(self, url: str, *, create: bool = True) -> None:
         env = Environment("", {**os.environ, **store_env(url, create=create)})
         self.url = url
-        self.factory: InfrastructureFactory = InfrastructureFactory.construct(env)
-        recorder = self.factory.application_recorder()
+        try:
+            self.factory: InfrastructureFactory = InfrastructureFactory.construct(env)
+            recorder = self.factory.application_recorder()
+        except PersistenceError as error:
+            raise StoreError(f"cannot open {redact_url(url)}: {one_line(error)}") from error
         assert isinstance(recorder, ChainedRecorder)
         self.recorder: ChainedRecorder = recorder
         self.mapper: Mapper[UUID] = self.factory.mapper()
@@ -58,6 +61,11 @@ class Store:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def one_line(error: BaseException) -> str:
+    """The first line of a driver's message (PostgreSQL appends the statement and a caret)."""
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
 def open_store(url: str, *, create: bool = True) -> Store:

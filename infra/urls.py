@@ -4,7 +4,8 @@
   `sqlite:///:memory:` is a private in-memory database shared by the connections of one
   application (for tests);
 * `postgresql://user[:password]@host[:port]/dbname[?schema=name]` (also `postgres://`);
-  other query options: `pool_size`, `max_overflow`, `connect_timeout`, `lock_timeout`.
+  other query options: `pool_size`, `max_overflow`, `connect_timeout` (seconds to get a
+  connection, default 10), `lock_timeout`.
 
 Anything else raises `UnsupportedDatabaseURL` with a one-line message (passwords redacted).
 """
@@ -30,6 +31,7 @@ _POSTGRES_OPTIONS = {
     "connect_timeout": "POSTGRES_CONNECT_TIMEOUT",
     "lock_timeout": "POSTGRES_LOCK_TIMEOUT",
 }
+CONNECT_TIMEOUT = 10  # seconds to get a connection (eventsourcing's default is 30)
 _EXAMPLES = "use sqlite:///PATH or postgresql://USER@HOST:PORT/DBNAME?schema=NAME"
 
 
@@ -97,6 +99,7 @@ def _postgres_env(url: str) -> dict[str, str]:
         "POSTGRES_PORT": str(port or 5432),
         "POSTGRES_USER": unquote(parts.username or "postgres"),
         "POSTGRES_PASSWORD": unquote(parts.password or ""),
+        "POSTGRES_CONNECT_TIMEOUT": str(CONNECT_TIMEOUT),
     }
     for key, value in parse_qsl(parts.query, keep_blank_values=True):
         if key not in _POSTGRES_OPTIONS:

@@ -365,3 +365,10 @@ def test_altered_snapshot_is_caught_by_the_snapshot_check(database_url: str) -> 
 def test_snapshot_check_without_snapshots(filled: Filled) -> None:
     report = verify(filled.url, extra_checks=[snapshots_match_events])
     assert (report.ok, report.checks) == (True, ("chain", "snapshots"))
+
+
+def test_empty_postgres_schema_is_not_a_store(postgres_url: str) -> None:
+    with pytest.raises(NotAStore) as raised:
+        verify(postgres_url)
+    assert "\n" not in str(raised.value)
+    assert "stored_events" in str(raised.value)

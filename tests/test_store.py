@@ -350,3 +350,13 @@ def test_settings_defaults(tmp_path: Path) -> None:
     assert settings.broker_url == ""
     assert settings.log_json is False
     assert len(settings.secret_key) == 32
+
+
+def test_unreachable_database_is_one_clear_line() -> None:
+    url = "postgresql://postgres:hunter2@127.0.0.1:1/test?connect_timeout=1"
+    with pytest.raises(StoreError) as raised:
+        open_store(url)
+    message = str(raised.value)
+    assert message.startswith("cannot open postgresql://postgres:***@127.0.0.1:1/test")
+    assert "\n" not in message
+    assert "hunter2" not in message
