@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 import msgspec
+from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
 from domain import commands as c
@@ -76,18 +77,28 @@ def seeds_from(master: bytes) -> Callable[[uuid.UUID, int], bytes]:
 
 class TableService(SabotApplication):
     snapshotting_intervals: ClassVar[dict[type, int]] = {Table: 100}  # type: ignore[misc]
+    # Keep the tables in use in memory: a load reads only the events recorded since the
+    # cached version (fast-forward) and works on a deep copy, so a refused command cannot
+    # corrupt the cache. A stale copy cannot win: its save loses at the database (version
+    # taken) and is retried on a fresh load. The environment may override either setting.
+    env: ClassVar[dict[str, str]] = {  # type: ignore[misc]
+        "AGGREGATE_CACHE_MAXSIZE": "256",
+        "DEEPCOPY_FROM_AGGREGATE_CACHE": "y",
+    }
     seed_source: Callable[[uuid.UUID, int], bytes] = staticmethod(random_seeds)
 
     # --- reading ------------------------------------------------------------------
 
     def table(self, table_id: uuid.UUID) -> Table:
-        try:
-            table: Table = self.repository.get(table_id)
-        except Exception as error:
-            if type(error).__name__ == "AggregateNotFoundError":
-                raise NotFound(f"no table {table_id}", rule="unknown-table") from None
-            raise
+        table: Table = self.load(table_id, "table")
         return table
+
+    def load(self, aggregate_id: uuid.UUID, what: str) -> Any:
+        """An aggregate by id, or `NotFound` naming what was looked for."""
+        try:
+            return self.repository.get(aggregate_id)
+        except AggregateNotFoundError:
+            raise NotFound(f"no {what} {aggregate_id}", rule=f"unknown-{what}") from None
 
     def state(self, table_id: uuid.UUID) -> TableState:
         return self.table(table_id).state
@@ -101,44 +112,50 @@ class TableService(SabotApplication):
     def open_table(self, name: str, settings: TableSettings, *, command_id: str,
                    tournament: str | None = None, actor: str = "@organiser") -> Recorded:
         table_id = Table.create_id(name)
-        answered = self._answered(command_id)
+        answered = self.answered(command_id)
         if answered is not None:
             return answered
         if self._exists(table_id):
             raise RuleViolation(f"a table named {name!r} is already open", rule="table-exists")
         table = Table(name=name, settings=settings.check(), tournament=tournament, actor=actor,
                       command_id=command_id)
-        return self._save(table, command_id, before=0)
+        return self.record(table, command_id)
 
     def execute(self, table_id: uuid.UUID, command: c.TableCommand) -> Recorded:
         """Apply one command to a table, once, whatever the retries and races."""
+        return self.apply_once(table_id, "table", command.command_id,
+                               lambda table: self._decide(table, command))
+
+    def apply_once(self, aggregate_id: uuid.UUID, what: str, command_id: str,
+                   decide: Callable[[Any], object]) -> Recorded:
+        """Load, decide, record: once per command id; a lost race reloads and decides again."""
         for _ in range(RETRIES):
-            answered = self._answered(command.command_id)
+            answered = self.answered(command_id)
             if answered is not None:
                 return answered
-            table = self.table(table_id)
-            before = table.version
-            self._decide(table, command)
+            aggregate = self.load(aggregate_id, what)
+            decide(aggregate)
             try:
-                return self._save(table, command.command_id, before)
+                return self.record(aggregate, command_id)
             except IntegrityError:
                 continue
-        raise Conflict("the table changed under this command too often; try again",
+        raise Conflict(f"the {what} changed under this command too often; try again",
                        rule="conflict")
 
-    def _save(self, table: Table, command_id: str, before: int) -> Recorded:
-        pending = list(table._pending_events)
+    def record(self, aggregate: Any, command_id: str) -> Recorded:
+        """Save an aggregate's new events under a command id; a duplicate answers as before."""
+        pending = list(aggregate._pending_events)
         if not pending:
-            return Recorded(table.id, table.version, [])
+            return Recorded(aggregate.id, aggregate.version, [])
         try:
-            self.save(table, command_id=command_id)
+            self.save(aggregate, command_id=command_id)
         except DuplicateCommand:
-            answered = self._answered(command_id)
+            answered = self.answered(command_id)
             assert answered is not None
             return answered
-        return Recorded(table.id, table.version, [describe(e) for e in pending])
+        return Recorded(aggregate.id, aggregate.version, [describe(e) for e in pending])
 
-    def _answered(self, command_id: str) -> Recorded | None:
+    def answered(self, command_id: str) -> Recorded | None:
         recorded = self.recorded_command(command_id)
         if recorded is None:
             return None

@@ -1,0 +1,97 @@
+"""The BankAuction aggregate: the first bank of a taille goes to the highest sum put up.
+
+Chemin de fer (001): a player proposes a first banco, any other may outbid; à deux tableaux
+(000): "celui-là est promu à la dignité de banquier, qui offre de mettre la plus grosse somme
+en banque". A bid must reach the table's minimum and beat the highest bid so far; a bidder
+may raise their own bid. Closing awards the bank to the highest bidder, who then puts it up
+at the table (the service records `AwardBank` there with `how="auction"`).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import msgspec
+from eventsourcing.domain import Aggregate, event
+
+from domain.errors import OutOfTurn, RuleViolation
+
+NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-0a0c710e0000")
+
+
+class Bid(msgspec.Struct, frozen=True):
+    player: str
+    amount: int
+
+
+class BankAuction(Aggregate):
+    table_id: uuid.UUID
+    taille: int
+    minimum: int
+    bids: list[Bid]
+    winner: Bid | None
+    closed: bool
+
+    @staticmethod
+    def create_id(table_id: uuid.UUID, taille: int, **_: object) -> uuid.UUID:
+        """One auction per table and taille: opening it twice is one auction."""
+        return uuid.uuid5(NAMESPACE, f"auction/{table_id}/{taille}")
+
+    class Opened(Aggregate.Created):
+        table_id: uuid.UUID
+        taille: int
+        minimum: int
+        actor: str
+        command_id: str
+
+    @event(Opened)
+    def __init__(self, table_id: uuid.UUID, taille: int, minimum: int, actor: str,
+                 command_id: str) -> None:
+        if minimum < 1:
+            raise RuleViolation("an auction's minimum bid is at least 1", rule="auction-minimum")
+        self.table_id = table_id
+        self.taille = taille
+        self.minimum = minimum
+        self.bids = []
+        self.winner = None
+        self.closed = False
+
+    @property
+    def highest(self) -> Bid | None:
+        return max(self.bids, key=lambda b: b.amount) if self.bids else None
+
+    class BidPlaced(Aggregate.Event):
+        player: str
+        amount: int
+        actor: str
+        command_id: str
+
+    @event(BidPlaced)
+    def place_bid(self, player: str, amount: int, actor: str, command_id: str) -> None:
+        if self.closed:
+            raise OutOfTurn("the auction is closed", rule="auction-closed")
+        floor = self.minimum if self.highest is None else self.highest.amount + 1
+        if amount < floor:
+            raise RuleViolation(f"a bid must be at least {floor}", rule="bid-too-low")
+        self.bids.append(Bid(player, amount))
+
+    class BankAwarded(Aggregate.Event):
+        player: str
+        amount: int
+        actor: str
+        command_id: str
+
+    @event(BankAwarded)
+    def _award(self, player: str, amount: int, actor: str, command_id: str) -> None:
+        self.winner = Bid(player, amount)
+        self.closed = True
+
+    def close(self, actor: str, command_id: str) -> Bid:
+        """Award the bank to the highest bid."""
+        if self.closed:
+            raise OutOfTurn("the auction is closed", rule="auction-closed")
+        best = self.highest
+        if best is None:
+            raise RuleViolation("nobody bid for the bank", rule="auction-no-bids")
+        self._award(player=best.player, amount=best.amount, actor=actor, command_id=command_id)
+        return best

@@ -1,0 +1,75 @@
+"""The auction desk: open a bank auction for a table's taille, take bids, award the bank.
+
+Each step is one command, applied once by its command id. Closing records the award on the
+auction, then puts the bank up at the table (`AwardBank`, `how="auction"`) under a command id
+derived from the closing one, so a retried close finishes a half-done award and never
+awards twice.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from domain.auction_aggregate import BankAuction
+from domain.commands import AwardBank
+from domain.errors import OutOfTurn, RuleViolation
+from domain.settings import FirstBank
+from domain.table import Phase
+from infra.service import Recorded, TableService
+
+
+class AuctionDesk:
+    def __init__(self, service: TableService) -> None:
+        self.service = service
+
+    def auction(self, auction_id: uuid.UUID) -> BankAuction:
+        auction: BankAuction = self.service.load(auction_id, "auction")
+        return auction
+
+    def open(self, table_id: uuid.UUID, *, command_id: str,
+             actor: str = "@croupier") -> uuid.UUID:
+        """Open the auction of the table's current taille (the table must want a bank)."""
+        state = self.service.state(table_id)
+        if state.phase is not Phase.NO_BANK or state.bank_offered_to is not None:
+            raise OutOfTurn("the table is not looking for a first bank", rule="no-auction-now")
+        if state.settings.first_bank is not FirstBank.AUCTION:
+            raise RuleViolation("this table gives its first bank by lot", rule="no-auction")
+        auction_id = BankAuction.create_id(table_id, state.taille)
+        if self.service.answered(command_id) is None and not self._exists(auction_id):
+            auction = BankAuction(table_id=table_id, taille=state.taille,
+                                  minimum=state.settings.min_stake, actor=actor,
+                                  command_id=command_id)
+            self.service.record(auction, command_id)
+        return auction_id
+
+    def bid(self, auction_id: uuid.UUID, player: str, amount: int, *, command_id: str,
+            actor: str | None = None) -> Recorded:
+        """A seated player offers to put `amount` in the bank."""
+        if actor is not None and actor != player and not actor.startswith("@"):
+            raise OutOfTurn(f"{actor} may not bid for {player}", rule="not-your-bid")
+        table_id = self.auction(auction_id).table_id
+        seat = self.service.state(table_id).seat_of(player)
+        if seat.standing or amount > seat.chips:
+            raise RuleViolation(f"{player} cannot put up {amount} (has {seat.chips})",
+                                rule="bid-beyond-chips")
+        return self.service.apply_once(
+            auction_id, "auction", command_id,
+            lambda auction: auction.place_bid(player=player, amount=amount,
+                                              actor=actor or player, command_id=command_id))
+
+    def close(self, auction_id: uuid.UUID, *, command_id: str,
+              actor: str = "@croupier") -> Recorded:
+        """Award the bank to the highest bid and put it up at the table."""
+        closed = self.service.apply_once(
+            auction_id, "auction", command_id,
+            lambda auction: auction.close(actor=actor, command_id=command_id))
+        auction = self.auction(auction_id)
+        assert auction.winner is not None
+        award = AwardBank(command_id=f"{command_id}:award", actor=actor,
+                          player=auction.winner.player, amount=auction.winner.amount,
+                          how="auction")
+        placed = self.service.execute(auction.table_id, award)
+        return Recorded(placed.table_id, placed.version, closed.events + placed.events)
+
+    def _exists(self, auction_id: uuid.UUID) -> bool:
+        return bool(self.service.events_of(auction_id, lte=1))
