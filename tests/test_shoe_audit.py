@@ -17,7 +17,9 @@ import msgspec
 import pytest
 
 from api.cli import main
+from domain.commands import ShuffleShoe
 from domain.settings import Variant
+from domain.table import Phase
 from domain.table_aggregate import Table
 from infra.audit import verify
 from infra.shoe_audit import SHOE_MISMATCH, ShoeAudit, audit_events
@@ -31,7 +33,10 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[A
     url = f"sqlite:///{tmp_path_factory.mktemp('shoes')}/sabot.db"
     with a_service(url) as service:
         table_id = open_table(service, "shoes", Variant.CHEMIN_DE_FER, **SMALL_SHOE)
-        play(service, table_id, 14)
+        coups = 10
+        while service.state(table_id).taille < 3:
+            play(service, table_id, coups, prefix=f"bot-{coups}")
+            coups += 5
         events = service.events_of(table_id)
     yield url, events
 
@@ -161,6 +166,8 @@ def test_sabot_audit_verify_re_deals_the_shoes(database_url: str,
     with a_service(database_url) as service:
         table_id = open_table(service, "cli", Variant.PUNTO_BANCO, players=2, **SMALL_SHOE)
         play(service, table_id, 8)
+        if service.state(table_id).phase is Phase.NO_SHOE:
+            service.execute(table_id, ShuffleShoe(command_id="cli:next-shoe"))
         events = service.events_of(table_id)
     assert revealed_tailles(events) >= 1
     assert main(["audit", "verify", "--database", database_url]) == 0
