@@ -17,7 +17,8 @@ from uuid import UUID, uuid4
 import msgspec
 import pytest
 from eventsourcing.domain import Aggregate, event
-from eventsourcing.persistence import IntegrityError, Tracking
+from eventsourcing.persistence import IntegrityError, StoredEvent, Tracking
+from eventsourcing.utils import get_topic
 
 from infra.audit import verify
 from infra.errors import DuplicateCommand, RecordedCommand, StoreError, UnsupportedDatabaseURL
@@ -75,6 +76,38 @@ class Sloppy(Aggregate):
     @event("Created")
     def __init__(self) -> None:
         self.count = 0
+
+
+class Versioned(Aggregate):
+    """Version 2 added `suit`; version 1 states are upcast, then typed."""
+
+    class_version = 2
+    name: str
+    suit: Suit
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        state["name"] += "!"  # not idempotent: upcasting twice would show
+        state["suit"] = "s"
+
+    class Renamed(Aggregate.Event):
+        class_version = 2
+        name: str
+        suit: Suit
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["suit"] = "h"
+
+    @event("Created")
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.suit = Suit.SPADES
+
+    @event(Renamed)
+    def rename(self, name: str, suit: Suit) -> None:
+        self.name = name
+        self.suit = suit
 
 
 class ToyApp(SabotApplication):
@@ -176,6 +209,37 @@ def test_unannotated_aggregate_attribute_is_refused_at_snapshot() -> None:
     snapshot = Sloppy.Snapshot.take(sloppy)
     with pytest.raises(UnmappableState, match="count"):
         MsgspecMapper().to_stored_event(snapshot)
+
+
+def test_states_of_an_older_class_version_are_upcast_then_typed() -> None:
+    mapper = MsgspecMapper()
+    oid, now = uuid4(), datetime.now(UTC)
+    old_event = StoredEvent(
+        originator_id=oid,
+        originator_version=2,
+        topic=get_topic(Versioned.Renamed),
+        state=msgspec.msgpack.encode({"timestamp": now, "name": "old"}),
+    )
+    renamed: Any = mapper.to_domain_event(old_event)
+    assert (renamed.name, renamed.suit, renamed.timestamp) == ("old", Suit.HEARTS, now)
+    assert "class_version" not in vars(renamed)
+
+    current = Versioned("new")
+    current.rename(name="newer", suit=Suit.HEARTS)
+    for e in current.collect_events():
+        assert vars(mapper.to_domain_event(mapper.to_stored_event(e))) == vars(e)
+
+    old_state = {"_created_on": now, "_modified_on": now, "name": "old"}
+    old_snapshot = StoredEvent(
+        originator_id=oid,
+        originator_version=2,
+        topic=get_topic(Versioned.Snapshot),
+        state=msgspec.msgpack.encode(
+            {"timestamp": now, "topic": get_topic(Versioned), "state": old_state}
+        ),
+    )
+    aggregate: Any = mapper.to_domain_event(old_snapshot).mutate(None)  # type: ignore[attr-defined]
+    assert (aggregate.name, aggregate.suit, aggregate.version) == ("old!", Suit.SPADES, 2)
 
 
 def test_duplicate_command_raises_and_writes_nothing(app: ToyApp) -> None:
