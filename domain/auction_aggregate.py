@@ -27,30 +27,33 @@ class Bid(msgspec.Struct, frozen=True):
 class BankAuction(Aggregate):
     table_id: uuid.UUID
     taille: int
+    after_coup: int
     minimum: int
     bids: list[Bid]
     winner: Bid | None
     closed: bool
 
     @staticmethod
-    def create_id(table_id: uuid.UUID, taille: int, **_: object) -> uuid.UUID:
-        """One auction per table and taille: opening it twice is one auction."""
-        return uuid.uuid5(NAMESPACE, f"auction/{table_id}/{taille}")
+    def create_id(table_id: uuid.UUID, taille: int, after_coup: int, **_: object) -> uuid.UUID:
+        """One auction per bank wanted (a taille's first, or after a bank broke)."""
+        return uuid.uuid5(NAMESPACE, f"auction/{table_id}/{taille}/{after_coup}")
 
     class Opened(Aggregate.Created):
         table_id: uuid.UUID
         taille: int
+        after_coup: int
         minimum: int
         actor: str
         command_id: str
 
     @event(Opened)
-    def __init__(self, table_id: uuid.UUID, taille: int, minimum: int, actor: str,
-                 command_id: str) -> None:
+    def __init__(self, table_id: uuid.UUID, taille: int, after_coup: int, minimum: int,
+                 actor: str, command_id: str) -> None:
         if minimum < 1:
             raise RuleViolation("an auction's minimum bid is at least 1", rule="auction-minimum")
         self.table_id = table_id
         self.taille = taille
+        self.after_coup = after_coup
         self.minimum = minimum
         self.bids = []
         self.winner = None

@@ -79,6 +79,21 @@ def _bank(state: TableState, rng: random.Random, command_id: CommandId) -> c.Com
     return c.AwardBank(command_id=command_id("lot"), player=player, amount=amount, how="lot")
 
 
+def auction_bids(state: TableState, rng: random.Random) -> list[tuple[str, int]]:
+    """Bids for a first bank: each seated player bids once, or not, in seat order; a bid is
+    a random part of their chips and must beat the highest so far to count."""
+    bids: list[tuple[str, int]] = []
+    highest = state.settings.min_stake - 1
+    for player in state.seated():
+        chips = state.seat_of(player).chips
+        if chips <= highest or rng.random() < 0.3:
+            continue
+        amount = rng.randint(highest + 1, max(highest + 1, chips // 3))
+        bids.append((player, amount))
+        highest = amount
+    return bids
+
+
 def _stakes(state: TableState, rng: random.Random, command_id: CommandId) -> c.Command:
     """Each punter who has not yet staked this coup stakes once; then betting closes."""
     placed = {b.player for b in state.bets} | {s.player for s in state.stakes}

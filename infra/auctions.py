@@ -1,4 +1,4 @@
-"""The auction desk: open a bank auction for a table's taille, take bids, award the bank.
+"""The auction desk: open a bank auction when a table wants a bank, take bids, award the bank.
 
 Each step is one command, applied once by its command id. Closing records the award on the
 auction, then puts the bank up at the table (`AwardBank`, `how="auction"`) under a command id
@@ -34,9 +34,10 @@ class AuctionDesk:
             raise OutOfTurn("the table is not looking for a first bank", rule="no-auction-now")
         if state.settings.first_bank is not FirstBank.AUCTION:
             raise RuleViolation("this table gives its first bank by lot", rule="no-auction")
-        auction_id = BankAuction.create_id(table_id, state.taille)
+        auction_id = BankAuction.create_id(table_id, state.taille, state.coup_number)
         if self.service.answered(command_id) is None and not self._exists(auction_id):
             auction = BankAuction(table_id=table_id, taille=state.taille,
+                                  after_coup=state.coup_number,
                                   minimum=state.settings.min_stake, actor=actor,
                                   command_id=command_id)
             self.service.record(auction, command_id)

@@ -5,16 +5,16 @@ from __future__ import annotations
 import argparse
 import random
 import secrets
-from collections.abc import Callable
 
 import msgspec
 
 from api.commands._common import add_database, progress
-from domain.bots import next_command, playable
+from domain.bots import playable
 from domain.commands import SeatPlayer
 from domain.coup import Side
 from domain.settings import TableSettings, Variant
 from domain.table import Phase
+from infra.autoplay import play_step
 from infra.service import TableService, seeds_from
 from infra.store import open_service
 
@@ -31,11 +31,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--json", action="store_true", help="print a JSON summary only")
     add_database(parser)
     parser.set_defaults(handler=run)
-
-
-def command_ids(prefix: str) -> Callable[[str], str]:
-    """Deterministic command ids: the same game replayed sends the same ids."""
-    return lambda label: f"{prefix}:{label}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,16 +57,13 @@ def run(args: argparse.Namespace) -> int:
     rng = random.Random(master)
     events = 0
     with progress(f"{args.variant} on {name}", args.coups, quiet=args.json) as bar:
-        table = service.table(table_id)
-        state = table.state
+        state = service.state(table_id)
         while (state.coup_number < args.coups or state.coup is not None
                or state.phase is Phase.TAILLE_OVER):
             if state.coup is None and not playable(state):
                 break
-            command = next_command(state, rng, command_ids(f"{name}:{table.version}"))
-            events += len(service.execute(table_id, command).events)
-            table = service.table(table_id)
-            state = table.state
+            events += play_step(service, table_id, rng, name)
+            state = service.state(table_id)
             bar.update(bar.task_ids[0], completed=min(state.coup_number, args.coups))
     summary = {
         "table": name, "table_id": str(table_id), "variant": args.variant,
