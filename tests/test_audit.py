@@ -291,6 +291,7 @@ def test_extra_checks_do_not_run_on_a_broken_chain(filled: Filled) -> None:
     report = verify(filled.url, extra_checks=[lambda store: calls.append("ran") or []])
     assert calls == []
     assert report.first_break is not None
+    assert report.checks == ("chain",)
 
 
 def test_verify_of_an_empty_store(database_url: str) -> None:
