@@ -373,3 +373,18 @@ def test_empty_postgres_schema_is_not_a_store(postgres_url: str) -> None:
         verify(postgres_url)
     assert "\n" not in str(raised.value)
     assert "stored_events" in str(raised.value)
+
+
+def test_cli_snapshots_option(database_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with SnapshottingToyApp(url=database_url) as app:
+        app.save(a_toy())
+    assert main(["audit", "verify", "--snapshots", "--database", database_url]) == 0
+    sql(
+        database_url,
+        "UPDATE stored_snapshots SET state ="
+        " (SELECT state FROM stored_snapshots WHERE originator_version = 2)"
+        " WHERE originator_version = 4",
+    )
+    assert main(["audit", "verify", "--database", database_url]) == 0
+    assert main(["audit", "verify", "--snapshots", "--database", database_url]) == 1
+    assert "[snapshots] snapshot altered" in capsys.readouterr().out

@@ -5,7 +5,8 @@ Exit codes: 0 the chain is intact; 1 it is broken (the first broken event is nam
 
 With an intact chain it also re-deals every revealed shoe (`infra.shoe_audit`): a card
 that is not the one the shoe held fails the audit (exit 1); tailles whose seed is not
-revealed yet are listed as pending, which is not a failure.
+revealed yet are listed as pending, which is not a failure. With `--snapshots` it also
+rebuilds every snapshotted aggregate from its events and compares (`infra.audit_snapshots`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import msgspec
 
 from infra.audit import AuditReport, parse_anchor, verify
+from infra.audit_snapshots import snapshots_match_events
 from infra.errors import StoreError
 from infra.settings import redact_url, resolve_database_url
 from infra.shoe_audit import ShoeAudit
@@ -40,6 +42,11 @@ def register(subparsers: Any) -> None:
         metavar="ID:DIGEST",
         help="a global digest published earlier (repeatable): the chain must still match it",
     )
+    check.add_argument(
+        "--snapshots",
+        action="store_true",
+        help="also rebuild every snapshotted aggregate from its events and compare",
+    )
     check.set_defaults(handler=run)
 
 
@@ -48,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         anchors = dict(parse_anchor(text) for text in args.anchor)
         shoes = ShoeAudit()
-        report = verify(url, anchors=anchors, extra_checks=[shoes])
+        checks = [shoes, *([snapshots_match_events] if args.snapshots else [])]
+        report = verify(url, anchors=anchors, extra_checks=checks)
     except (StoreError, ValueError) as error:
         print(f"sabot: {error}", file=sys.stderr)
         return 2
