@@ -1,0 +1,110 @@
+"""Who is calling and what they may do: bearer tokens to grants, grants to permissions.
+
+No `Authorization` header: the caller is anonymous (may read what the public sees). A header
+that is not `Bearer <token>`, or a token never issued: 401. Then, by role:
+
+| role      | open tables | table commands                                   | reads        |
+|-----------|-------------|--------------------------------------------------|--------------|
+| organiser | yes         | every command, actor `@organiser`                | everything   |
+| croupier  | no          | on their tables, all but seating and chip moves, | public       |
+|           |             | actor `@croupier`                                |              |
+| player    | no          | their own steps only (`PLAYER_STEPS`, `player`    | public + the |
+|           |             | field = themselves), actor = their player id     | hand held    |
+| auditor   | no          | none                                             | everything   |
+| anonymous | no          | none (401)                                       | public       |
+
+The actor of a command always comes from the token, whatever the body says. Command ids
+are scoped by who sends them (`scope_command_id`), so nobody can take a command id before
+its rightful sender and make the real command a no-op.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from api.problems import ApiProblem
+from api.tokens import Grant, Role, TokenStore
+from domain.commands import Command
+
+ANONYMOUS = Grant(role=Role.ANONYMOUS)
+
+ACTORS = {Role.ORGANISER: "@organiser", Role.CROUPIER: "@croupier"}
+
+PLAYER_STEPS = frozenset({
+    "contribute", "cut", "award-bank", "decline-bank", "retire-bank", "bet", "stake", "banco",
+    "decide",
+})
+"""What a player may ask for themselves (taking the bank offered to them is `award-bank`)."""
+
+ORGANISER_STEPS = frozenset({"seat", "adjust-chips"})
+"""Chips enter or leave a table only by the organiser."""
+
+FULL_VIEW = frozenset({Role.ORGANISER, Role.AUDITOR})
+
+_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="sabot"'}
+
+
+def authenticate(tokens: TokenStore, authorization: str | None) -> Grant:
+    """The grant of an `Authorization` header's bearer token (anonymous without a header)."""
+    if authorization is None:
+        return ANONYMOUS
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiProblem(401, "the Authorization header must be `Bearer <token>`",
+                         rule="bad-authorization", headers=_CHALLENGE)
+    grant = tokens.grant(token.strip())
+    if grant is None:
+        raise ApiProblem(401, "this token is not known", rule="unknown-token",
+                         headers=_CHALLENGE)
+    return grant
+
+
+def actor_of(grant: Grant) -> str:
+    """The actor commands sent with this grant are recorded under."""
+    if grant.role is Role.PLAYER:
+        assert grant.player is not None
+        return grant.player
+    return ACTORS[grant.role]
+
+
+def require_writer(grant: Grant) -> None:
+    """Anonymous callers must authenticate (401); auditors only read (403)."""
+    if grant.role is Role.ANONYMOUS:
+        raise ApiProblem(401, "this needs a bearer token", rule="unauthenticated",
+                         headers=_CHALLENGE)
+    if grant.role is Role.AUDITOR:
+        raise ApiProblem(403, "an auditor reads, never writes", rule="read-only")
+
+
+def may_open_tables(grant: Grant) -> None:
+    require_writer(grant)
+    if grant.role is not Role.ORGANISER:
+        raise ApiProblem(403, "only an organiser opens tables", rule="organiser-only")
+
+
+def may_send(grant: Grant, table_id: uuid.UUID, command: Command) -> None:
+    """Refuse (403) a command this grant may not send to this table."""
+    require_writer(grant)
+    kind = type(command).__struct_config__.tag
+    match grant.role:
+        case Role.CROUPIER:
+            if table_id not in grant.tables:
+                raise ApiProblem(403, "this croupier does not serve this table",
+                                 rule="not-your-table")
+            if kind in ORGANISER_STEPS:
+                raise ApiProblem(403, f"{kind}: chips enter or leave a table only by the "
+                                 "organiser", rule="organiser-only", field="kind")
+        case Role.PLAYER:
+            if kind not in PLAYER_STEPS:
+                raise ApiProblem(403, f"{kind} is an official's step, not a player's",
+                                 rule="official-step", field="kind")
+            player = getattr(command, "player", grant.player)
+            if player != grant.player:
+                raise ApiProblem(403, f"{grant.player} may not act for {player}",
+                                 rule="not-yourself", field="player")
+
+
+def scope_command_id(grant: Grant, key: str) -> str:
+    """The stored command id of a key sent by this grant: `api/<who>/<key>`."""
+    who = f"player:{grant.player}" if grant.role is Role.PLAYER else grant.role.value
+    return f"api/{who}/{key}"

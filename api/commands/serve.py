@@ -1,0 +1,25 @@
+"""`sabot serve`: the HTTP API (`api.app`) under uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+
+from api.commands._common import add_database
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("serve", help="run the HTTP API")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+    add_database(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from api.app import create_app
+
+    uvicorn.run(create_app(args.database), host=args.host, port=args.port,
+                log_level="info", proxy_headers=False)
+    return 0

@@ -1,0 +1,118 @@
+"""RFC 9457 problem details: every refusal of the API is one `application/problem+json` body.
+
+    {"type": "urn:sabot:rule:stake-below-minimum", "title": "Unprocessable Content",
+     "status": 422, "detail": "the minimum stake is 10", "rule": "stake-below-minimum",
+     "field": "amount"}
+
+`type` names the rule as a URN (stable, not meant to be fetched); `rule` repeats it for
+clients that read keys, and `field` names the request's field when one is at fault. Domain
+errors keep their own status (422 a broken rule, 409 out of turn or a lost race, 404 unknown);
+a body that is not JSON is 400; a body that does not fit its type is 422 naming the field.
+Nothing else escapes as a traceback: an unexpected error is a bare 500 problem, logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from http import HTTPStatus
+from typing import Any
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import HTTPException
+
+from domain.errors import DomainError
+
+MEDIA_TYPE = "application/problem+json"
+
+log = logging.getLogger("sabot.api")
+
+
+class Problem(msgspec.Struct, omit_defaults=True):
+    type: str
+    title: str
+    status: int
+    detail: str
+    rule: str | None = None
+    field: str | None = None
+
+
+class ApiProblem(Exception):
+    """A refusal decided by the API itself (authentication, a malformed body, a header)."""
+
+    def __init__(self, status: int, detail: str, *, rule: str, field: str | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+        self.rule = rule
+        self.field = field
+        self.headers = headers or {}
+
+
+def problem(status: int, detail: str, rule: str | None = None, field: str | None = None,
+            headers: dict[str, str] | None = None) -> Response[Problem]:
+    body = Problem(type=f"urn:sabot:rule:{rule}" if rule else "about:blank",
+                   title=HTTPStatus(status).phrase, status=status, detail=detail, rule=rule,
+                   field=field)
+    return Response(body, status_code=status, media_type=MEDIA_TYPE, headers=headers)
+
+
+_AT = re.compile(r" - at `\$\.?(?P<path>[^`]*)`$")
+_NAMED = re.compile(r"(?:missing required|contains unknown) field `(?P<name>[^`]+)`")
+
+
+def field_of(error: msgspec.ValidationError, prefix: str = "") -> str | None:
+    """The dotted field a msgspec validation error is about (`amount`, `settings.decks`)."""
+    message = str(error)
+    at = _AT.search(message)
+    parts = [prefix] if prefix else []
+    if at and at.group("path"):
+        parts.append(at.group("path"))
+    named = _NAMED.search(message)
+    if named:
+        parts.append(named.group("name"))
+    return ".".join(parts) or None
+
+
+def invalid(error: msgspec.ValidationError, prefix: str = "") -> ApiProblem:
+    """A body that decoded as JSON but does not fit its type."""
+    return ApiProblem(422, str(error), rule="invalid-field", field=field_of(error, prefix))
+
+
+def decode_json(body: bytes) -> Any:
+    """JSON text to plain values; not JSON at all is a 400."""
+    try:
+        return msgspec.json.decode(body)
+    except msgspec.DecodeError as error:
+        raise ApiProblem(400, f"the body is not valid JSON: {error}",
+                         rule="malformed-json") from None
+
+
+def _api_problem(_: Request[Any, Any, Any], error: ApiProblem) -> Response[Problem]:
+    return problem(error.status, error.detail, error.rule, error.field, error.headers)
+
+
+def _domain_error(_: Request[Any, Any, Any], error: DomainError) -> Response[Problem]:
+    return problem(error.status, error.message, error.rule)
+
+
+def _http_exception(_: Request[Any, Any, Any], error: HTTPException) -> Response[Problem]:
+    rule = {404: "not-found", 405: "method-not-allowed"}.get(error.status_code, "bad-request")
+    return problem(error.status_code, str(error.detail), rule, headers=error.headers)
+
+
+def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[Problem]:
+    log.exception("unexpected error on %s %s", request.method, request.url.path,
+                  exc_info=error)
+    return problem(500, "the server failed on this request; it has been logged",
+                   "internal-error")
+
+
+EXCEPTION_HANDLERS: dict[type[Exception], Any] = {
+    ApiProblem: _api_problem,
+    DomainError: _domain_error,
+    HTTPException: _http_exception,
+    Exception: _unexpected,
+}

@@ -1,0 +1,160 @@
+"""The tables resource: open a table, see it as the caller may, send it one command.
+
+    POST /tables                      open a table (organiser)          -> 201 Recorded
+    GET  /tables/{table}              the table as the caller may see it -> 200 TableView
+    POST /tables/{table}/commands     one domain command (kind-tagged)   -> 200 Recorded
+
+`{table}` is a table's UUID or its name. A command's `Idempotency-Key` header, when present,
+is its command id (else the body's `command_id`); a key sent again answers what it answered
+the first time and records nothing. The body's `actor` is ignored: the token says who acts.
+The service is synchronous (psycopg's pool, SQLite): its calls run in worker threads.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import msgspec
+from anyio import to_thread
+from litestar import Controller, Request, get, post
+from litestar.datastructures import State
+from litestar.params import HeaderParameter, PathParameter
+
+from api import auth
+from api.problems import ApiProblem, decode_json, invalid
+from api.schemas import OpenTable, Recorded, TableView
+from api.tokens import Grant, TokenStore
+from api.visibility import table_view, visible_events
+from domain.commands import ContributeEntropy, TableCommand
+from domain.settings import TableSettings
+from domain.table_aggregate import Table
+from infra.service import Recorded as ServiceRecorded
+from infra.service import TableService
+
+T = TypeVar("T")
+
+IdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(name="Idempotency-Key", required=False, min_length=1, max_length=200,
+                    pattern=r"^[\x21-\x7e]+$",
+                    description="the command id (scoped to the caller); a retry sends it again"),
+]
+Authorization = Annotated[
+    str | None,
+    HeaderParameter(name="Authorization", required=False, description="Bearer <token>"),
+]
+TableRef = Annotated[str, PathParameter(description="the table's UUID or its name")]
+
+_HIDDEN_CARDS = frozenset({"CardDealt", "CardBurned"})
+_HEX = re.compile(r"[0-9a-fA-F]*")
+
+
+async def blocking(fn: Callable[..., T], *args: Any) -> T:
+    return await to_thread.run_sync(fn, *args)
+
+
+def table_id_of(ref: str) -> uuid.UUID:
+    """A table named in a path: its UUID, or its name (the id follows from the name)."""
+    try:
+        return uuid.UUID(ref)
+    except ValueError:
+        return Table.create_id(ref)
+
+
+def settings_of(body: OpenTable) -> TableSettings:
+    """The variant's defaults with the body's overrides; an unknown setting is refused."""
+    known = set(TableSettings.__struct_fields__) - {"variant"}
+    for name in body.settings:
+        if name not in known:
+            raise ApiProblem(422, f"no setting named {name!r} (known: {', '.join(sorted(known))})",
+                             rule="unknown-setting", field=f"settings.{name}")
+    try:
+        return TableSettings.default(body.variant, **body.settings)
+    except msgspec.ValidationError as error:
+        raise invalid(error, "settings") from None
+
+
+def command_of(raw: Any, grant: Grant, key: str | None) -> TableCommand:
+    """The domain command of a decoded body, its id scoped to the caller, its actor theirs."""
+    if not isinstance(raw, dict):
+        raise ApiProblem(422, "a command is a JSON object with a `kind`", rule="invalid-field")
+    if key is not None:
+        raw["command_id"] = key
+    if isinstance(raw.get("command_id"), str):
+        if not raw["command_id"]:
+            raise ApiProblem(422, "a command id is not empty", rule="invalid-field",
+                             field="command_id")
+        raw["command_id"] = auth.scope_command_id(grant, raw["command_id"])
+    raw["actor"] = auth.actor_of(grant)
+    try:
+        command: TableCommand = msgspec.convert(raw, TableCommand)  # type: ignore[arg-type]
+    except msgspec.ValidationError as error:
+        raise invalid(error) from None
+    if isinstance(command, ContributeEntropy) and not _HEX.fullmatch(command.entropy):
+        # The table accepts any text today, and then no card can be read off the shoe.
+        raise ApiProblem(422, "a contribution is hexadecimal", rule="shoe-contribution",
+                         field="entropy")
+    return command
+
+
+class TablesController(Controller):
+    path = "/tables"
+    tags = ["tables"]  # noqa: RUF012 (litestar's own attribute)
+
+    @post("/", status_code=201, summary="Open a table (organiser)")
+    async def open_table(self, request: Request[Any, Any, State], authorization: Authorization,
+                         idempotency_key: IdempotencyKey) -> Recorded:
+        grant = await self._grant(request, authorization)
+        auth.may_open_tables(grant)
+        try:
+            body = msgspec.convert(decode_json(await request.body()), OpenTable)
+        except msgspec.ValidationError as error:
+            raise invalid(error) from None
+        settings = settings_of(body)
+        command_id = auth.scope_command_id(grant, idempotency_key or f"open/{uuid.uuid4()}")
+        service = self._service(request)
+        recorded: ServiceRecorded = await blocking(
+            lambda: service.open_table(body.name, settings, command_id=command_id,
+                                       tournament=body.tournament, actor=auth.actor_of(grant)))
+        return Recorded(recorded.table_id, recorded.version, recorded.events)
+
+    @get("/{table:str}", summary="A table as the caller may see it")
+    async def show_table(self, request: Request[Any, Any, State], table: TableRef,
+                         authorization: Authorization) -> TableView:
+        grant = await self._grant(request, authorization)
+        service = self._service(request)
+        found = await blocking(service.table, table_id_of(table))
+        return table_view(found, grant)
+
+    @post("/{table:str}/commands", status_code=200, summary="Send a table one command")
+    async def send_command(self, request: Request[Any, Any, State], table: TableRef,
+                           authorization: Authorization,
+                           idempotency_key: IdempotencyKey) -> Recorded:
+        grant = await self._grant(request, authorization)
+        auth.require_writer(grant)
+        table_id = table_id_of(table)
+        command = command_of(decode_json(await request.body()), grant, idempotency_key)
+        auth.may_send(grant, table_id, command)
+        service = self._service(request)
+        recorded: ServiceRecorded = await blocking(service.execute, table_id, command)
+        if recorded.table_id != table_id:
+            raise ApiProblem(409, "this command id was already used on another table",
+                             rule="command-id-reused", field="command_id")
+        events = recorded.events
+        if any(e["type"] in _HIDDEN_CARDS for e in events):
+            state = await blocking(service.state, table_id)
+            events = visible_events(state, grant, events)
+        return Recorded(recorded.table_id, recorded.version, events)
+
+    @staticmethod
+    def _service(request: Request[Any, Any, State]) -> TableService:
+        service: TableService = request.app.state.service
+        return service
+
+    @staticmethod
+    async def _grant(request: Request[Any, Any, State], authorization: str | None) -> Grant:
+        tokens: TokenStore = request.app.state.tokens
+        return await blocking(auth.authenticate, tokens, authorization)

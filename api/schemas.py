@@ -1,0 +1,112 @@
+"""The API's request and response bodies, as msgspec structs (also the OpenAPI schema).
+
+A table is shown as its caller may see it (`api.visibility`): a card the caller may not see
+is `null` in its hand, so the number of cards is public but not their faces. The shoe is
+shown by its public record (commitment, contributions, cut, how many cards are out), never
+by its seed nor by the list of cards it has given.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import msgspec
+
+from domain.coup import Outcome, Side
+from domain.coverage import Stake
+from domain.payouts import Bet
+from domain.settings import TableSettings, Variant
+
+
+class OpenTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """Open a table: its name (its id follows from it), variant and setting overrides."""
+
+    name: str
+    variant: Variant
+    settings: dict[str, Any] = msgspec.field(default_factory=dict)
+    tournament: str | None = None
+
+
+class Recorded(msgspec.Struct, frozen=True):
+    """What a command did: the table, its version after, the events (as the caller may see)."""
+
+    table_id: uuid.UUID
+    version: int
+    events: list[dict[str, Any]]
+
+
+class SeatView(msgspec.Struct, frozen=True):
+    player: str
+    chips: int
+    side: Side | None
+    standing: bool
+
+
+class HandView(msgspec.Struct, frozen=True):
+    """A hand of the coup: `cards` in deal order, `null` for a card the caller may not see;
+    `point` only when every card is visible; `holder` decides for it (None: the croupier)."""
+
+    side: Side
+    cards: list[str | None]
+    point: int | None
+    holder: str | None
+
+
+class CoupView(msgspec.Struct, frozen=True):
+    number: int
+    hands: list[HandView]
+    naturals: list[Side]
+    outcomes: dict[Side, Outcome] | None
+
+
+class ShoeView(msgspec.Struct, frozen=True):
+    """The public record of the shoe: the seed is only revealed by an event after the taille."""
+
+    decks: int
+    physical: bool
+    algorithm: str
+    commitment: str
+    contributions: list[str]
+    cut: int
+    cards_out: int
+    remaining: int
+    last_coup: bool
+
+
+class ActionView(msgspec.Struct, frozen=True):
+    """A step the table may take now; `actor` None: any seated player."""
+
+    step: str
+    actor: str | None
+    side: Side | None
+    forced: bool
+
+
+class TableView(msgspec.Struct, frozen=True, kw_only=True):
+    table_id: uuid.UUID
+    name: str
+    version: int
+    viewer: str
+    settings: TableSettings
+    phase: str
+    taille: int
+    coup_number: int
+    banker: str | None
+    bank: int
+    bank_offered_to: str | None
+    seats: list[SeatView]
+    bets: list[Bet]
+    stakes: list[Stake]
+    shoe: ShoeView | None
+    coup: CoupView | None
+    legal_actions: list[ActionView]
+
+
+class Health(msgspec.Struct, frozen=True):
+    status: str
+
+
+class Ready(msgspec.Struct, frozen=True):
+    status: str
+    database: str

@@ -1,0 +1,94 @@
+"""What a caller may see of a table and of its events.
+
+A hand's first two cards are dealt face down; they are turned over for a natural or at
+settlement (`Coup.face_up`), and a third card is dealt face up. Until then a face-down card
+is seen by the player who holds that hand, and by the roles that see everything (organiser,
+auditor); anyone else sees `null` in its place, in the table and in the `CardDealt` events.
+Burned cards stay face down (a burn by first card turns the first one over). A shoe's seed
+is never shown: it lives in the vault until its `ShoeSeedRevealed` event ends the taille.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from api.auth import FULL_VIEW
+from api.schemas import (
+    ActionView,
+    CoupView,
+    HandView,
+    SeatView,
+    ShoeView,
+    TableView,
+)
+from api.tokens import Grant
+from domain.cards import Card, point
+from domain.coup import Side
+from domain.settings import Burn
+from domain.table import TableState
+from domain.table_aggregate import Table
+
+
+def sees_face_down(state: TableState, grant: Grant, coup: int, side: Side) -> bool:
+    """Whether `grant` sees the face-down cards of `side` in coup number `coup` now."""
+    if grant.role in FULL_VIEW:
+        return True
+    current = state.coup
+    if current is None or coup != state.coup_number:
+        return True  # a coup over is a coup settled: every hand was turned over
+    if current.face_up(side):
+        return True
+    return grant.player is not None and state.hand_holder(side) == grant.player
+
+
+def hand_view(state: TableState, grant: Grant, side: Side, cards: list[Card]) -> HandView:
+    shown = sees_face_down(state, grant, state.coup_number, side)
+    visible: list[str | None] = [c if shown or i >= 2 else None for i, c in enumerate(cards)]
+    return HandView(side=side, cards=visible,
+                    point=point(cards) if shown else None,
+                    holder=state.hand_holder(side))
+
+
+def table_view(table: Table, grant: Grant) -> TableView:
+    s = table.state
+    coup = None
+    if s.coup is not None:
+        coup = CoupView(number=s.coup_number,
+                        hands=[hand_view(s, grant, side, cards)
+                               for side, cards in s.coup.hands.items()],
+                        naturals=list(s.coup.naturals) if s.coup.naturals_shown else [],
+                        outcomes=s.coup.outcomes)
+    shoe = None
+    if s.shoe is not None:
+        shoe = ShoeView(decks=s.shoe.decks, physical=s.shoe.physical,
+                        algorithm=s.shoe.algorithm, commitment=s.shoe.commitment,
+                        contributions=list(s.shoe.contributions), cut=s.shoe.cut,
+                        cards_out=s.shoe.position, remaining=s.shoe.remaining,
+                        last_coup=s.shoe.last_coup)
+    return TableView(
+        table_id=table.id, name=table.name, version=table.version, viewer=grant.role.value,
+        settings=s.settings, phase=s.phase.value, taille=s.taille, coup_number=s.coup_number,
+        banker=s.banker, bank=s.bank, bank_offered_to=s.bank_offered_to,
+        seats=[SeatView(x.player, x.chips, x.side, x.standing) for x in s.seats],
+        bets=list(s.bets), stakes=list(s.stakes), shoe=shoe, coup=coup,
+        legal_actions=[ActionView(a.step, a.actor, a.side, a.forced)
+                       for a in s.legal_actions()],
+    )
+
+
+def visible_event(state: TableState, grant: Grant, event: dict[str, Any]) -> dict[str, Any]:
+    """An event as `grant` may see it, given the table's state now."""
+    match event.get("type"):
+        case "CardDealt" if not sees_face_down(state, grant, event["coup"], Side(event["side"])):
+            return {**event, "card": None}
+        case "CardBurned" if grant.role not in FULL_VIEW and not (
+            state.settings.burn is Burn.BY_FIRST_CARD and event.get("position") == 0
+        ):
+            return {**event, "card": None}
+    return event
+
+
+def visible_events(state: TableState, grant: Grant,
+                   events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [visible_event(state, grant, e) for e in events]
+
