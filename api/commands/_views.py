@@ -1,0 +1,61 @@
+"""What the reading commands share: the views of a store brought to its head, a TABLE argument,
+and printing (JSON or text). Store errors come out as one line and exit code 2."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+from uuid import UUID
+
+import msgspec
+from eventsourcing.persistence import PersistenceError
+
+from domain.table_aggregate import Table
+from infra.errors import StoreError
+from infra.settings import resolve_database_url
+from infra.store import open_store
+from projections.registry import VIEWS
+from projections.runner import Runner
+
+EXIT_STORE = 2
+
+
+class StoreProblem(Exception):
+    """The store could not be opened or read: the command prints it and exits 2."""
+
+
+@contextmanager
+def views(database: str | None) -> Iterator[Runner]:
+    """A runner over every view of the existing store at `database` (default store if None)."""
+    try:
+        with open_store(resolve_database_url(database), create=False) as store:
+            yield Runner(store, VIEWS)
+    except (StoreError, PersistenceError) as error:
+        raise StoreProblem(str(error).splitlines()[0] if str(error) else repr(error)) from None
+
+
+def reading(body: Callable[[Runner], int], database: str | None,
+            names: tuple[str, ...]) -> int:
+    """Bring the views `names` to the head of the store, then run `body` on them."""
+    try:
+        with views(database) as runner:
+            for name in names:
+                runner.catch_up(name)
+            return body(runner)
+    except StoreProblem as error:
+        print(f"sabot: {error}", file=sys.stderr)
+        return EXIT_STORE
+
+
+def table_id(table: str) -> UUID:
+    """A TABLE argument: a table's UUID, else its name."""
+    try:
+        return UUID(table)
+    except ValueError:
+        return Table.create_id(table)
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(msgspec.json.encode(value).decode() + "\n")

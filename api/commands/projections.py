@@ -1,0 +1,107 @@
+"""`sabot projections`: run, rebuild and inspect the read views of the store.
+
+* `rebuild [NAME]`: drop a view (every view without NAME) and rebuild it from the first event,
+  with a progress bar on standard error;
+* `run [NAME] [--follow]`: bring views to the head of the store; with `--follow`, keep polling
+  the store every `--interval` seconds until interrupted;
+* `status [--json]`: each view's position, the store's head, the events it is behind and the
+  age of the last event it applied.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from rich.progress import Progress
+
+from api.commands._common import add_database, progress
+from api.commands._views import EXIT_STORE, StoreProblem, print_json, views
+from projections.registry import NAMES
+from projections.runner import Progress as Moved
+from projections.runner import Runner
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("projections", help="run, rebuild and inspect the read views")
+    actions = parser.add_subparsers(dest="projections_action", required=True, metavar="ACTION")
+    rebuild = actions.add_parser("rebuild", help="drop a view and rebuild it from the store")
+    rebuild.add_argument("name", nargs="?", choices=NAMES, help="one view (default: all)")
+    rebuild.add_argument("--json", action="store_true", help="no progress bar; a JSON summary")
+    add_database(rebuild)
+    run_views = actions.add_parser("run", help="bring views to the head of the store")
+    run_views.add_argument("name", nargs="?", choices=NAMES, help="one view (default: all)")
+    run_views.add_argument("--follow", action="store_true", help="keep polling the store")
+    run_views.add_argument("--interval", type=float, default=1.0, metavar="SECONDS",
+                           help="polling interval with --follow (default: 1)")
+    add_database(run_views)
+    status = actions.add_parser("status", help="each view's position and lag")
+    status.add_argument("--json", action="store_true", help="print JSON")
+    add_database(status)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        with views(args.database) as runner:
+            match args.projections_action:
+                case "rebuild":
+                    return _rebuild(runner, args)
+                case "run":
+                    return _run(runner, args)
+                case _:
+                    return _status(runner, args)
+    except StoreProblem as error:
+        print(f"sabot: {error}", file=sys.stderr)
+        return EXIT_STORE
+
+
+def _rebuild(runner: Runner, args: argparse.Namespace) -> int:
+    done = {}
+    for name in [args.name] if args.name else NAMES:
+        started = time.perf_counter()
+        with progress(f"rebuild {name}", max(runner.head(), 1), quiet=args.json) as bar:
+            applied = runner.rebuild(name, progress=_showing(bar))
+        seconds = time.perf_counter() - started
+        done[name] = {"events": applied, "seconds": round(seconds, 3),
+                      "events_per_second": round(applied / seconds) if seconds else None}
+    if args.json:
+        print_json(done)
+    else:
+        for name, figures in done.items():
+            print(f"{name:>10}: {figures['events']} events in {figures['seconds']} s "
+                  f"({figures['events_per_second']} events/s)")
+    return 0
+
+
+def _showing(bar: Progress) -> Moved:
+    def moved(position: int, head: int) -> None:
+        bar.update(bar.task_ids[0], completed=position, total=head)
+
+    return moved
+
+
+def _run(runner: Runner, args: argparse.Namespace) -> int:
+    names = [args.name] if args.name else list(NAMES)
+    while True:
+        for name in names:
+            applied = runner.catch_up(name)
+            if applied:
+                print(f"{name}: {applied} events applied", file=sys.stderr)
+        if not args.follow:
+            return 0
+        time.sleep(args.interval)
+
+
+def _status(runner: Runner, args: argparse.Namespace) -> int:
+    lags = [runner.lag(name) for name in NAMES]
+    if args.json:
+        print_json(lags)
+        return 0
+    print(f"{'projection':<12}{'position':>10}{'head':>10}{'behind':>8}  last event applied")
+    for lag in lags:
+        age = "none yet" if lag.seconds is None else f"{lag.seconds:.1f} s ago"
+        print(f"{lag.projection:<12}{lag.position:>10}{lag.head:>10}{lag.behind:>8}  {age}")
+    return 0
+

@@ -1,0 +1,49 @@
+"""`sabot standings TOURNAMENT [--json]`, `sabot standings --table TABLE [--json]`: ranks,
+chips, coups played and biggest wins of a tournament, or of one table (name or UUID).
+
+Equal chips share a rank; `projections.standings` gives the rules. The views are brought to
+the head of the store first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from api.commands._common import add_database
+from api.commands._views import print_json, reading, table_id
+from projections.runner import Runner
+from projections.standings import standings
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("standings", help="a tournament's (or a table's) standings")
+    parser.add_argument("tournament", metavar="TOURNAMENT", nargs="?", help="the tournament")
+    parser.add_argument("--table", metavar="TABLE", help="one table instead (name or UUID)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_database(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if (args.tournament is None) == (args.table is None):
+        raise SystemExit("sabot standings: give a TOURNAMENT or --table TABLE")
+
+    def show(runner: Runner) -> int:
+        if args.table:
+            rows = standings(runner.database, table_id=table_id(args.table))
+        else:
+            rows = standings(runner.database, tournament=args.tournament)
+        if args.json:
+            print_json(rows)
+            return 0
+        if not rows:
+            print(f"sabot: no player in {args.tournament or args.table}", file=sys.stderr)
+            return 1
+        print(f"{'rank':>4}  {'player':<20}{'chips':>10}{'coups':>7}{'biggest win':>13}")
+        for row in rows:
+            print(f"{row.rank:>4}  {row.player:<20}{row.chips:>10}{row.coups:>7}"
+                  f"{row.biggest_win:>13}")
+        return 0
+
+    return reading(show, args.database, ("standings",))

@@ -1,0 +1,220 @@
+"""Game recall: each table's last coups, every step in order, for players, croupiers and disputes.
+
+A coup's record starts at its first event (a bet, a stake or a banco for it, else the close of
+betting) and is written when the coup closes: the stakes and bancos, the coverage (engaged
+and returned stakes), every card with its shoe position and side (third cards marked), the
+naturals shown, each hand's decision and who took it, the outcomes and points, the payouts
+in pay order, the commission, the bank before and after, and each player's chips before and
+after (the bank not included: it is shown apart). `steps` keeps every event of the coup as
+recorded (type, version, time, actor, command id and fields).
+
+The last `KEEP` coups of each table are kept (`view_recall`, one JSON document a coup).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import msgspec
+
+from domain.table_aggregate import Table
+from infra.database import Database
+from projections.table_fold import Before, Folded, TableFoldView
+from projections.view import Event
+
+KEEP = 20
+_ENVELOPE = frozenset({"originator_id", "originator_version", "timestamp", "originator_topic"})
+
+
+class Step(msgspec.Struct, frozen=True):
+    version: int
+    at: datetime
+    event: str
+    fields: dict[str, Any]
+
+
+class CardLine(msgspec.Struct, frozen=True):
+    side: str
+    card: str
+    position: int
+    third: bool
+
+
+class Decision(msgspec.Struct, frozen=True):
+    side: str
+    draw: bool
+    actor: str
+
+
+class StakeLine(msgspec.Struct, frozen=True):
+    """A bet on a spot (house-banked games) or a stake on a tableau (against a player's bank)."""
+
+    player: str
+    on: str
+    amount: int
+
+
+class PayoutLine(msgspec.Struct, frozen=True):
+    player: str
+    staked: int
+    net: int
+    commission: int
+    reason: str
+
+
+class ChipsLine(msgspec.Struct, frozen=True):
+    before: int
+    after: int
+
+
+class CoupRecall(msgspec.Struct, kw_only=True):
+    table_id: str
+    table: str
+    variant: str
+    coup: int
+    taille: int
+    closed_version: int
+    banker: str | None
+    bank_before: int
+    bank_after: int
+    shoe_after: str | None
+    stakes: list[StakeLine]
+    bancos: list[str]
+    covered: list[StakeLine]
+    returned: list[StakeLine]
+    cards: list[CardLine]
+    naturals: list[str]
+    decisions: list[Decision]
+    outcomes: dict[str, str]
+    points: dict[str, int]
+    payouts: list[PayoutLine]
+    commission: int
+    chips: dict[str, ChipsLine]
+    steps: list[Step]
+
+
+class Draft(msgspec.Struct):
+    """A coup being played: what was known when it started, and its steps so far."""
+
+    coup: int
+    taille: int
+    banker: str | None
+    bank_before: int
+    chips_before: dict[str, int]
+    steps: list[Step] = msgspec.field(default_factory=list)
+
+
+class RecallMemo(msgspec.Struct):
+    draft: Draft | None = None
+    closed: list[CoupRecall] = msgspec.field(default_factory=list)
+
+
+class RecallView(TableFoldView[RecallMemo]):
+    name = "recall"
+    memo_type = RecallMemo
+    tables = ("view_recall",)
+    schema = (
+        "CREATE TABLE IF NOT EXISTS {view_recall} ("
+        " table_id TEXT NOT NULL, coup BIGINT NOT NULL, table_name TEXT NOT NULL,"
+        " closed_version BIGINT NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (table_id, coup))",
+    )
+
+    def observe(self, folded: Folded[RecallMemo], event: Event, before: Before | None) -> None:
+        coup = getattr(event, "coup", None)
+        if coup is None or before is None:
+            return
+        table = folded.table
+        assert table is not None
+        memo = folded.memo
+        if memo.draft is None or memo.draft.coup != coup:
+            memo.draft = Draft(coup, table.state.taille, before.banker, before.bank,
+                               dict(before.chips))
+        memo.draft.steps.append(step_of(event))
+        if isinstance(event, Table.CoupClosed):
+            memo.closed.append(close(folded.table_id, table, memo.draft))
+            memo.draft = None
+
+    def flush(self, cursor: Any, folded: Folded[RecallMemo]) -> None:
+        memo = folded.memo
+        if not memo.closed:
+            return
+        assert folded.table is not None
+        for record in memo.closed:
+            self.database.execute(
+                cursor,
+                "INSERT INTO {view_recall} (table_id, coup, table_name, closed_version, doc)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (record.table_id, record.coup, record.table, record.closed_version,
+                 msgspec.json.encode(record).decode()),
+            )
+        self.database.execute(
+            cursor, "DELETE FROM {view_recall} WHERE table_id = ? AND coup <= ?",
+            (str(folded.table_id), memo.closed[-1].coup - KEEP),
+        )
+        memo.closed = []
+
+
+def step_of(event: Event) -> Step:
+    fields = {k: v for k, v in event.__dict__.items() if k not in _ENVELOPE}
+    return Step(event.originator_version, event.timestamp, type(event).__name__,
+                msgspec.to_builtins(fields))
+
+
+def close(table_id: UUID, table: Table, draft: Draft) -> CoupRecall:
+    """The record of a coup from its steps, the table as it is after the coup closed."""
+    record = CoupRecall(
+        table_id=str(table_id), table=table.name, variant=table.state.variant.value,
+        coup=draft.coup, taille=draft.taille, closed_version=draft.steps[-1].version,
+        banker=draft.banker, bank_before=draft.bank_before, bank_after=0,
+        shoe_after=table.state.banker, stakes=[], bancos=[], covered=[], returned=[], cards=[],
+        naturals=[], decisions=[], outcomes={}, points={}, payouts=[], commission=0, chips={},
+        steps=draft.steps,
+    )
+    for step in draft.steps:
+        f = step.fields
+        match step.event:
+            case "BetPlaced":
+                record.stakes.append(StakeLine(f["player"], f["spot"], f["amount"]))
+            case "StakePlaced":
+                record.stakes.append(StakeLine(f["player"], f["tableau"], f["amount"]))
+            case "BancoCalled":
+                record.bancos.append(f["player"])
+            case "StakeCovered":
+                record.covered.append(StakeLine(f["player"], f["tableau"], f["amount"]))
+            case "StakeReturned":
+                record.returned.append(StakeLine(f["player"], f["tableau"], f["amount"]))
+            case "CardDealt" | "ThirdCardDrawn":
+                record.cards.append(CardLine(f["side"], f["card"], f["position"],
+                                             step.event == "ThirdCardDrawn"))
+            case "NaturalShown":
+                record.naturals.extend(f["sides"])
+            case "ThirdCardAsked" | "HandStood":
+                record.decisions.append(Decision(f["side"], step.event == "ThirdCardAsked",
+                                                 f["actor"]))
+            case "CoupSettled":
+                record.outcomes, record.points = f["outcomes"], f["points"]
+            case "PayoutMade":
+                p = f["payout"]
+                record.payouts.append(PayoutLine(p["player"], p["staked"], p["net"],
+                                                 p["commission"], p["reason"]))
+            case "CommissionTaken":
+                record.commission = f["amount"]
+            case "CoupClosed":
+                record.bank_after = f["bank"]
+    after = {seat.player: seat.chips for seat in table.state.seats}
+    for player in sorted(draft.chips_before.keys() | after.keys()):
+        record.chips[player] = ChipsLine(draft.chips_before.get(player, 0), after.get(player, 0))
+    return record
+
+
+def recall(database: Database, table_id: UUID, last: int) -> list[CoupRecall]:
+    """The last `last` coups of a table, oldest first."""
+    with database.transaction(write=False) as cursor:
+        rows = database.execute(
+            cursor,
+            "SELECT doc FROM {view_recall} WHERE table_id = ? ORDER BY coup DESC LIMIT ?",
+            (str(table_id), last),
+        ).fetchall()
+    return [msgspec.json.decode(row["doc"], type=CoupRecall) for row in reversed(rows)]
