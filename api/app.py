@@ -20,6 +20,9 @@ from api.tokens import TokenStore
 from infra.service import TableService
 from infra.store import open_service
 
+MAX_BODY = 64 * 1024
+"""A command is a few hundred bytes; anything near this is not one."""
+
 
 def create_app(database_url: str | None = None, *,
                service: TableService | None = None) -> Litestar:
@@ -32,4 +35,5 @@ def create_app(database_url: str | None = None, *,
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=OpenAPIConfig(title="Sabot", version="0.1.0", path="/schema"),
         on_shutdown=[service.close],
+        request_max_body_size=MAX_BODY,
     )

@@ -99,8 +99,16 @@ def _domain_error(_: Request[Any, Any, Any], error: DomainError) -> Response[Pro
 
 
 def _http_exception(_: Request[Any, Any, Any], error: HTTPException) -> Response[Problem]:
-    rule = {404: "not-found", 405: "method-not-allowed"}.get(error.status_code, "bad-request")
-    return problem(error.status_code, str(error.detail), rule, headers=error.headers)
+    rule = {404: "not-found", 405: "method-not-allowed",
+            413: "body-too-large"}.get(error.status_code, "bad-request")
+    detail, field = str(error.detail), None
+    if isinstance(error.extra, list) and error.extra and isinstance(error.extra[0], dict):
+        first = error.extra[0]  # litestar's own validation of a header or path parameter
+        field = first.get("key")
+        if first.get("source") == "header" and field:
+            field = field.replace("_", "-").title()  # the parameter's header: Idempotency-Key
+        detail = f"{detail}: {first.get('message', '')}".rstrip(": ")
+    return problem(error.status_code, detail, rule, field, error.headers)
 
 
 def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[Problem]:

@@ -7,7 +7,10 @@ the cards and of the seeds, and idempotency through the `Idempotency-Key` header
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -22,7 +25,7 @@ from api.app import create_app
 from api.cli import main
 from api.tokens import Grant, Role, TokenStore
 from domain.table_aggregate import Table
-from infra.service import TableService, seeds_from
+from infra.service import Conflict, TableService, seeds_from
 
 pytestmark = pytest.mark.postgres
 
@@ -138,6 +141,30 @@ def game(api: Api) -> Game:
 
 
 # --- health, readiness, schema ------------------------------------------------------
+
+
+def test_sabot_serve(postgres_url: str, tmp_path: Any) -> None:
+    """`sabot serve` runs the API under uvicorn on the database it is given."""
+    port = free_port()
+    env = {**os.environ, "SABOT_SECRET_KEY": KEY.hex()}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--database",
+         postgres_url], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            assert server.poll() is None, server.stderr.read() if server.stderr else ""
+            try:
+                ready = httpx.get(f"http://127.0.0.1:{port}/ready", timeout=1)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "sabot serve did not start"
+                time.sleep(0.1)
+        assert ready.json() == {"status": "ready", "database": "postgres"}
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 def test_health_ready_and_openapi(api: Api) -> None:
@@ -317,6 +344,8 @@ def test_unknown_tables_routes_and_headers(api: Api, game: Game) -> None:
         assert response.status_code == status, (path, response.text)
         assert response.headers["content-type"] == PROBLEM
         assert response.json()["rule"] == rule
+        if headers:
+            assert response.json()["field"] == "Idempotency-Key"
     bad_auth = api.call("GET", f"/tables/{game.table_id}", headers={"Authorization": "Basic x"})
     assert bad_auth.status_code == 401 and bad_auth.json()["rule"] == "bad-authorization"
     assert api.events() == before
@@ -433,3 +462,21 @@ def test_idempotency_key_applies_a_command_once(api: Api, game: Game) -> None:
     reused = api.call("POST", "/tables/t3/commands", game.organiser,
                       json={"kind": "shuffle"}, headers={"Idempotency-Key": "carol-bet-1"})
     assert reused.status_code == 409 and reused.json()["rule"] == "command-id-reused"
+
+
+def test_a_lost_race_is_409(api: Api, game: Game, monkeypatch: pytest.MonkeyPatch) -> None:
+    def always_beaten(*_: Any) -> None:
+        raise Conflict("the table changed under this command too often; try again",
+                       rule="conflict")
+
+    monkeypatch.setattr(api.service, "execute", always_beaten)
+    response = game.send(game.croupier, {"kind": "shuffle"}, expect=409)
+    assert response.json()["rule"] == "conflict"
+
+
+def test_a_huge_body_is_refused(api: Api, game: Game) -> None:
+    before = api.events()
+    response = api.call("POST", f"/tables/{game.table_id}/commands", game.organiser,
+                        content=b'{"kind": "seat", "player": "' + b"x" * 100_000 + b'"}')
+    assert response.status_code == 413 and response.headers["content-type"] == PROBLEM
+    assert api.events() == before
