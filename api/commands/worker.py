@@ -1,0 +1,60 @@
+"""`sabot worker`: run a Celery worker for decision deadlines and scheduled audits.
+
+    sabot worker                                  # embedded broker under .sabot/broker
+    sabot worker --broker redis://127.0.0.1:6379/0 --concurrency 4
+    sabot worker --beat --audit-every 600         # also schedule the store's audit
+
+The broker is `--broker`, else `$SABOT_BROKER_URL`, else the embedded filesystem broker
+(`workers.app`). `--database` names the store the scheduled audit verifies; deadline tasks
+carry their own store's URL.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from api.commands._common import add_database
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("worker", help="run a worker: decision deadlines, audits")
+    parser.add_argument("--broker", metavar="URL",
+                        help="redis://host:port/db (default: $SABOT_BROKER_URL, else the "
+                             "embedded filesystem broker under .sabot/broker)")
+    add_database(parser)
+    parser.add_argument("--concurrency", type=int, default=1, metavar="N",
+                        help="tasks run at once (default: 1)")
+    parser.add_argument("--pool", choices=["prefork", "threads", "solo"], default="prefork",
+                        help="how tasks run: child processes, threads, or in the worker itself")
+    parser.add_argument("--queue", default=None, help="the queue to consume (default: sabot)")
+    parser.add_argument("--beat", action="store_true",
+                        help="also run the scheduler of the periodic audit")
+    parser.add_argument("--audit-every", type=float, default=None, metavar="SECONDS",
+                        help="seconds between two scheduled audits (default: 3600)")
+    parser.add_argument("--loglevel", default="INFO", help="DEBUG, INFO, WARNING, ERROR")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.concurrency < 1:
+        raise SystemExit("sabot worker: --concurrency must be at least 1")
+    if args.audit_every is not None and args.audit_every <= 0:
+        raise SystemExit("sabot worker: --audit-every must be positive")
+    from workers.app import AUDIT_EVERY, QUEUE, app, audit_schedule, broker_config
+
+    queue = args.queue or QUEUE
+    if args.broker is not None:
+        app.conf.update(broker_config(args.broker))
+    app.conf.update(
+        task_default_queue=queue,
+        beat_schedule=audit_schedule(args.database, args.audit_every or AUDIT_EVERY),
+    )
+    argv = ["worker", f"--concurrency={args.concurrency}", f"--pool={args.pool}",
+            f"--queues={queue}", f"--loglevel={args.loglevel}",
+            "--without-mingle", "--without-gossip"]
+    if args.beat:
+        Path(app.conf.beat_schedule_filename).parent.mkdir(parents=True, exist_ok=True)
+        argv.append("--beat")
+    app.worker_main(argv)
+    return 0

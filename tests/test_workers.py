@@ -1,0 +1,273 @@
+"""Workers for real: `sabot worker` runs as a subprocess on Redis or on the embedded
+filesystem broker, and the tests send it deadlines through a broker, as the service would.
+
+A chemin de fer table is played by bots up to the punter's decision; its deadline then
+either plays the default once (however often it is delivered) or finds the player was in
+time. The tests read the outcome from the store (the decision events of that coup and side)
+and from the worker's JSON log lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+from celery import Celery
+
+from domain import commands as c
+from domain.bots import next_command
+from domain.coup import Side
+from domain.defaults import default_draw
+from domain.settings import TableSettings, Variant
+from domain.table import CROUPIER
+from infra.audit import verify
+from infra.service import TableService, seeds_from
+from tests.conftest import REDIS_URL, need_server
+from workers.app import make_app
+from workers.deadlines import ACTOR, deadline_command_id, schedule_deadline
+
+ROOT = Path(__file__).resolve().parent.parent
+SECRET = bytes(range(32))
+DECISIONS = ("HandStood", "ThirdCardAsked")
+COUNTDOWN = 1.0
+WAIT = 20.0
+
+Line = dict[str, Any]
+
+
+class Worker:
+    """A `sabot worker` subprocess whose JSON log lines are collected as they come."""
+
+    def __init__(self, cwd: Path, *args: str) -> None:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "SABOT_BROKER_URL": ""}
+        self.lines: list[Line] = []
+        self.other: list[str] = []  # what is not a log line: warnings, tracebacks
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "api.cli", "worker", *args], cwd=cwd, env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        threading.Thread(target=self._read, daemon=True).start()
+        self.wait_for(lambda line: line["event"].endswith(" ready."))
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for text in self.process.stderr:
+            if text.startswith("{"):
+                self.lines.append(json.loads(text))
+            else:
+                self.other.append(text)
+
+    def wait_for(self, matches: Callable[[Line], bool], count: int = 1) -> list[Line]:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            found = [line for line in list(self.lines) if matches(line)]
+            if len(found) >= count:
+                return found
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.02)
+        raise AssertionError(f"the worker (exit code {self.process.poll()}) never logged it; "
+                             f"its log: {self.lines[-20:]}; other output: {self.other[-20:]}")
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def logged(event: str, task_id: str) -> Callable[[Line], bool]:
+    return lambda line: line.get("task_id") == task_id and line["event"] == event
+
+
+def succeeded(task_id: str) -> Callable[[Line], bool]:
+    return lambda line: line.get("task_id") == task_id and " succeeded in " in line["event"]
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path}/sabot.db"
+
+
+@pytest.fixture
+def service(sqlite_store: str) -> Iterator[TableService]:
+    svc = TableService(url=sqlite_store, secret_key=SECRET)
+    svc.seed_source = seeds_from(b"sabot-test-workers")
+    yield svc
+    svc.close()
+
+
+@pytest.fixture(scope="module")
+def on_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Celery, Worker]]:
+    """A producer app and a worker on Redis, on a queue of their own (one for the module:
+    the store's URL travels in each message, so tests do not share tables)."""
+    need_server("Redis", "127.0.0.1", 6379)
+    home = tmp_path_factory.mktemp("redis-worker")
+    queue = f"sabot-test-{uuid.uuid4().hex[:8]}"
+    producer = make_app(REDIS_URL, home=home / ".sabot", queue=queue)
+    worker = Worker(home, "--broker", REDIS_URL, "--queue", queue, "--concurrency", "2")
+    yield producer, worker
+    worker.stop()
+    with producer.connection_for_write() as connection:
+        client = connection.default_channel.client
+        client.delete(queue, *client.keys(f"_kombu.binding*.{queue}"))
+    producer.close()
+
+
+class Embedded(NamedTuple):
+    producer: Celery
+    worker: Worker
+    audited: str  # the store the worker's scheduler audits twice a second
+
+
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded]:
+    """A producer app and a worker (with its scheduler) on the embedded broker under the
+    same `.sabot` folder."""
+    home = tmp_path_factory.mktemp("embedded-worker")
+    audited = f"sqlite:///{home}/audited.db"
+    TableService(url=audited).close()
+    producer = make_app("", home=home / ".sabot")
+    worker = Worker(home, "--beat", "--audit-every", "0.5", "--database", audited)
+    yield Embedded(producer, worker, audited)
+    worker.stop()
+    producer.close()
+
+
+def at_the_punters_decision(service: TableService, name: str = "deadline") -> uuid.UUID:
+    """A chemin de fer table played by bots until a punter's hand has to decide."""
+    settings = TableSettings.default(Variant.CHEMIN_DE_FER)
+    table_id = service.open_table(name, settings, command_id=f"{name}:open").table_id
+    for i in range(3):
+        service.execute(table_id, c.SeatPlayer(command_id=f"{name}:seat:{i}", player=f"p{i}",
+                                               chips=1000))
+    rng = random.Random(5)
+    for n in range(1000):
+        state = service.state(table_id)
+        if state.coup is not None and state.coup.to_act() is Side.PUNTER:
+            return table_id
+        service.execute(table_id, next_command(state, rng, lambda label, n=n: f"bot:{n}:{label}"))
+    raise AssertionError("the bots never reached a punter's decision")
+
+
+def decisions(service: TableService, table_id: uuid.UUID, coup: int, side: Side) -> list[Any]:
+    return [e for e in service.events_of(table_id)
+            if type(e).__name__ in DECISIONS and e.coup == coup and e.side == side]
+
+
+# --- on Redis ---------------------------------------------------------------------------
+
+
+@pytest.mark.redis
+def test_a_deadline_plays_the_default_once(service: TableService, sqlite_store: str,
+                                           on_redis: tuple[Celery, Worker]) -> None:
+    producer, worker = on_redis
+    table_id = at_the_punters_decision(service)
+    state = service.state(table_id)
+    coup = state.coup_number
+    expected = default_draw(state, Side.PUNTER)
+
+    sent = time.monotonic()
+    task_id = schedule_deadline(sqlite_store, table_id, state, seconds=COUNTDOWN, via=producer)
+    assert task_id is not None
+    [played] = worker.wait_for(logged("deadline.played", task_id))
+    assert time.monotonic() - sent >= COUNTDOWN
+    assert played["task_id"] == task_id
+    assert played["command_id"] == deadline_command_id(table_id, coup, Side.PUNTER)
+    worker.wait_for(succeeded(task_id))
+
+    [decision] = decisions(service, table_id, coup, Side.PUNTER)
+    assert decision.actor == ACTOR
+    assert type(decision).__name__ == ("ThirdCardAsked" if expected else "HandStood")
+
+
+@pytest.mark.redis
+def test_a_player_deciding_in_time_is_not_overridden(
+        service: TableService, sqlite_store: str, on_redis: tuple[Celery, Worker]) -> None:
+    producer, worker = on_redis
+    table_id = at_the_punters_decision(service)
+    state = service.state(table_id)
+    coup = state.coup_number
+    holder = state.hand_holder(Side.PUNTER) or CROUPIER
+    draw = default_draw(state, Side.PUNTER)
+
+    task_id = schedule_deadline(sqlite_store, table_id, state, seconds=COUNTDOWN, via=producer)
+    assert task_id is not None
+    service.execute(table_id, c.Decide(command_id="in-time", actor=holder, side=Side.PUNTER,
+                                       draw=draw))
+    worker.wait_for(succeeded(task_id))
+
+    assert worker.wait_for(logged("deadline.decided-in-time", task_id))
+    [decision] = decisions(service, table_id, coup, Side.PUNTER)
+    assert decision.actor == holder
+    assert service.recorded_command(deadline_command_id(table_id, coup, Side.PUNTER)) is None
+
+
+@pytest.mark.redis
+def test_a_deadline_delivered_twice_records_once(
+        service: TableService, sqlite_store: str, on_redis: tuple[Celery, Worker]) -> None:
+    producer, worker = on_redis
+    table_id = at_the_punters_decision(service)
+    state = service.state(table_id)
+    coup = state.coup_number
+    versions = service.table(table_id).version
+
+    first = schedule_deadline(sqlite_store, table_id, state, seconds=COUNTDOWN, via=producer)
+    again = schedule_deadline(sqlite_store, table_id, state, seconds=COUNTDOWN, via=producer)
+    assert first is not None and again is not None and first != again
+    worker.wait_for(succeeded(first))
+    worker.wait_for(succeeded(again))
+
+    assert len(decisions(service, table_id, coup, Side.PUNTER)) == 1
+    recorded = service.recorded_command(deadline_command_id(table_id, coup, Side.PUNTER))
+    assert recorded is not None
+    assert (recorded.first_version, recorded.last_version) == (versions + 1, versions + 1)
+
+
+# --- on the embedded broker -------------------------------------------------------------
+
+
+def test_the_embedded_broker_runs_a_deadline(service: TableService, sqlite_store: str,
+                                             embedded: Embedded) -> None:
+    producer, worker, _ = embedded
+    table_id = at_the_punters_decision(service)
+    state = service.state(table_id)
+
+    task_id = schedule_deadline(sqlite_store, table_id, state, seconds=COUNTDOWN, via=producer)
+    assert task_id is not None
+    worker.wait_for(succeeded(task_id))
+    [decision] = decisions(service, table_id, state.coup_number, Side.PUNTER)
+    assert decision.actor == ACTOR
+
+
+def test_an_unreachable_database_is_retried(embedded: Embedded) -> None:
+    producer, worker, _ = embedded
+    nowhere = "postgresql://postgres@127.0.0.1:1/none?connect_timeout=1"
+    result = producer.send_task("sabot.expire_decision",
+                                args=(nowhere, str(uuid.uuid4()), 1, "punter"))
+    [retry] = worker.wait_for(lambda line: line.get("task_id") == result.id
+                              and " retry: Retry in " in line["event"])
+    assert "OperationalError" in retry["event"]
+
+
+def test_the_scheduled_audit_logs_the_head_digest(embedded: Embedded) -> None:
+    with TableService(url=embedded.audited, secret_key=SECRET) as service:
+        at_the_punters_decision(service, "audited")
+        events = service.recorder.max_notification_id()
+    head = verify(embedded.audited).head_digest
+    audit = embedded.worker.wait_for(
+        lambda line: line["event"] == "audit.ok" and line["head_digest"] == head)[0]
+    assert audit["events"] == events
+    assert audit["task"] == "sabot.verify_store" and audit["task_id"]

@@ -1,0 +1,115 @@
+"""The Celery app of the workers, configured from Sabot's settings.
+
+Broker: `SABOT_BROKER_URL` (or the `broker_url` given), e.g. `redis://127.0.0.1:6379/0`.
+When it is empty, the embedded broker: kombu's `filesystem://` transport, one file a message
+under `.sabot/broker/queue/`, so a real worker process runs without any server; every
+message delivered is also kept under `.sabot/broker/processed/` (a trail of what the workers
+were asked, safe to delete). Producers and workers must share the same `.sabot` folder.
+
+No result backend: tasks report through the event store (the commands they send) and through
+their logs; nobody waits on a result. Messages are JSON. Tasks are acknowledged only once
+done (`acks_late`) and requeued if their worker dies mid-way, so a task may run twice: every
+task is idempotent (deterministic command ids).
+
+With Redis, a task scheduled further ahead than the visibility timeout (one hour) is
+delivered again after it; idempotence makes that harmless.
+
+The periodic audit (`workers.audits.verify_store`) runs under `celery beat` (or
+`sabot worker --beat`) every `audit_every` seconds on the store the schedule names.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from celery import Celery, signals
+from celery.app.task import Task
+
+from infra.settings import HOME, resolve_database_url
+from workers.logging import bind_task, configure_logging, unbind_task
+
+QUEUE = "sabot"
+EXPIRE_DECISION = "sabot.expire_decision"
+VERIFY_STORE = "sabot.verify_store"
+AUDIT_EVERY = 3600.0
+EMBEDDED_POLLING = 0.1  # seconds between two looks at the embedded broker's folder
+
+
+def broker_config(broker_url: str, home: Path = HOME) -> dict[str, Any]:
+    """`broker_url` and its transport options; "" is the embedded filesystem broker."""
+    if broker_url:
+        return {"broker_url": broker_url, "broker_transport_options": {}}
+    folder = (home / "broker").resolve()
+    queue, processed, control = (folder / name for name in ("queue", "processed", "control"))
+    for path in (queue, processed, control):
+        path.mkdir(parents=True, exist_ok=True)
+    return {
+        "broker_url": "filesystem://",
+        "broker_transport_options": {
+            "data_folder_in": str(queue),
+            "data_folder_out": str(queue),
+            "store_processed": True,
+            "processed_folder": str(processed),
+            "control_folder": str(control),
+            "polling_interval": EMBEDDED_POLLING,
+        },
+    }
+
+
+def audit_schedule(database_url: str | None = None,
+                   every: float = AUDIT_EVERY) -> dict[str, dict[str, Any]]:
+    """The beat schedule: verify the store at `database_url` (else the default) periodically."""
+    return {
+        "verify-store": {
+            "task": VERIFY_STORE,
+            "schedule": timedelta(seconds=every),
+            "args": (resolve_database_url(database_url),),
+        }
+    }
+
+
+def make_app(broker_url: str | None = None, *, home: Path = HOME, queue: str = QUEUE,
+             database_url: str | None = None, audit_every: float = AUDIT_EVERY) -> Celery:
+    """A Celery app on `broker_url` (None: `$SABOT_BROKER_URL`, else the embedded broker)."""
+    broker = broker_url if broker_url is not None else os.environ.get("SABOT_BROKER_URL", "")
+    app = Celery("sabot", include=["workers.deadlines", "workers.audits"])
+    app.conf.update(
+        broker_config(broker, home),
+        broker_connection_retry_on_startup=True,
+        task_serializer="json",
+        accept_content=["json"],
+        result_backend=None,
+        task_ignore_result=True,
+        task_default_queue=queue,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        worker_hijack_root_logger=False,
+        beat_schedule=audit_schedule(database_url, audit_every),
+        beat_schedule_filename=str((home / "beat-schedule").resolve()),
+        enable_utc=True,
+        timezone="UTC",
+    )
+    return app
+
+
+app = make_app()
+
+
+@signals.setup_logging.connect
+def _setup_logging(loglevel: int | str | None = None, **_: Any) -> None:
+    configure_logging(loglevel or logging.INFO)
+
+
+@signals.task_prerun.connect
+def _bind_task(task_id: str, task: Task, **_: Any) -> None:
+    bind_task(task_id, task.name)
+
+
+@signals.task_postrun.connect
+def _unbind_task(**_: Any) -> None:
+    unbind_task()

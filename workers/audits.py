@@ -1,0 +1,43 @@
+"""The scheduled audit: verify the store's hash chain, and log the head digest it vouches for.
+
+`verify_store` runs `infra.audit.verify` (read-only) and writes one log line: `audit.ok` with
+the event count and the head (notification id and global digest, the value to publish as an
+anchor), or `audit.broken` at error level with the first break. Recording the result as an
+event is left for later; the log line is the record for now.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import structlog
+
+from infra.audit import verify
+from infra.settings import redact_url
+from workers.app import VERIFY_STORE, app
+from workers.transient import RETRY_OPTIONS
+
+log = structlog.get_logger("sabot.workers.audits")
+
+
+@app.task(name=VERIFY_STORE, **RETRY_OPTIONS)
+def verify_store(database_url: str) -> dict[str, Any]:
+    """Verify the store at `database_url`; the report's summary (also logged)."""
+    report = verify(database_url)
+    summary = {
+        "store": redact_url(database_url),
+        "ok": report.ok,
+        "events": report.events,
+        "streams": report.streams,
+        "head_notification_id": report.head_notification_id,
+        "head_digest": report.head_digest,
+        "seconds": round(report.seconds, 3),
+    }
+    if report.ok:
+        log.info("audit.ok", **summary)
+    else:
+        broken = report.first_break or report.findings[0]
+        log.error("audit.broken", **summary, first_break=msgspec.to_builtins(broken),
+                  where=broken.where())
+    return summary

@@ -1,0 +1,92 @@
+"""Decision deadlines: a player who does not decide in time gets the default move.
+
+When a command leaves a table awaiting a decision (`state.coup.to_act()`), the caller
+schedules its deadline with `schedule_deadline`. When the deadline comes, `expire_decision`
+sends `PlayDefault(coup, side)` with the deterministic command id
+`deadline:{table_id}:{coup}:{side}`:
+
+- the player decided in time: `PlayDefault` finds the decision made and records nothing;
+- the task is delivered twice (a redelivery, a duplicate send): the second answers what the
+  first recorded, since the service applies a command id once;
+- the default was played and the next decision is now awaited (the banker after the
+  punter): its deadline is scheduled in turn, by the delivery that found the command new
+  (two deliveries racing may both schedule it: the second deadline is then a no-op).
+
+The database URL travels in the message: give producers an absolute one (a relative SQLite
+path would be read from the worker's directory).
+"""
+
+from __future__ import annotations
+
+import uuid
+from functools import lru_cache
+
+import structlog
+from celery import Celery, Task
+
+from domain.commands import PlayDefault
+from domain.coup import Side
+from domain.table import TableState
+from infra.service import TableService
+from workers.app import EXPIRE_DECISION, app
+from workers.transient import RETRY_OPTIONS
+
+DECISION_SECONDS = 30.0
+ACTOR = "@deadline"
+
+log = structlog.get_logger("sabot.workers.deadlines")
+
+
+def deadline_command_id(table_id: uuid.UUID | str, coup: int, side: Side | str) -> str:
+    return f"deadline:{table_id}:{coup}:{Side(side).value}"
+
+
+def schedule_deadline(database_url: str, table_id: uuid.UUID, state: TableState, *,
+                      seconds: float = DECISION_SECONDS, via: Celery = app) -> str | None:
+    """Schedule the default for the decision `state` awaits, `seconds` from now.
+
+    Returns the task id, or None when the table awaits no decision. `via` is the Celery app
+    (the broker) to send through.
+    """
+    side = state.coup.to_act() if state.coup is not None else None
+    if side is None:
+        return None
+    result = via.send_task(
+        EXPIRE_DECISION,
+        args=(database_url, str(table_id), state.coup_number, side.value),
+        kwargs={"seconds": seconds},
+        countdown=seconds,
+        queue=via.conf.task_default_queue,
+    )
+    log.info("deadline.scheduled", table_id=str(table_id), coup=state.coup_number,
+             side=side.value, seconds=seconds, task_id=result.id)
+    return str(result.id)
+
+
+@lru_cache(maxsize=8)
+def _service(database_url: str) -> TableService:
+    """One service per store and worker process (its connections are reused across tasks)."""
+    return TableService(url=database_url)
+
+
+@app.task(name=EXPIRE_DECISION, bind=True, **RETRY_OPTIONS)
+def expire_decision(self: Task, database_url: str, table_id: str, coup: int, side: str, *,
+                    seconds: float = DECISION_SECONDS) -> int:
+    """Play the default for `side` in coup `coup` unless it was decided; events recorded."""
+    command_id = deadline_command_id(table_id, coup, side)
+    structlog.contextvars.bind_contextvars(command_id=command_id)
+    service = _service(database_url)
+    table = uuid.UUID(table_id)
+    first = service.recorded_command(command_id) is None
+    recorded = service.execute(table, PlayDefault(command_id=command_id, actor=ACTOR,
+                                                  coup=coup, side=Side(side)))
+    if not recorded.events:
+        log.info("deadline.decided-in-time", table_id=table_id, coup=coup, side=side)
+        return 0
+    if not first:
+        log.info("deadline.already-played", table_id=table_id, coup=coup, side=side)
+        return 0
+    log.info("deadline.played", table_id=table_id, coup=coup, side=side,
+             events=[event["type"] for event in recorded.events])
+    schedule_deadline(database_url, table, service.state(table), seconds=seconds, via=self.app)
+    return len(recorded.events)
