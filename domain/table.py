@@ -27,6 +27,7 @@ from domain.settings import Burn, TableSettings, Variant
 from domain.shoe import Shoe, burn_count, cut_card_index
 
 CROUPIER = "@croupier"
+_HEX = frozenset("0123456789abcdef")
 
 
 def is_official(actor: str) -> bool:
@@ -275,8 +276,9 @@ class TableState(msgspec.Struct, kw_only=True):
         assert self.shoe is not None
         if self.shoe.physical:
             raise RuleViolation("a physical shoe takes no entropy", rule="physical-shoe")
-        if not 2 <= len(entropy) <= 128 or len(entropy) % 2:
-            raise RuleViolation("a contribution is 1 to 64 bytes, in hex",
+        if not 2 <= len(entropy) <= 128 or len(entropy) % 2 or not set(entropy) <= _HEX:
+            # recorded as given: only lowercase hex lets anyone recompute the shoe's order
+            raise RuleViolation("a contribution is 1 to 64 bytes, in lowercase hex",
                                 rule="shoe-contribution")
         self.shoe.contributions.append(entropy)
 

@@ -237,6 +237,21 @@ def test_refused_commands_write_nothing(service: TableService) -> None:
     assert verify(service.database_url).ok
 
 
+def test_entropy_that_is_not_hex_is_refused(service: TableService) -> None:
+    """Accepted, it would leave a shoe whose order nobody can compute: no card could come."""
+    table_id = open_table(service, "entropy", Variant.PUNTO_BANCO)
+    to_phase(service, table_id, Phase.SHUFFLED)
+    for n, text in enumerate(("zz", "0g", "ab cd", "\u00e9\u00e9")):
+        refused(service, table_id, c.ContributeEntropy(command_id=f"entropy-{n}", actor="p0",
+                                                       player="p0", entropy=text),
+                RuleViolation, "shoe-contribution")
+    service.execute(table_id, c.ContributeEntropy(command_id="entropy-ok", actor="p0",
+                                                  player="p0", entropy="C0FFEE"))
+    assert service.state(table_id).shoe.contributions == ["c0ffee"]  # type: ignore[union-attr]
+    state = to_phase(service, table_id, Phase.BETTING)
+    assert state.shoe is not None and state.shoe.burned
+
+
 def test_unknown_table_is_not_found(service: TableService) -> None:
     before = stored(service)
     with pytest.raises(NotFound) as raised:
