@@ -1,0 +1,342 @@
+"""The Tournament aggregate: registration, the seating draw, rounds, balancing, eliminations,
+prizes, every step an event.
+
+Each `@event` method records one past-tense event whose application is the matching step of
+the pure `TournamentState`; a refused step raises before the event is kept, and replaying the
+events through the same steps rebuilds the same tournament. The public helpers below them take
+what only the caller has (the secret seed, the chips on the tables), compute the steps from the
+state, check them, then record them. Every event carries the actor and the command id.
+
+The Table aggregates hold the chips during play. `table_orders` turns a tournament event into
+the table commands that mirror it: a seat is a `SeatPlayer`; a move takes the chips off the old
+table (`AdjustChips`, then `LeaveTable`) and puts them on the new one (`SeatPlayer` with none,
+then `AdjustChips`), so each table's chips balance on their own events; players busted in a
+coup, or cut at a round's end, leave their table (`LeaveTable`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+
+import msgspec
+from eventsourcing.domain import Aggregate, event
+
+from domain.commands import AdjustChips, Command, LeaveTable, SeatPlayer
+from domain.coup import Side
+from domain.errors import NotFound, RuleViolation
+from domain.settings import Variant
+from domain.shoe import commitment
+from domain.tournament import (
+    SEATING_ALGORITHM,
+    Break,
+    Bust,
+    Placement,
+    TournamentSettings,
+    TournamentState,
+)
+
+NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-70a2a0e00000")
+
+
+class TableOrder(msgspec.Struct, frozen=True):
+    """A command the orchestration sends to one table of the tournament."""
+
+    table: str
+    command: Command
+
+
+class Tournament(Aggregate):
+    name: str
+    state: TournamentState
+
+    @staticmethod
+    def create_id(name: str, **_: object) -> uuid.UUID:
+        """A tournament's id follows from its name, so creating it twice is one tournament."""
+        return uuid.uuid5(NAMESPACE, f"tournament/{name}")
+
+    class Event(Aggregate.Event):
+        actor: str
+        command_id: str
+
+    class TournamentCreated(Aggregate.Created):
+        name: str
+        settings: TournamentSettings
+        actor: str
+        command_id: str
+
+    @event(TournamentCreated)
+    def __init__(self, name: str, settings: TournamentSettings, actor: str,
+                 command_id: str) -> None:
+        self.name = name
+        self.state = TournamentState(name=name, settings=settings.check())
+
+    # --- registration ---------------------------------------------------------------
+
+    class PlayerRegistered(Event):
+        player: str
+
+    @event(PlayerRegistered)
+    def _registered(self, player: str, actor: str, command_id: str) -> None:
+        self.state.register(player)
+
+    class PlayerUnregistered(Event):
+        player: str
+
+    @event(PlayerUnregistered)
+    def unregister(self, player: str, actor: str, command_id: str) -> None:
+        self.state.unregister(player)
+
+    class PlayerReentered(Event):
+        player: str
+        entry: int
+
+    @event(PlayerReentered)
+    def _reentered(self, player: str, entry: int, actor: str, command_id: str) -> None:
+        if self.state.entrant(player).entries + 1 != entry:
+            raise RuleViolation(f"{player}'s next entry is not {entry}", rule="entry-mismatch")
+        self.state.reenter(player)
+
+    # --- seats ----------------------------------------------------------------------
+
+    class SeatingDrawn(Event):
+        commitment: str
+        algorithm: str
+        entrants: list[str]
+        tables: int
+
+    @event(SeatingDrawn)
+    def _drawn(self, commitment: str, algorithm: str, entrants: list[str], tables: int,
+               actor: str, command_id: str) -> None:
+        self.state.draw(commitment, algorithm, entrants, tables)
+
+    class PlayerSeatedAt(Event):
+        player: str
+        table: str
+        seat: int
+        chips: int
+
+    @event(PlayerSeatedAt)
+    def _seated(self, player: str, table: str, seat: int, chips: int, actor: str,
+                command_id: str) -> None:
+        self.state.seat_at(player, table, seat, chips)
+
+    class TableBroken(Event):
+        table: str
+        players: list[str]  # in seat order
+        order: list[str]  # the seeded stream's order of reseating
+
+    @event(TableBroken)
+    def _broken(self, table: str, players: list[str], order: list[str], actor: str,
+                command_id: str) -> None:
+        self.state.break_table(table, players, order)
+
+    class PlayerMoved(Event):
+        player: str
+        from_table: str
+        to_table: str
+        seat: int
+        chips: int
+
+    @event(PlayerMoved)
+    def _moved(self, player: str, from_table: str, to_table: str, seat: int, chips: int,
+               actor: str, command_id: str) -> None:
+        self.state.move(player, from_table, to_table, seat, chips)
+
+    # --- rounds and eliminations ----------------------------------------------------
+
+    class RoundStarted(Event):
+        round: int
+        coups: int
+        minutes: int | None
+
+    @event(RoundStarted)
+    def _round_started(self, round: int, coups: int, minutes: int | None, actor: str,
+                       command_id: str) -> None:
+        if self.state.round + 1 != round:
+            raise RuleViolation(f"the next round is not {round}", rule="round-mismatch")
+        self.state.start_round()
+
+    class RoundEnded(Event):
+        round: int
+        chips: dict[str, int]  # every player in play, at the end of the round
+
+    @event(RoundEnded)
+    def _round_ended(self, round: int, chips: dict[str, int], actor: str,
+                     command_id: str) -> None:
+        self.state.end_round(round, chips)
+
+    class PlayersBusted(Event):
+        """One coup's bust-outs at one table, with each player's chips at the coup's start."""
+
+        table: str
+        coup: int
+        busted: list[Bust]
+
+    @event(PlayersBusted)
+    def _busted(self, table: str, coup: int, busted: list[Bust], actor: str,
+                command_id: str) -> None:
+        self.state.bust(table, coup, busted)
+
+    class PlayerEliminated(Event):
+        """A finishing position: `tied` players share positions position .. position + tied - 1.
+        `coup` is None for a player cut at the end of `round`."""
+
+        player: str
+        position: int
+        tied: int
+        table: str
+        coup: int | None
+        round: int
+
+    @event(PlayerEliminated)
+    def _eliminated(self, player: str, position: int, tied: int, table: str, coup: int | None,
+                    round: int, actor: str, command_id: str) -> None:
+        self.state.place(Placement(player=player, position=position, tied=tied, table=table,
+                                   coup=coup, round=round))
+
+    # --- the end --------------------------------------------------------------------
+
+    class PrizeAwarded(Event):
+        player: str
+        position: int
+        amount: int
+
+    @event(PrizeAwarded)
+    def _awarded(self, player: str, position: int, amount: int, actor: str,
+                 command_id: str) -> None:
+        self.state.award(player, amount)
+
+    class TournamentFinished(Event):
+        winners: list[str]
+        seed: str  # the seating seed, revealed: the draw and every break can be recomputed
+
+    @event(TournamentFinished)
+    def _finished(self, winners: list[str], seed: str, actor: str, command_id: str) -> None:
+        self.state.finish(bytes.fromhex(seed), winners)
+
+    # --- commands: what the orchestration calls -------------------------------------
+
+    def register(self, player: str, actor: str, command_id: str) -> None:
+        """Register a player; after the draw (late registration) seat them at once."""
+        self._registered(player=player, actor=actor, command_id=command_id)
+        if self.state.seating is not None:
+            self._seat_late(player, actor, command_id)
+
+    def reenter(self, player: str, actor: str, command_id: str) -> None:
+        """A busted player buys in again during late registration and is seated at once."""
+        entry = self.state.entrant(player).entries + 1
+        self._reentered(player=player, entry=entry, actor=actor, command_id=command_id)
+        self._seat_late(player, actor, command_id)
+
+    def draw_seating(self, seed: bytes, actor: str, command_id: str) -> None:
+        """Draw the seats from the secret seed, recording only its commitment."""
+        seats = self.state.drawn_seating(seed)
+        entrants = list(self.state.entrants)
+        self._drawn(commitment=commitment(seed), algorithm=SEATING_ALGORITHM, entrants=entrants,
+                    tables=self.state.tables_for(len(entrants)), actor=actor,
+                    command_id=command_id)
+        chips = self.state.settings.starting_chips
+        for seat in seats:
+            self._seated(player=seat.player, table=seat.table, seat=seat.seat, chips=chips,
+                         actor=actor, command_id=command_id)
+
+    def start_round(self, actor: str, command_id: str) -> None:
+        settings = self.state.settings
+        self._round_started(round=self.state.round + 1, coups=settings.coups_per_round,
+                            minutes=settings.minutes_per_round, actor=actor,
+                            command_id=command_id)
+
+    def end_round(self, chips: Mapping[str, int], actor: str, command_id: str) -> None:
+        """End the round with every player's chips; place whoever the round's end puts out."""
+        self._round_ended(round=self.state.round, chips=dict(chips), actor=actor,
+                          command_id=command_id)
+        self._place_due(actor, command_id)
+
+    def record_bust_outs(self, table: str, coup: int, busted: Sequence[Bust], actor: str,
+                         command_id: str) -> None:
+        """The players a coup at a table left without chips, with their chips at its start."""
+        self._busted(table=table, coup=coup, busted=list(busted), actor=actor,
+                     command_id=command_id)
+        self._place_due(actor, command_id)
+
+    def balance(self, seed: bytes, chips: Mapping[str, int], actor: str,
+                command_id: str) -> None:
+        """Break and move until the tables are balanced; `chips`: each player's chips now (only
+        the players who move are read). Call after every seat, bust-out and round end."""
+        plan = self.state.balancing_plan(seed)
+        for step in plan:
+            if not isinstance(step, Break) and step.player not in chips:
+                raise NotFound(f"{step.player}'s chips are needed to move them",
+                               rule="unknown-chips")
+        for step in plan:
+            if isinstance(step, Break):
+                self._broken(table=step.table, players=list(step.players),
+                             order=list(step.order), actor=actor, command_id=command_id)
+            else:
+                self._moved(player=step.player, from_table=step.from_table,
+                            to_table=step.to_table, seat=step.seat, chips=chips[step.player],
+                            actor=actor, command_id=command_id)
+
+    def finish(self, seed: bytes, actor: str, command_id: str) -> None:
+        """Once one player is left: award the prizes, then finish, revealing the seed."""
+        prizes = self.state.prizes()
+        standings = self.state.standings()
+        for player, position, _ in standings:
+            if prizes[player]:
+                self._awarded(player=player, position=position, amount=prizes[player],
+                              actor=actor, command_id=command_id)
+        self._finished(winners=[p for p, position, _ in standings if position == 1],
+                       seed=seed.hex(), actor=actor, command_id=command_id)
+
+    def _seat_late(self, player: str, actor: str, command_id: str) -> None:
+        seat = self.state.late_seat(player)
+        self._seated(player=player, table=seat.table, seat=seat.seat,
+                     chips=self.state.settings.starting_chips, actor=actor,
+                     command_id=command_id)
+
+    def _place_due(self, actor: str, command_id: str) -> None:
+        for placement in self.state.placements_due():
+            self._eliminated(player=placement.player, position=placement.position,
+                             tied=placement.tied, table=placement.table, coup=placement.coup,
+                             round=placement.round, actor=actor, command_id=command_id)
+
+    # --- the tables' side -----------------------------------------------------------
+
+    def table_orders(self, recorded: Event) -> list[TableOrder]:
+        """The table commands that mirror a recorded event, with command ids that follow from
+        the event (so sending them again applies them once)."""
+        key = f"{self.id}/{recorded.originator_version}"
+        match recorded:
+            case Tournament.PlayerSeatedAt(player=player, table=table, seat=seat, chips=chips):
+                return [TableOrder(table, SeatPlayer(
+                    command_id=f"{key}/seat", actor=recorded.actor, player=player, chips=chips,
+                    side=self._side(seat)))]
+            case Tournament.PlayerMoved(player=player, from_table=old, to_table=new,
+                                        seat=seat, chips=chips):
+                return [
+                    TableOrder(old, AdjustChips(command_id=f"{key}/out", actor=recorded.actor,
+                                                player=player, delta=-chips,
+                                                reason=f"moved to {new}")),
+                    TableOrder(old, LeaveTable(command_id=f"{key}/leave", actor=recorded.actor,
+                                               player=player)),
+                    TableOrder(new, SeatPlayer(command_id=f"{key}/seat", actor=recorded.actor,
+                                               player=player, chips=0, side=self._side(seat))),
+                    TableOrder(new, AdjustChips(command_id=f"{key}/in", actor=recorded.actor,
+                                                player=player, delta=chips,
+                                                reason=f"moved from {old}")),
+                ]
+            case Tournament.PlayersBusted(table=table, busted=busted):
+                return [TableOrder(table, LeaveTable(command_id=f"{key}/leave/{bust.player}",
+                                                     actor=recorded.actor, player=bust.player))
+                        for bust in busted]
+            case Tournament.PlayerEliminated(player=player, table=table, coup=None):
+                return [TableOrder(table, LeaveTable(command_id=f"{key}/leave",
+                                                     actor=recorded.actor, player=player))]
+        return []
+
+    def _side(self, seat: int) -> Side | None:
+        """À deux tableaux, odd seats are on the right tableau and even ones on the left."""
+        if self.state.settings.variant is not Variant.DEUX_TABLEAUX:
+            return None
+        return Side.RIGHT if seat % 2 else Side.LEFT
