@@ -1,10 +1,11 @@
 """The HTTP API: `create_app(database_url)` builds the litestar application on one store.
 
 Routes: `/health` and `/ready` (`api.routes_health`), the tables resource
-(`api.routes_tables`); the OpenAPI document at `/schema` (`/schema/openapi.json`). Bodies are
-msgspec structs (`api.schemas`); every refusal is an RFC 9457 problem (`api.problems`);
-callers are known by bearer tokens kept hashed in the same database (`api.tokens`,
-`api.auth`). The database: `database_url`, else `$SABOT_DATABASE_URL`, else the default.
+(`api.routes_tables`), live events (`api.routes_live` on `api.live`'s channels); the OpenAPI
+document at `/schema` (`/schema/openapi.json`). Bodies are msgspec structs (`api.schemas`);
+every refusal is an RFC 9457 problem (`api.problems`); callers are known by bearer tokens
+kept hashed in the same database (`api.tokens`, `api.auth`). The database: `database_url`,
+else `$SABOT_DATABASE_URL`, else the default.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from litestar import Litestar
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 
+from api.live import channels_plugin
 from api.problems import EXCEPTION_HANDLERS
 from api.routes_health import health, ready
+from api.routes_live import table_events
 from api.routes_tables import TablesController
 from api.tokens import TokenStore
 from infra.service import TableService
@@ -30,7 +33,8 @@ def create_app(database_url: str | None = None, *,
     service = service or open_service(TableService, database_url)
     tokens = TokenStore(service.database)
     return Litestar(
-        route_handlers=[health, ready, TablesController],
+        route_handlers=[health, ready, TablesController, table_events],
+        plugins=[channels_plugin()],
         state=State({"service": service, "tokens": tokens}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=OpenAPIConfig(title="Sabot", version="0.1.0", path="/schema"),

@@ -20,10 +20,12 @@ from typing import Annotated, Any, TypeVar
 import msgspec
 from anyio import to_thread
 from litestar import Controller, Request, get, post
+from litestar.channels import ChannelsPlugin
 from litestar.datastructures import State
 from litestar.params import HeaderParameter, PathParameter
 
 from api import auth
+from api.live import wake_subscribers
 from api.problems import ApiProblem, decode_json, invalid
 from api.schemas import OpenTable, Recorded, TableView
 from api.tokens import Grant, TokenStore
@@ -143,6 +145,9 @@ class TablesController(Controller):
         if recorded.table_id != table_id:
             raise ApiProblem(409, "this command id was already used on another table",
                              rule="command-id-reused", field="command_id")
+        if recorded.events:
+            wake_subscribers(request.app.plugins.get(ChannelsPlugin), table_id,
+                             recorded.version)
         events = recorded.events
         if any(e["type"] in _HIDDEN_CARDS for e in events):
             state = await blocking(service.state, table_id)

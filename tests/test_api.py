@@ -7,7 +7,9 @@ the cards and of the seeds, and idempotency through the `Idempotency-Key` header
 
 from __future__ import annotations
 
+import json
 import os
+import queue
 import socket
 import subprocess
 import sys
@@ -74,7 +76,8 @@ def api(postgres_url: str) -> Iterator[Api]:
     service.seed_source = seeds_from(b"api tests")
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(service=service), host="127.0.0.1",
-                                           port=port, log_level="warning"))
+                                           port=port, log_level="warning",
+                                           timeout_graceful_shutdown=2))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
@@ -480,3 +483,51 @@ def test_a_huge_body_is_refused(api: Api, game: Game) -> None:
                         content=b'{"kind": "seat", "player": "' + b"x" * 100_000 + b'"}')
     assert response.status_code == 413 and response.headers["content-type"] == PROBLEM
     assert api.events() == before
+
+
+
+# --- live -------------------------------------------------------------------------------
+
+
+def listen(api: Api, path: str, token: str | None, until: int,
+           into: queue.Queue[tuple[float, dict[str, Any]]]) -> None:
+    """Read server-sent events until `until` events have come (each with its arrival time)."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    got = 0
+    with httpx.stream("GET", api.base_url + path, headers=headers, timeout=20) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for line in response.iter_lines():
+            if line.startswith("data:"):
+                into.put((time.monotonic(), json.loads(line[5:])))
+                got += 1
+                if got == until:
+                    return
+
+
+def test_live_events_as_each_caller_may_see_them(api: Api, game: Game) -> None:
+    game.to_betting()
+    version = game.view(None)["version"]
+    public: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
+    bobs: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
+    path = f"/tables/{game.table_id}/events"
+    readers = [threading.Thread(target=listen, args=(api, path, None, 5, public)),
+               threading.Thread(target=listen, args=(api, f"{path}?after={version}", game.bob,
+                                                     5, bobs))]
+    started = time.monotonic()
+    for reader in readers:
+        reader.start()
+    time.sleep(0.5)  # both subscribed
+    dealt = game.deal_four()
+    for reader in readers:
+        reader.join(timeout=15)
+        assert not reader.is_alive()
+    seen = [public.get_nowait() for _ in range(5)]
+    assert [e["type"] for _, e in seen] == ["BettingClosed"] + ["CardDealt"] * 4
+    assert all(e["card"] is None for _, e in seen[1:])
+    assert seen[-1][0] - started < 4.5  # woken by the commands, not by the 5 s poll
+    bob_sees = [bobs.get_nowait()[1] for _ in range(5)]
+    assert [e["card"] is not None for e in bob_sees[1:]] == [True, False, True, False]
+    assert [e["side"] for e in bob_sees[1:]] == [e["side"] for e in dealt]
+    replay = api.call("GET", f"{path}?after=abc")
+    assert replay.status_code == 400 and replay.headers["content-type"] == PROBLEM
+    assert api.call("GET", "/tables/nowhere/events").status_code == 404

@@ -20,6 +20,6 @@ def run(args: argparse.Namespace) -> int:
 
     from api.app import create_app
 
-    uvicorn.run(create_app(args.database), host=args.host, port=args.port,
-                log_level="info", proxy_headers=False)
+    uvicorn.run(create_app(args.database), host=args.host, port=args.port, log_level="info",
+                proxy_headers=False, timeout_graceful_shutdown=5)  # live streams never end
     return 0

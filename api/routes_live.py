@@ -1,0 +1,85 @@
+"""Live updates: `GET /tables/{table}/events` streams a table's events as server-sent events.
+
+Each SSE message is one event as the caller may see it (`api.visibility`): `event:` its type,
+`id:` its version, `data:` its JSON. The stream starts after `?after=VERSION`, else after the
+`Last-Event-ID` a reconnecting browser sends, else after the table's current version (only
+what happens next). A command sent through this API wakes the table's subscribers at once
+(litestar channels, in-memory backend: one process); events written by another process (the
+CLI, a worker) are picked up by the poll every `POLL_SECONDS`, which also keeps the
+connection alive. The store is the source of every message: a subscriber never misses an
+event because a wake-up was coalesced.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import anyio
+import msgspec
+from litestar import Request, get
+from litestar.channels import ChannelsPlugin
+from litestar.datastructures import State
+from litestar.params import HeaderParameter, QueryParameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+
+from api import auth
+from api.live import channel_of
+from api.problems import ApiProblem
+from api.routes_tables import Authorization, TableRef, blocking, table_id_of
+from api.tokens import Grant, TokenStore
+from api.visibility import visible_events
+from infra.service import TableService, describe
+
+POLL_SECONDS = 5.0
+
+After = Annotated[int | None, QueryParameter(ge=0, required=False,
+                                             description="stream the events after this version")]
+LastEventId = Annotated[str | None, HeaderParameter(name="Last-Event-ID", required=False)]
+
+
+def _new_events(service: TableService, table_id: uuid.UUID, grant: Grant,
+                after: int) -> list[dict[str, Any]]:
+    events = [describe(e) for e in service.events_of(table_id, gt=after)]
+    return visible_events(service.state(table_id), grant, events) if events else []
+
+
+async def _stream(service: TableService, channels: ChannelsPlugin, table_id: uuid.UUID,
+                  grant: Grant, after: int) -> AsyncIterator[ServerSentEventMessage]:
+    woken = [anyio.Event()]
+
+    async def on_message(_: bytes) -> None:
+        woken[0].set()
+
+    async with (channels.start_subscription([channel_of(table_id)]) as subscriber,
+                subscriber.run_in_background(on_message)):
+        while True:
+            woken[0] = anyio.Event()
+            for event in await blocking(_new_events, service, table_id, grant, after):
+                after = event["originator_version"]
+                yield ServerSentEventMessage(data=msgspec.json.encode(event).decode(),
+                                             event=event["type"], id=str(after))
+            with anyio.move_on_after(POLL_SECONDS) as waited:
+                await woken[0].wait()
+            if waited.cancelled_caught:
+                yield ServerSentEventMessage(comment="keep-alive")
+
+
+@get("/tables/{table:str}/events", tags=["live"], summary="A table's events, live (SSE)")
+async def table_events(request: Request[Any, Any, State], table: TableRef,
+                       authorization: Authorization, after: After = None,
+                       last_event_id: LastEventId = None) -> ServerSentEvent:
+    tokens: TokenStore = request.app.state.tokens
+    service: TableService = request.app.state.service
+    grant = await blocking(auth.authenticate, tokens, authorization)
+    table_id = table_id_of(table)
+    found = await blocking(service.table, table_id)
+    if after is None and last_event_id is not None:
+        if not last_event_id.isdigit():
+            raise ApiProblem(400, "Last-Event-ID is an event's version", rule="bad-request",
+                             field="Last-Event-ID")
+        after = int(last_event_id)
+    start = found.version if after is None else after
+    channels = request.app.plugins.get(ChannelsPlugin)
+    return ServerSentEvent(_stream(service, channels, table_id, grant, start))
