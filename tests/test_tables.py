@@ -397,9 +397,13 @@ def test_a_decision_by_someone_else_is_refused(service: TableService) -> None:
 # --- racing services --------------------------------------------------------------------
 
 
-def test_two_services_racing_on_one_table(database_url: str) -> None:
+@pytest.mark.parametrize("shared", [False, True], ids=["two-services", "one-service"])
+def test_two_services_racing_on_one_table(database_url: str, shared: bool) -> None:
+    """Two threads bet at once on one table, through two services (two processes, say) or
+    through one shared service (an API server's worker threads, one aggregate cache)."""
     rounds = 6
-    with a_service(database_url) as first, a_service(database_url) as second:
+    with a_service(database_url) as first, a_service(database_url) as other:
+        second = first if shared else other
         table_id = open_table(first, "raced", Variant.PUNTO_BANCO, players=2, chips=10_000)
         to_phase(first, table_id, Phase.BETTING)
         second.table(table_id)  # warm the second service on the same table
