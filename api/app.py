@@ -1,11 +1,12 @@
 """The HTTP API: `create_app(database_url)` builds the litestar application on one store.
 
 Routes: `/health` and `/ready` (`api.routes_health`), the tables resource
-(`api.routes_tables`), live events (`api.routes_live` on `api.live`'s channels); the OpenAPI
-document at `/schema` (`/schema/openapi.json`). Bodies are msgspec structs (`api.schemas`);
-every refusal is an RFC 9457 problem (`api.problems`); callers are known by bearer tokens
-kept hashed in the same database (`api.tokens`, `api.auth`). The database: `database_url`,
-else `$SABOT_DATABASE_URL`, else the default.
+(`api.routes_tables`), live events (`api.routes_live` on `api.live`'s channels), the table
+display page at `/` (`api.routes_page`); the OpenAPI document at `/schema`
+(`/schema/openapi.json`). Bodies are msgspec structs (`api.schemas`); every refusal is an
+RFC 9457 problem (`api.problems`); callers are known by bearer tokens kept hashed in the
+same database (`api.tokens`, `api.auth`). The database: `database_url`, else
+`$SABOT_DATABASE_URL`, else the default.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from api.live import channels_plugin
 from api.problems import EXCEPTION_HANDLERS
 from api.routes_health import health, ready
 from api.routes_live import table_events
+from api.routes_page import page, static_router
 from api.routes_tables import TablesController
 from api.tokens import TokenStore
 from infra.service import TableService
@@ -33,7 +35,7 @@ def create_app(database_url: str | None = None, *,
     service = service or open_service(TableService, database_url)
     tokens = TokenStore(service.database)
     return Litestar(
-        route_handlers=[health, ready, TablesController, table_events],
+        route_handlers=[health, ready, TablesController, table_events, page, static_router()],
         plugins=[channels_plugin()],
         state=State({"service": service, "tokens": tokens}),
         exception_handlers=EXCEPTION_HANDLERS,

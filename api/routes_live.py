@@ -1,13 +1,13 @@
 """Live updates: `GET /tables/{table}/events` streams a table's events as server-sent events.
 
-Each SSE message is one event as the caller may see it (`api.visibility`): `event:` its type,
-`id:` its version, `data:` its JSON. The stream starts after `?after=VERSION`, else after the
-`Last-Event-ID` a reconnecting browser sends, else after the table's current version (only
-what happens next). A command sent through this API wakes the table's subscribers at once
-(litestar channels, in-memory backend: one process); events written by another process (the
-CLI, a worker) are picked up by the poll every `POLL_SECONDS`, which also keeps the
-connection alive. The store is the source of every message: a subscriber never misses an
-event because a wake-up was coalesced.
+Each SSE message is one event as the caller may see it (`api.visibility`): `id:` its
+version, `data:` its JSON (with its `type`); messages are unnamed, so a browser's
+`EventSource.onmessage` gets them all. The stream starts after `?after=VERSION`, else after
+the `Last-Event-ID` a reconnecting browser sends, else after the table's current version
+(only what happens next). A command sent through this API wakes the table's subscribers at
+once (`api.live`); events written by another process (the CLI, a worker) are picked up by
+the poll every `POLL_SECONDS`, which also keeps the connection alive. The store is the
+source of every message: a subscriber never misses an event because a wake-up was coalesced.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ async def _stream(service: TableService, channels: ChannelsPlugin, table_id: uui
             for event in await blocking(_new_events, service, table_id, grant, after):
                 after = event["originator_version"]
                 yield ServerSentEventMessage(data=msgspec.json.encode(event).decode(),
-                                             event=event["type"], id=str(after))
+                                             id=str(after))
             with anyio.move_on_after(POLL_SECONDS) as waited:
                 await woken[0].wait()
             if waited.cancelled_caught:
