@@ -609,10 +609,14 @@ class TournamentState(msgspec.Struct, kw_only=True):
             prizes.update(zip(players, shares(covered, len(players)), strict=True))
         return prizes
 
+    def require_decided(self) -> None:
+        if not self.decided:
+            raise OutOfTurn("prizes and the finish wait until one player is left",
+                            rule="not-decided")
+
     def award(self, player: str, amount: int) -> None:
         entrant = self.entrant(player)
-        if not self.decided:
-            raise OutOfTurn("prizes are awarded when one player is left", rule="not-decided")
+        self.require_decided()
         if entrant.prize is not None or amount < 1 or self.prizes().get(player) != amount:
             raise RuleViolation(f"{player}'s prize is not {amount}", rule="prize-mismatch")
         entrant.prize = amount
@@ -620,9 +624,7 @@ class TournamentState(msgspec.Struct, kw_only=True):
     def finish(self, seed: bytes, winners: Sequence[str]) -> None:
         """Declare the winners, check every prize awarded, and reveal the seed: the draw and
         every break must be what it gives."""
-        if not self.decided:
-            raise OutOfTurn("the tournament finishes when one player is left",
-                            rule="not-decided")
+        self.require_decided()
         standings = self.standings()
         if list(winners) != [player for player, position, _ in standings if position == 1]:
             raise RuleViolation("the winners are the players at position 1", rule="winners")

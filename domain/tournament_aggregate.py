@@ -280,6 +280,8 @@ class Tournament(Aggregate):
 
     def finish(self, seed: bytes, actor: str, command_id: str) -> None:
         """Once one player is left: award the prizes, then finish, revealing the seed."""
+        self.state.require_decided()
+        self.state.verify(seed)
         prizes = self.state.prizes()
         standings = self.state.standings()
         for player, position, _ in standings:

@@ -201,14 +201,7 @@ def test_a_four_table_tournament_ends_with_one_winner(shape: str, seed: int,
     results = state.results()
     winners = [r for r in results if r.position == 1]
     assert len(winners) == 1 and winners[0].tied == 1
-    # every finishing position taken once: tied players cover position .. position + tied - 1
-    covered: list[int] = []
-    for position in {r.position for r in results}:
-        tied = [r for r in results if r.position == position]
-        assert all(r.tied == len(tied) for r in tied)
-        covered += range(position, position + len(tied))
-    assert len(results) == len(state.entrants)
-    assert sorted(covered) == list(range(1, len(results) + 1))
+    check_places(results, len(state.entrants))
     # every chip on the winner or taken away by a cut; every prize paid, the pool exactly
     assert sim.chips() == {winners[0].player: state.chips_issued - sim.retired}
     assert sum(r.prize for r in results) == state.pool == state.entries * 101
@@ -218,6 +211,18 @@ def test_a_four_table_tournament_ends_with_one_winner(shape: str, seed: int,
     assert isinstance(finished, Tournament.TournamentFinished)
     assert finished.winners == [winners[0].player] and finished.seed == SEED.hex()
     check_moves(sim.events)
+
+
+def check_places(results: list[Any], players: int) -> None:
+    """Every finishing position 1 .. players taken once: `tied` players at a position cover
+    position .. position + tied - 1 together."""
+    covered: list[int] = []
+    for position in {r.position for r in results}:
+        tied = [r for r in results if r.position == position]
+        assert all(r.tied == len(tied) for r in tied)
+        covered += range(position, position + len(tied))
+    assert len(results) == players
+    assert sorted(covered) == list(range(1, players + 1))
 
 
 def check_moves(events: list[Any]) -> None:
@@ -270,7 +275,8 @@ def registered(players: int, **overrides: Any) -> Tournament:
 
 
 def test_the_seating_draw_is_reproducible_from_its_seed() -> None:
-    tournament = registered(30)
+    tournament = registered(31)
+    tournament.unregister("p030", actor=ORGANISER, command_id="unregister")
     expected = tournament.state.drawn_seating(SEED)
     assert expected == tournament.state.drawn_seating(SEED)
     assert expected != tournament.state.drawn_seating(OTHER_SEED)
@@ -347,6 +353,8 @@ def test_equal_chips_tie_and_share_the_prizes_of_the_places_they_cover() -> None
     assert [(e.player, e.position, e.tied) for e in eliminated] == [
         ("p001", 2, 2), ("p002", 2, 2)]
     assert tournament.state.decided
+    refused(tournament, lambda: tournament.finish(OTHER_SEED, ORGANISER, "finish"),
+            RuleViolation, "seating-commitment")
     tournament.finish(SEED, actor=ORGANISER, command_id="finish")
     events = tournament.collect_events()
     prizes = {e.player: e.amount for e in events if isinstance(e, Tournament.PrizeAwarded)}
@@ -508,3 +516,24 @@ def test_a_moved_player_without_known_chips_is_refused_before_anything_is_record
     assert tournament.state.balancing_plan(SEED)
     refused(tournament, lambda: tournament.balance(SEED, {}, ORGANISER, "bal"),
             NotFound, "unknown-chips")
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32), players=st.integers(2, 60), seats=st.integers(3, 10),
+       tolerance=st.integers(1, 3), late_rounds=st.integers(0, 2), advance=st.integers(0, 9),
+       variant=st.sampled_from([v for v in Variant if v is not Variant.SIMPLIFIED]))
+def test_any_structure_stays_balanced_and_ends_with_every_place_taken(
+        seed: int, players: int, seats: int, tolerance: int, late_rounds: int, advance: int,
+        variant: Variant) -> None:
+    """Every variant but the family game, whose table refuses to let a duellist leave even
+    between coups (`TableState.committed` counts the duel stake), so a duellist cannot move."""
+    prizes = (6000, 4000)
+    sim = Simulation(structure(variant=variant, seats_per_table=seats, tolerance=tolerance,
+                               late_rounds=late_rounds, reentries=min(late_rounds, 1),
+                               advance=advance, coups_per_round=4, prizes=prizes),
+                     players, seed).run()
+    results = sim.state.results()
+    check_places(results, len(sim.state.entrants))
+    assert sum(r.prize for r in results) == sim.state.pool
+    assert sum(sim.chips().values()) + sim.retired == sim.state.chips_issued
+    check_moves(sim.events)
