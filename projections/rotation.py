@@ -5,8 +5,9 @@ nobody holds it, the player the shoe is offered to; `order`, the seated players 
 direction of play after the banker (after the player offered the shoe, that player first,
 when there is no banker): the order in which the shoe will pass when the punters win; the
 banco suivi (the punter who lost a banco and may call it again first); a passed hand: who
-passed it, and the player the shoe returns to if whoever took it loses (RULES.md, 000).
-Every figure is the table's own state after its last event, as the rules made it.
+passed it, and the player the shoe returns to if whoever took it loses (RULES.md, 000); à
+deux tableaux, who holds the hand on each tableau (`hands`). Every figure is the table's own
+state after its last event, as the rules made it.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Rotation(msgspec.Struct, kw_only=True):
     order: list[str]
     banco_suivi: str | None
     passed_hand: PassedHand | None
+    hands: dict[str, str]
     seated: list[str]
 
 
@@ -89,6 +91,7 @@ def rotation_of(table_id: UUID, table: Table, memo: RotationMemo) -> Rotation:
         coups=s.coup_number, banker=s.banker, bank=s.bank, offered_to=s.bank_offered_to,
         order=[p for p in order if p != s.banker], banco_suivi=s.banco_suivi,
         passed_hand=PassedHand(memo.passed_by, returns_to) if returns_to else None,
+        hands={side.value: player for side, player in s.hand_holders.items()},
         seated=s.seated(),
     )
 

@@ -11,7 +11,8 @@ transaction, with the view's rows.
 
 A subclass says what an event means for it (`observe(folded, event, before)`, with the
 table's seats and bank as they were before the event) and writes its rows for each table the
-batch touched (`flush(cursor, folded)`).
+batch touched (`flush(cursor, folded)`). A view that also reads another aggregate's events
+adds their topics and handles them, in order, in `observe_other(cursor, event)`.
 """
 
 from __future__ import annotations
@@ -32,10 +33,15 @@ from projections.view import Event, View
 
 M = TypeVar("M", bound=msgspec.Struct)
 
-TABLE_TOPICS = tuple(
-    get_topic(cls) for cls in vars(Table).values()
-    if isinstance(cls, type) and issubclass(cls, Aggregate.Event)
-)
+
+
+def event_topics(aggregate: type[Aggregate]) -> tuple[str, ...]:
+    """The topics of every event class an aggregate declares."""
+    return tuple(get_topic(cls) for cls in vars(aggregate).values()
+                 if isinstance(cls, type) and issubclass(cls, Aggregate.Event))
+
+
+TABLE_TOPICS = event_topics(Table)
 
 
 class Before(msgspec.Struct, frozen=True):
@@ -93,6 +99,9 @@ class TableFoldView(View, Generic[M]):
     def apply(self, cursor: Any, events: Sequence[Event]) -> None:
         batch: dict[UUID, Folded[M]] = {}
         for event in events:
+            if not isinstance(event, Table.Event):
+                self.observe_other(cursor, event)
+                continue
             folded = batch.get(event.originator_id)
             if folded is None:
                 folded = batch[event.originator_id] = self._load(cursor, event.originator_id)
@@ -106,6 +115,10 @@ class TableFoldView(View, Generic[M]):
     @abstractmethod
     def observe(self, folded: Folded[M], event: Event, before: Before | None) -> None:
         """Note what `event` (already applied to `folded.table`) means for this view."""
+
+    def observe_other(self, cursor: Any, event: Event) -> None:
+        """An event of another aggregate (among `topics`), in notification order."""
+        raise TypeError(f"{self.name} reads no {type(event).__qualname__}")
 
     @abstractmethod
     def flush(self, cursor: Any, folded: Folded[M]) -> None:

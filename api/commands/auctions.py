@@ -1,4 +1,5 @@
-"""`sabot auctions [--table TABLE] [--json]`: every bank held, how it was won and how it ended.
+"""`sabot auctions [--table TABLE] [--json]`: every bank held, how it was won (with the
+auction's bids, in order, when it was auctioned) and how it ended.
 
 The views are brought to the head of the store first.
 """
@@ -34,6 +35,9 @@ def run(args: argparse.Namespace) -> int:
             ended = f"{b.ended} ({b.final_bank})" if b.ended else "holding"
             print(f"{b.table:<24}{b.number:>4}  {b.player:<14}{b.amount:>8}  {b.how:<9}"
                   f"{b.coups:>6}{b.largest:>9}  {ended}")
+            if b.auction is not None:
+                bids = ", ".join(f"{bid.player} {bid.amount}" for bid in b.auction.bids)
+                print(f"{'':<28}auction (minimum {b.auction.minimum}): {bids}")
         return 0
 
     return reading(show, args.database, ("auctions",))

@@ -46,6 +46,8 @@ def describe(r: Rotation) -> str:
         f"  passes next to: {' -> '.join(r.order) or 'nobody'}",
         f"  banco suivi: {r.banco_suivi or 'none'}",
     ]
+    if r.hands:
+        lines.append("  hands: " + ", ".join(f"{side} {p}" for side, p in r.hands.items()))
     if r.passed_hand is not None:
         lines.append(f"  passed hand: by {r.passed_hand.by or '?'};"
                      f" returns to {r.passed_hand.returns_to} if its taker loses")
