@@ -13,6 +13,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -22,13 +23,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import msgspec
 import pytest
 from celery import Celery
 
+from api.cli import main as cli
 from domain import commands as c
 from domain.bots import next_command
 from domain.coup import Side
 from domain.defaults import default_draw
+from domain.dispute_aggregate import Discrepancy, Dispute, Verdict
 from domain.settings import TableSettings, Variant
 from domain.table import CROUPIER
 from infra.audit import verify
@@ -36,6 +40,7 @@ from infra.service import TableService, seeds_from
 from tests.conftest import REDIS_URL, need_server
 from workers.app import make_app
 from workers.deadlines import ACTOR, deadline_command_id, schedule_deadline
+from workers.disputes import DisputeService, request_replay
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = bytes(range(32))
@@ -271,3 +276,90 @@ def test_the_scheduled_audit_logs_the_head_digest(embedded: Embedded) -> None:
         lambda line: line["event"] == "audit.ok" and line["head_digest"] == head)[0]
     assert audit["events"] == events
     assert audit["task"] == "sabot.verify_store" and audit["task_id"]
+
+
+# --- disputes ---------------------------------------------------------------------------
+
+
+def past_the_first_taille(service: TableService, name: str = "disputed") -> uuid.UUID:
+    """A one-deck chemin de fer table played by bots until its first seed is revealed."""
+    settings = TableSettings.default(Variant.CHEMIN_DE_FER, decks=1)
+    table_id = service.open_table(name, settings, command_id=f"{name}:open").table_id
+    for i in range(4):
+        service.execute(table_id, c.SeatPlayer(command_id=f"{name}:seat:{i}", player=f"p{i}",
+                                               chips=1000))
+    rng = random.Random(11)
+    for n in range(3000):
+        state = service.state(table_id)
+        if state.taille >= 2:
+            return table_id
+        service.execute(table_id, next_command(state, rng, lambda label, n=n: f"bot:{n}:{label}"))
+    raise AssertionError("the bots never finished a taille")
+
+
+def replayed_by_the_worker(embedded: Embedded, url: str, dispute_id: uuid.UUID) -> Dispute:
+    task_id = request_replay(url, dispute_id, via=embedded.producer)
+    [line] = embedded.worker.wait_for(logged("dispute.replayed", task_id))
+    assert line["command_id"] == f"replay:{dispute_id}"
+    with DisputeService(url=url) as disputes:
+        return disputes.dispute(dispute_id)
+
+
+def test_a_dispute_on_an_honest_coup_is_consistent(service: TableService, sqlite_store: str,
+                                                   embedded: Embedded) -> None:
+    table_id = past_the_first_taille(service)
+    with DisputeService(url=sqlite_store) as disputes:
+        dispute_id = disputes.open(table_id, 2, reason="the banker drew on 6", by="p1",
+                                   command_id="dispute:p1:2")
+        assert disputes.open(table_id, 2, reason="the banker drew on 6", by="p1",
+                             command_id="dispute:p1:2") == dispute_id  # retried: the same
+        assert disputes.dispute(dispute_id).verdict is Verdict.OPEN
+
+    dispute = replayed_by_the_worker(embedded, sqlite_store, dispute_id)
+    assert dispute.verdict is Verdict.CONSISTENT, dispute.discrepancies
+    assert dispute.notes == ["cards recomputed from the seed of taille 1 (revealed)"]
+    assert replayed_by_the_worker(embedded, sqlite_store, dispute_id).version == dispute.version
+
+
+def test_a_payout_altered_in_the_database_is_named(service: TableService, sqlite_store: str,
+                                                   embedded: Embedded) -> None:
+    table_id = past_the_first_taille(service)
+    [payout, *_] = [e for e in service.events_of(table_id)
+                    if type(e).__name__ == "PayoutMade" and e.coup == 3]
+    database = sqlite_store[len("sqlite:///"):]
+    with sqlite3.connect(database) as connection:
+        [(state,)] = connection.execute(
+            "SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = ?",
+            (table_id.hex, payout.originator_version)).fetchall()
+        fields = msgspec.msgpack.decode(state)
+        fields["payout"]["net"] += 1000
+        connection.execute(
+            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
+            (msgspec.msgpack.encode(fields), table_id.hex, payout.originator_version))
+    assert verify(sqlite_store).first_break.originator_version == payout.originator_version
+
+    with DisputeService(url=sqlite_store) as disputes:
+        dispute_id = disputes.open(table_id, 3, reason="I was paid wrong", by=payout.payout.player,
+                                   command_id="dispute:payout")
+    dispute = replayed_by_the_worker(embedded, sqlite_store, dispute_id)
+
+    owed = payout.payout
+    altered = f"{owed.player} {owed.net + 1000:+d} on {owed.staked}"
+    assert dispute.verdict is Verdict.DISCREPANCIES
+    assert dispute.discrepancies == [Discrepancy(
+        what="payout", where=f"{owed.player} (payout 1 of coup 3)",
+        expected=f"{owed.player} {owed.net:+d} on {owed.staked}", recorded=altered)]
+
+
+def test_sabot_dispute_open_and_show(service: TableService, sqlite_store: str,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    past_the_first_taille(service, "cli")
+    assert cli(["dispute", "open", "cli", "1", "--reason", "check it", "--here",
+                "--database", sqlite_store]) == 0
+    dispute_id = capsys.readouterr().out.splitlines()[0]
+    assert cli(["dispute", "show", dispute_id, "--json", "--database", sqlite_store]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["coup"], shown["by"], shown["verdict"]) == (1, "@auditor", "consistent")
+    assert cli(["dispute", "open", "cli", "99", "--reason", "?", "--here",
+                "--database", sqlite_store]) == 0
+    assert "unverifiable" in capsys.readouterr().out
