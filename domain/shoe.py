@@ -17,12 +17,15 @@ import hashlib
 import hmac
 from collections.abc import Callable, Iterator, Sequence
 from itertools import count
+from typing import TypeVar
 
 import msgspec
 
 from domain.cards import CARDS_PER_DECK, Card, fresh_decks, value
 from domain.errors import RuleViolation
 from domain.settings import Burn, TableSettings
+
+T = TypeVar("T")
 
 V1 = "sabot-shoe-v1"
 ALGORITHM = V1  # the algorithm new shoes are shuffled with
@@ -122,11 +125,18 @@ def cut_card_index(settings: TableSettings) -> int | None:
 def _v1(seed: bytes, contributions: Sequence[bytes], cards: list[Card], cut: int) -> list[Card]:
     """sabot-shoe-v1: an HMAC-SHA256 keyed stream drives an unbiased Fisher-Yates, then the cut."""
     message = V1.encode() + b"".join(len(c).to_bytes(4, "big") + c for c in contributions)
-    words = _words(hmac.digest(seed, message, "sha256"))
-    for i in range(len(cards) - 1, 0, -1):
-        j = _uniform_below(i + 1, words)
-        cards[i], cards[j] = cards[j], cards[i]
+    cards = keyed_shuffle(hmac.digest(seed, message, "sha256"), cards)
     return cards[cut:] + cards[:cut]
+
+
+def keyed_shuffle(key: bytes, items: list[T]) -> list[T]:
+    """Unbiased Fisher-Yates over `items` (in place, and returned), driven by the keyed
+    stream: for i from the last index down to 1, swap item i with item j, j uniform in 0..i."""
+    words = _words(key)
+    for i in range(len(items) - 1, 0, -1):
+        j = _uniform_below(i + 1, words)
+        items[i], items[j] = items[j], items[i]
+    return items
 
 
 def _words(key: bytes) -> Iterator[int]:

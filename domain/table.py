@@ -157,10 +157,12 @@ class TableState(msgspec.Struct, kw_only=True):
         ]
 
     def committed(self, player: str) -> int:
-        """Chips a player has at risk in the coup being staked."""
+        """Chips a player has at risk in the coup being staked or played (a duellist's stake
+        is at risk once betting has closed)."""
+        dueling = player in self.duel and self.phase in (Phase.PLAYING, Phase.SETTLED)
         return sum(b.amount for b in self.bets if b.player == player) + sum(
             s.amount for s in self.stakes if s.player == player
-        ) + (self.settings.duel_stake if player in self.duel else 0)
+        ) + (self.settings.duel_stake if dueling else 0)
 
     def hand_holder(self, side: Side) -> str | None:
         """Who decides for a tableau in the coup being played."""

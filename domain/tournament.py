@@ -28,8 +28,8 @@ import msgspec
 
 from domain.errors import NotFound, OutOfTurn, RuleViolation
 from domain.settings import TableSettings, Variant
-from domain.shoe import _uniform_below, _words
 from domain.shoe import commitment as commitment_of
+from domain.shoe import keyed_shuffle
 
 SEATING_V1 = "sabot-seating-v1"
 SEATING_ALGORITHM = SEATING_V1  # the algorithm new draws use
@@ -674,12 +674,7 @@ def shuffled(seed: bytes, tournament: str, label: str, players: Sequence[str]) -
     "break/<table>"), drives the same unbiased Fisher-Yates over the players."""
     parts = (SEATING_V1.encode(), tournament.encode(), label.encode())
     message = b"".join(len(part).to_bytes(4, "big") + part for part in parts)
-    words = _words(hmac.digest(seed, message, "sha256"))
-    order = list(players)
-    for i in range(len(order) - 1, 0, -1):
-        j = _uniform_below(i + 1, words)
-        order[i], order[j] = order[j], order[i]
-    return order
+    return keyed_shuffle(hmac.digest(seed, message, "sha256"), list(players))
 
 
 def deal(order: Sequence[str], tables: int, name: Callable[[int], str]) -> list[Seating]:
