@@ -118,8 +118,16 @@ class TableState(msgspec.Struct, kw_only=True):
     payouts_made: int = 0
     house_result: int = 0
     commission_total: int = 0
+    chips_in: int = 0  # brought to the table: seats and adjustments
+    chips_out: int = 0  # carried away by players who left
 
     # --- reading --------------------------------------------------------------------
+
+    def chips_accounted(self) -> bool:
+        """Every chip brought to the table is at a seat, in the bank, the house's, or gone
+        with a player who left."""
+        at_table = sum(s.chips for s in self.seats) + self.bank
+        return self.chips_in == at_table + self.house_result + self.chips_out
 
     @property
     def variant(self) -> Variant:
@@ -235,6 +243,7 @@ class TableState(msgspec.Struct, kw_only=True):
             raise RuleViolation("an à deux tableaux seat is on the right or the left",
                                 rule="seat-side")
         self.seats.append(Seat(player=player, chips=chips, side=side, standing=standing))
+        self.chips_in += chips
         if self.variant is Variant.SIMPLIFIED:
             self._fill_duel()
 
@@ -246,6 +255,7 @@ class TableState(msgspec.Struct, kw_only=True):
         if player == self.banker:
             raise OutOfTurn("the banker retires the bank before leaving", rule="banker-leaving")
         self.seats.remove(seat)
+        self.chips_out += seat.chips
         if player in self.duel:
             self.duel.remove(player)
             self._fill_duel()
@@ -257,6 +267,7 @@ class TableState(msgspec.Struct, kw_only=True):
         if seat.chips + delta < 0:
             raise RuleViolation(f"{player} has only {seat.chips} chips", rule="chips-short")
         seat.chips += delta
+        self.chips_in += delta
 
     # --- the shoe -------------------------------------------------------------------
 
@@ -361,7 +372,8 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def retire_bank(self, player: str) -> None:
         """The banker retires between coups, taking the bank; the shoe passes (000)."""
-        self.require(Phase.BETTING, doing="retire the bank")
+        between_coups = (Phase.BETTING, Phase.NO_SHOE, Phase.SHUFFLED, Phase.BURNING)
+        self.require(*between_coups, doing="retire the bank")
         self._require_player(player, self.banker, "retire the bank")
         if self.stakes or self.banco_calls:
             raise OutOfTurn("stakes are already placed against this bank", rule="stakes-placed")
@@ -373,7 +385,8 @@ class TableState(msgspec.Struct, kw_only=True):
             self.passed_hand_returns_to = nxt[0] if nxt else None
             self.bank_required = amount
             self.bank_offered_to = nxt[0] if nxt else None
-        self.phase = Phase.NO_BANK
+        if self.phase is Phase.BETTING:
+            self.phase = Phase.NO_BANK
 
     def _bank_back_to_banker(self) -> None:
         if self.banker is not None:
