@@ -1,9 +1,11 @@
 """The read views, on SQLite and on PostgreSQL, fed by real stored events from bot games.
 
 - every view run live (a few coups at a time) equals the same view rebuilt from scratch;
-- a runner that crashes in the middle of a batch leaves the view and its position where the
-  last committed batch put them, and a restart applies no event twice and skips none;
-- eventsourcing's one-event entry point refuses an event it already applied;
+- a runner that fails (an exception) or is killed (SIGKILL, in another process) in the middle
+  of a batch leaves the view and its position where the last committed batch put them, and a
+  restart applies no event twice and skips none;
+- eventsourcing's one-event entry point (and the tracking recorder) refuse an event already
+  applied;
 - a recalled coup matches the engine's own replay of the table up to that coup;
 - rotation: after a banker loses, the shoe is offered to the next player; a passed hand
   returns to the player who would have had it; a lost banco gives the banco suivi;
@@ -15,6 +17,9 @@ from __future__ import annotations
 
 import json
 import random
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -174,6 +179,51 @@ def test_crash_mid_batch_resumes_without_duplicates_or_gaps(service: TableServic
     assert [r.coup for r in coups] == list(range(1, 7))
 
 
+KILLED_RUNNER = """
+import sys, time
+from infra.store import open_store
+from projections.recall import RecallView
+from projections.runner import Runner
+
+class Stuck(RecallView):
+    name = "recall"
+    seen = 0
+
+    def observe(self, folded, event, before):
+        Stuck.seen += 1
+        if Stuck.seen == int(sys.argv[2]):
+            print("stuck", flush=True)
+            time.sleep(120)
+        super().observe(folded, event, before)
+
+with open_store(sys.argv[1], create=False) as store:
+    Runner(store, [Stuck], batch_size=40).catch_up("recall")
+"""
+
+
+def test_runner_killed_mid_batch_resumes(service: TableService, store: Store) -> None:
+    tables = games(service)[:2]
+    for game in tables:
+        game.coups(3)
+    seen = [n.id for n in store.recorder.select_notifications(
+        start=1, limit=100_000, topics=RecallView.topics)]
+    stuck_at = len(seen) // 2 | 1  # inside a batch of 40: the batches before it are committed
+    assert stuck_at > 40
+    child = subprocess.Popen([sys.executable, "-c", KILLED_RUNNER, service.database_url,
+                              str(stuck_at)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "stuck\n"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    runner = Runner(store, VIEWS, batch_size=40)
+    assert runner.lag("recall").position == seen[(stuck_at - 1) // 40 * 40 - 1]
+    runner.catch_up("recall")
+    resumed = dump(runner, "recall")
+    runner.rebuild("recall")
+    assert dump(runner, "recall") == resumed
+
+
 def test_concurrent_runners_take_turns(service: TableService, store: Store,
                                        database_url: str) -> None:
     for game in games(service)[:2]:
@@ -209,6 +259,10 @@ def test_one_event_entry_point_refuses_a_replay(service: TableService, store: St
     with pytest.raises(IntegrityError):
         view.process_event(event, Tracking("rotation", notification.id))
     assert runner.lag("rotation").position == notification.id
+    assert runner.tracking.max_tracking_id("rotation") == notification.id
+    runner.tracking.wait("rotation", notification.id, timeout=0.1)
+    with pytest.raises(IntegrityError):
+        runner.tracking.insert_tracking(Tracking("rotation", notification.id))
     found = rotation(store.database, game.table_id)
     assert found is not None and found.seated == []
 
