@@ -34,7 +34,6 @@ from projections.view import Event, View
 M = TypeVar("M", bound=msgspec.Struct)
 
 
-
 def event_topics(aggregate: type[Aggregate]) -> tuple[str, ...]:
     """The topics of every event class an aggregate declares."""
     return tuple(get_topic(cls) for cls in vars(aggregate).values()
@@ -57,12 +56,8 @@ class Before(msgspec.Struct, frozen=True):
         return cls({seat.player: seat.chips for seat in s.seats}, s.banker, s.bank)
 
     def holdings(self) -> dict[str, int]:
-        return holdings(self.chips, self.banker, self.bank)
-
-
-def holdings(chips: dict[str, int], banker: str | None, bank: int) -> dict[str, int]:
-    """Each player's chips, the bank counted with the banker's own."""
-    return {p: n + (bank if p == banker else 0) for p, n in chips.items()}
+        """Each player's chips, the bank counted with the banker's own."""
+        return {p: n + (self.bank if p == self.banker else 0) for p, n in self.chips.items()}
 
 
 def holdings_of(table: Table) -> dict[str, int]:
