@@ -14,8 +14,10 @@ from __future__ import annotations
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme
 
 from api.live import channels_plugin
+from api.openapi import add_body_schemas
 from api.problems import EXCEPTION_HANDLERS
 from api.routes_health import health, ready
 from api.routes_live import table_events
@@ -39,7 +41,12 @@ def create_app(database_url: str | None = None, *,
         plugins=[channels_plugin()],
         state=State({"service": service, "tokens": tokens}),
         exception_handlers=EXCEPTION_HANDLERS,
-        openapi_config=OpenAPIConfig(title="Sabot", version="0.1.0", path="/schema"),
+        openapi_config=OpenAPIConfig(
+            title="Sabot", version="0.1.0", path="/schema", security=[{"bearer": []}],
+            components=Components(security_schemes={"bearer": SecurityScheme(
+                type="http", scheme="bearer",
+                description="a token from `sabot token create`; none: anonymous")})),
+        on_startup=[add_body_schemas],
         on_shutdown=[service.close],
         request_max_body_size=MAX_BODY,
     )

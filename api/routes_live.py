@@ -24,11 +24,10 @@ from litestar.datastructures import State
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from api import auth
 from api.live import channel_of
 from api.problems import ApiProblem
-from api.routes_tables import Authorization, TableRef, blocking, table_id_of
-from api.tokens import Grant, TokenStore
+from api.routes_tables import TableRef, blocking, grant_of, table_id_of
+from api.tokens import Grant
 from api.visibility import visible_events
 from infra.service import TableService, describe
 
@@ -68,11 +67,10 @@ async def _stream(service: TableService, channels: ChannelsPlugin, table_id: uui
 
 @get("/tables/{table:str}/events", tags=["live"], summary="A table's events, live (SSE)")
 async def table_events(request: Request[Any, Any, State], table: TableRef,
-                       authorization: Authorization, after: After = None,
+                       after: After = None,
                        last_event_id: LastEventId = None) -> ServerSentEvent:
-    tokens: TokenStore = request.app.state.tokens
     service: TableService = request.app.state.service
-    grant = await blocking(auth.authenticate, tokens, authorization)
+    grant = await grant_of(request)
     table_id = table_id_of(table)
     found = await blocking(service.table, table_id)
     if after is None and last_event_id is not None:

@@ -26,6 +26,7 @@ from litestar.params import HeaderParameter, PathParameter
 
 from api import auth
 from api.live import wake_subscribers
+from api.openapi import CommandOperation, OpenTableOperation, problems
 from api.problems import ApiProblem, decode_json, invalid
 from api.schemas import OpenTable, Recorded, TableView
 from api.tokens import Grant, TokenStore
@@ -44,10 +45,6 @@ IdempotencyKey = Annotated[
                     pattern=r"^[\x21-\x7e]+$",
                     description="the command id (scoped to the caller); a retry sends it again"),
 ]
-Authorization = Annotated[
-    str | None,
-    HeaderParameter(name="Authorization", required=False, description="Bearer <token>"),
-]
 TableRef = Annotated[str, PathParameter(description="the table's UUID or its name")]
 
 _HIDDEN_CARDS = frozenset({"CardDealt", "CardBurned"})
@@ -56,6 +53,12 @@ _HEX = re.compile(r"[0-9a-fA-F]*")
 
 async def blocking(fn: Callable[..., T], *args: Any) -> T:
     return await to_thread.run_sync(fn, *args)
+
+
+async def grant_of(request: Request[Any, Any, State]) -> Grant:
+    """The caller's grant, from the `Authorization` header (the OpenAPI `bearer` scheme)."""
+    tokens: TokenStore = request.app.state.tokens
+    return await blocking(auth.authenticate, tokens, request.headers.get("Authorization"))
 
 
 def table_id_of(ref: str) -> uuid.UUID:
@@ -106,10 +109,11 @@ class TablesController(Controller):
     path = "/tables"
     tags = ["tables"]  # noqa: RUF012 (litestar's own attribute)
 
-    @post("/", status_code=201, summary="Open a table (organiser)")
-    async def open_table(self, request: Request[Any, Any, State], authorization: Authorization,
+    @post("/", status_code=201, summary="Open a table (organiser)",
+          operation_class=OpenTableOperation, responses=problems(400, 401, 403, 413, 422))
+    async def open_table(self, request: Request[Any, Any, State],
                          idempotency_key: IdempotencyKey) -> Recorded:
-        grant = await self._grant(request, authorization)
+        grant = await grant_of(request)
         auth.may_open_tables(grant)
         try:
             body = msgspec.convert(decode_json(await request.body()), OpenTable)
@@ -123,19 +127,20 @@ class TablesController(Controller):
                                        tournament=body.tournament, actor=auth.actor_of(grant)))
         return Recorded(recorded.table_id, recorded.version, recorded.events)
 
-    @get("/{table:str}", summary="A table as the caller may see it")
-    async def show_table(self, request: Request[Any, Any, State], table: TableRef,
-                         authorization: Authorization) -> TableView:
-        grant = await self._grant(request, authorization)
+    @get("/{table:str}", summary="A table as the caller may see it",
+         responses=problems(401, 404))
+    async def show_table(self, request: Request[Any, Any, State], table: TableRef) -> TableView:
+        grant = await grant_of(request)
         service = self._service(request)
         found = await blocking(service.table, table_id_of(table))
         return table_view(found, grant)
 
-    @post("/{table:str}/commands", status_code=200, summary="Send a table one command")
+    @post("/{table:str}/commands", status_code=200, summary="Send a table one command",
+          operation_class=CommandOperation,
+          responses=problems(400, 401, 403, 404, 409, 413, 422))
     async def send_command(self, request: Request[Any, Any, State], table: TableRef,
-                           authorization: Authorization,
                            idempotency_key: IdempotencyKey) -> Recorded:
-        grant = await self._grant(request, authorization)
+        grant = await grant_of(request)
         auth.require_writer(grant)
         table_id = table_id_of(table)
         command = command_of(decode_json(await request.body()), grant, idempotency_key)
@@ -158,8 +163,3 @@ class TablesController(Controller):
     def _service(request: Request[Any, Any, State]) -> TableService:
         service: TableService = request.app.state.service
         return service
-
-    @staticmethod
-    async def _grant(request: Request[Any, Any, State], authorization: str | None) -> Grant:
-        tokens: TokenStore = request.app.state.tokens
-        return await blocking(auth.authenticate, tokens, authorization)

@@ -175,6 +175,13 @@ def test_health_ready_and_openapi(api: Api) -> None:
     assert api.call("GET", "/ready").json() == {"status": "ready", "database": "postgres"}
     schema = api.call("GET", "/schema/openapi.json").json()
     assert {"/tables", "/tables/{table}", "/tables/{table}/commands"} <= set(schema["paths"])
+    command = schema["paths"]["/tables/{table}/commands"]["post"]
+    body = command["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    union = schema["components"]["schemas"][body.rsplit("/", 1)[1]]
+    assert union["discriminator"]["propertyName"] == "kind" and len(union["anyOf"]) >= 21
+    bet = schema["components"]["schemas"]["Body.PlaceBet"]
+    assert "actor" not in bet["properties"] and "command_id" not in bet["required"]
+    assert {"401", "403", "409", "422"} <= set(command["responses"])
 
 
 

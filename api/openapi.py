@@ -1,0 +1,127 @@
+"""The OpenAPI document's request bodies, from msgspec's own JSON Schema of the body types.
+
+The tables routes read their bodies themselves (to take the command id from a header and the
+actor from the token before msgspec validates), so litestar cannot infer them. Here msgspec
+describes `OpenTable` and the kind-tagged `TableCommand` union (with its discriminator); the
+schemas go into the document's components under `Body.<name>` (at startup,
+`add_body_schemas`), and each route's operation points its request body at them. In the
+command schemas `actor` is dropped (the token decides it) and `command_id` is optional (the
+`Idempotency-Key` header may give it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import msgspec
+from litestar import Litestar
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import (
+    Discriminator,
+    OpenAPIMediaType,
+    Operation,
+    Reference,
+    RequestBody,
+    Schema,
+)
+from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
+
+from api.problems import MEDIA_TYPE, Problem
+from api.schemas import OpenTable
+from domain.commands import TableCommand
+
+PREFIX = "Body."
+_TEMPLATE = "#/components/schemas/" + PREFIX + "{name}"
+_NAMES = {f.metadata.get("alias", f.name): f.name for f in dataclasses.fields(Schema)}
+_ONE = frozenset({"items", "additionalProperties", "not"})
+_MANY = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+
+
+def to_openapi(node: dict[str, Any]) -> Schema | Reference:
+    """A JSON Schema (as msgspec writes it) as litestar's OpenAPI spec objects."""
+    if "$ref" in node:
+        return Reference(ref=node["$ref"])
+    fields: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _ONE and isinstance(value, dict):
+            value = to_openapi(value)
+        elif key in _MANY:
+            value = [to_openapi(v) for v in value]
+        elif key == "properties":
+            value = {name: to_openapi(v) for name, v in value.items()}
+        elif key == "discriminator":
+            value = Discriminator(property_name=value["propertyName"], mapping=value["mapping"])
+        elif key == "type":
+            value = ([OpenAPIType(t) for t in value] if isinstance(value, list)
+                     else OpenAPIType(value))
+        elif key == "format":
+            value = OpenAPIFormat(value)
+        fields[_NAMES[key]] = value
+    return Schema(**fields)
+
+
+def _as_api_body(schema: dict[str, Any]) -> dict[str, Any]:
+    """A command's schema as this API takes it: no `actor`, `command_id` optional."""
+    properties = {k: v for k, v in schema.get("properties", {}).items() if k != "actor"}
+    if "command_id" in properties:
+        properties["command_id"] = {**properties["command_id"], "description":
+                                    "the command id, unless the Idempotency-Key header gives it"}
+    required = [r for r in schema.get("required", []) if r != "command_id"]
+    return {**schema, "properties": properties, "required": required}
+
+
+def body_schemas() -> dict[str, Schema | Reference]:
+    (command, _), parts = msgspec.json.schema_components([TableCommand, OpenTable],
+                                                         ref_template=_TEMPLATE)
+    parts = {name: _as_api_body(s) if "kind" in s.get("properties", {}) else s
+             for name, s in parts.items()}
+    parts["TableCommand"] = command
+    return {PREFIX + name: to_openapi(s) for name, s in parts.items()}
+
+
+def add_body_schemas(app: Litestar) -> None:
+    """At startup: litestar 2.25 replaces the configured component schemas with the ones it
+    generates, so the body schemas are added to the built document instead."""
+    document = app.openapi_schema
+    assert document.components is not None and not isinstance(document.components, list)
+    document.components.schemas = {**(document.components.schemas or {}), **body_schemas()}
+
+
+_MEANINGS = {
+    400: "the body is not JSON, or a header is malformed",
+    401: "no token where one is needed, or a token never issued",
+    403: "the token's role may not do this",
+    404: "no such table (or player)",
+    409: "out of turn, a lost race, or a command id used on another table",
+    413: "the body is too large",
+    422: "a field of the wrong type or value, or a rule of the game refused",
+}
+
+
+def problems(*statuses: int) -> dict[int, ResponseSpec]:
+    """The RFC 9457 problem answers a route may give."""
+    return {s: ResponseSpec(Problem, description=_MEANINGS[s], media_type=MEDIA_TYPE,
+                            generate_examples=False) for s in statuses}
+
+
+def _body(name: str) -> RequestBody:
+    schema = Reference(ref=_TEMPLATE.format(name=name))
+    return RequestBody(content={"application/json": OpenAPIMediaType(schema=schema)},
+                       required=True)
+
+
+@dataclasses.dataclass
+class CommandOperation(Operation):
+    """The operation of `POST /tables/{table}/commands`: its body is one `TableCommand`."""
+
+    def __post_init__(self) -> None:
+        self.request_body = _body("TableCommand")
+
+
+@dataclasses.dataclass
+class OpenTableOperation(Operation):
+    """The operation of `POST /tables`: its body is an `OpenTable`."""
+
+    def __post_init__(self) -> None:
+        self.request_body = _body("OpenTable")
