@@ -11,8 +11,12 @@ their logs; nobody waits on a result. Messages are JSON. Tasks are acknowledged 
 done (`acks_late`) and requeued if their worker dies mid-way, so a task may run twice: every
 task is idempotent (deterministic command ids).
 
-With Redis, a task scheduled further ahead than the visibility timeout (one hour) is
-delivered again after it; idempotence makes that harmless.
+With Redis, a message a worker took but did not acknowledge (a deadline it holds until its
+time, a task it runs) goes back to the queue after the visibility timeout if that worker
+vanished without a clean shutdown: `VISIBILITY_TIMEOUT`, 5 minutes, not Celery's hour, so a
+dead worker's deadlines are played at most that late. A deadline further ahead than that is
+delivered again meanwhile, and a task running longer is run twice: idempotence makes both
+harmless.
 
 The periodic audit (`workers.audits.verify_store`) runs under `celery beat` (or
 `sabot worker --beat`) every `audit_every` seconds on the store the schedule names.
@@ -36,14 +40,17 @@ QUEUE = "sabot"
 EXPIRE_DECISION = "sabot.expire_decision"
 VERIFY_STORE = "sabot.verify_store"
 REPLAY_DISPUTE = "sabot.replay_dispute"
+PLAY_TABLE = "sabot.play_table"
 AUDIT_EVERY = 3600.0
+VISIBILITY_TIMEOUT = 300
 EMBEDDED_POLLING = 0.1  # seconds between two looks at the embedded broker's folder
 
 
 def broker_config(broker_url: str, home: Path = HOME) -> dict[str, Any]:
     """`broker_url` and its transport options; "" is the embedded filesystem broker."""
     if broker_url:
-        return {"broker_url": broker_url, "broker_transport_options": {}}
+        return {"broker_url": broker_url,
+                "broker_transport_options": {"visibility_timeout": VISIBILITY_TIMEOUT}}
     folder = (home / "broker").resolve()
     queue, processed, control = (folder / name for name in ("queue", "processed", "control"))
     for path in (queue, processed, control):
@@ -77,7 +84,8 @@ def make_app(broker_url: str | None = None, *, home: Path = HOME, queue: str = Q
              database_url: str | None = None, audit_every: float = AUDIT_EVERY) -> Celery:
     """A Celery app on `broker_url` (None: `$SABOT_BROKER_URL`, else the embedded broker)."""
     broker = broker_url if broker_url is not None else os.environ.get("SABOT_BROKER_URL", "")
-    app = Celery("sabot", include=["workers.deadlines", "workers.audits", "workers.disputes"])
+    app = Celery("sabot", include=["workers.deadlines", "workers.audits", "workers.disputes",
+                                   "workers.tables"])
     app.conf.update(
         broker_config(broker, home),
         broker_connection_retry_on_startup=True,
