@@ -6,8 +6,8 @@ that is not `Bearer <token>`, or a token never issued: 401. Then, by role:
 | role      | open tables | table commands                                   | reads        |
 |-----------|-------------|--------------------------------------------------|--------------|
 | organiser | yes         | every command, actor `@organiser`                | everything   |
-| croupier  | no          | on their tables, all but seating and chip moves, | public       |
-|           |             | actor `@croupier`                                |              |
+| croupier  | no          | on their tables, all but seat, leave and chip    | public       |
+|           |             | moves, actor `@croupier`                         |              |
 | player    | no          | their own steps only (`PLAYER_STEPS`, `player`    | public + the |
 |           |             | field = themselves), actor = their player id     | hand held    |
 | auditor   | no          | none                                             | everything   |
@@ -36,7 +36,7 @@ PLAYER_STEPS = frozenset({
 })
 """What a player may ask for themselves (taking the bank offered to them is `award-bank`)."""
 
-ORGANISER_STEPS = frozenset({"seat", "adjust-chips"})
+ORGANISER_STEPS = frozenset({"seat", "leave", "adjust-chips"})
 """Chips enter or leave a table only by the organiser."""
 
 FULL_VIEW = frozenset({Role.ORGANISER, Role.AUDITOR})
@@ -102,6 +102,9 @@ def may_send(grant: Grant, table_id: uuid.UUID, command: Command) -> None:
             if player != grant.player:
                 raise ApiProblem(403, f"{grant.player} may not act for {player}",
                                  rule="not-yourself", field="player")
+            if getattr(command, "how", "taken") != "taken":
+                raise ApiProblem(403, "a player takes the bank offered; auctions and lots are "
+                                 "the officials'", rule="official-step", field="how")
 
 
 def scope_command_id(grant: Grant, key: str) -> str:

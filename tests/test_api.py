@@ -201,6 +201,8 @@ def test_roles_matrix(api: Api, game: Game) -> None:
     }
     official = {"kind": "shuffle"}
     seat = {"kind": "seat", "player": "dave", "chips": 100}
+    leave = {"kind": "leave", "player": "carol"}
+    auction = {"kind": "award-bank", "player": "alice", "amount": 100, "how": "auction"}
     own_bet = {"kind": "bet", "player": "alice", "spot": "tie", "amount": 5}
     bob_bet = {"kind": "bet", "player": "bob", "spot": "tie", "amount": 5}
     table = f"/tables/{game.table_id}"
@@ -210,8 +212,10 @@ def test_roles_matrix(api: Api, game: Game) -> None:
                                       "auditor", "anonymous"}),
         "official": ("POST", table + "/commands", official, {"organiser", "croupier"}),
         "seat": ("POST", table + "/commands", seat, {"organiser"}),
+        "auction": ("POST", table + "/commands", auction, {"organiser", "croupier"}),
         "own-bet": ("POST", table + "/commands", own_bet, {"organiser", "croupier", "alice"}),
         "bob-bet": ("POST", table + "/commands", bob_bet, {"organiser", "croupier"}),
+        "leave": ("POST", table + "/commands", leave, {"organiser"}),
     }
     for call, (method, path, body, allowed) in calls.items():
         for who, token in callers.items():
@@ -472,6 +476,20 @@ def test_idempotency_key_applies_a_command_once(api: Api, game: Game) -> None:
     reused = api.call("POST", "/tables/t3/commands", game.organiser,
                       json={"kind": "shuffle"}, headers={"Idempotency-Key": "carol-bet-1"})
     assert reused.status_code == 409 and reused.json()["rule"] == "command-id-reused"
+
+
+def test_opening_with_an_idempotency_key_opens_once(api: Api, game: Game) -> None:
+    body = {"name": "t4", "variant": "chemin-de-fer", "settings": {"min_stake": 10}}
+    first = api.call("POST", "/tables", game.organiser, json=body,
+                     headers={"Idempotency-Key": "open-t4"})
+    after_first = api.events()
+    again = api.call("POST", "/tables", game.organiser, json=body,
+                     headers={"Idempotency-Key": "open-t4"})
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json() and api.events() == after_first
+    assert first.json()["events"][0]["settings"]["min_stake"] == 10
+    without_key = api.call("POST", "/tables", game.organiser, json=body)
+    assert without_key.status_code == 422 and without_key.json()["rule"] == "table-exists"
 
 
 def test_a_lost_race_is_409(api: Api, game: Game, monkeypatch: pytest.MonkeyPatch) -> None:
