@@ -31,10 +31,11 @@ from eventsourcing.persistence import IntegrityError, Tracking
 
 from api.cli import main
 from domain import commands as c
+from domain.bots import auction_bids, next_command
 from domain.coup import Outcome, Side
-from domain.settings import TableSettings, Variant
+from domain.settings import FirstBank, TableSettings, Variant
 from domain.table import Phase, TableState
-from infra.autoplay import play_step
+from infra.auctions import AuctionDesk
 from infra.service import TableService, seeds_from
 from infra.store import Store, open_store
 from projections.auctions import banks_held
@@ -50,8 +51,8 @@ TOURNAMENT = "spring-cup"
 
 @dataclass
 class Game:
-    """A bot table through the service (auctions included): every command stored as in
-    `sabot play`."""
+    """A bot table through the service, auctions included, as `sabot play` drives one (its
+    own step, so that these tests do not follow changes to the autoplay helper)."""
 
     service: TableService
     name: str
@@ -77,7 +78,21 @@ class Game:
         return self.service.state(self.table_id)
 
     def step(self) -> None:
-        play_step(self.service, self.table_id, self.rng, self.name)
+        """One command, or one whole bank auction when the table wants its first bank."""
+        table = self.service.table(self.table_id)
+        state, ids = table.state, f"{self.name}:{table.version}"
+        wants_auction = (state.phase is Phase.NO_BANK and state.bank_offered_to is None
+                         and state.settings.first_bank is FirstBank.AUCTION)
+        bids = auction_bids(state, self.rng) if wants_auction else []
+        if bids:
+            desk = AuctionDesk(self.service)
+            auction_id = desk.open(self.table_id, command_id=f"{ids}:auction")
+            for n, (player, amount) in enumerate(bids):
+                desk.bid(auction_id, player, amount, command_id=f"{ids}:bid-{n}", actor=player)
+            desk.close(auction_id, command_id=f"{ids}:award")
+            return
+        command = next_command(state, self.rng, lambda label: f"{ids}:{label}")
+        self.service.execute(self.table_id, command)
 
     def command(self, command: c.TableCommand) -> None:
         self.service.execute(self.table_id, command)
@@ -335,7 +350,7 @@ def test_passed_hand_returns_to_the_player_who_would_have_had_it(
     game = Game.open(service, "passing", Variant.CHEMIN_DE_FER, players=4)
     runner = Runner(store, VIEWS)
     while not (game.state.phase is Phase.BETTING and game.state.banker and
-               not game.state.stakes):
+               not game.state.stakes and not game.state.banco_calls):
         game.step()
     banker = game.state.banker
     assert banker is not None
@@ -368,7 +383,8 @@ def test_lost_banco_gives_the_banco_suivi(service: TableService, store: Store) -
     game = Game.open(service, "banco", Variant.CHEMIN_DE_FER, players=4)
     runner = Runner(store, VIEWS)
     for attempt in range(40):
-        while not (game.state.phase is Phase.BETTING and not game.state.stakes):
+        while not (game.state.phase is Phase.BETTING and not game.state.stakes
+                   and not game.state.banco_calls):
             game.step()
         state = game.state
         caller = next(p for p in state.rotation_after(state.banker or "")
