@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
+import psycopg
 import pytest
 from celery import Celery
 
@@ -239,6 +240,58 @@ def test_a_deadline_delivered_twice_records_once(
     recorded = service.recorded_command(deadline_command_id(table_id, coup, Side.PUNTER))
     assert recorded is not None
     assert (recorded.first_version, recorded.last_version) == (versions + 1, versions + 1)
+
+
+@pytest.mark.redis
+@pytest.mark.postgres
+def test_a_deadline_whose_worker_dies_mid_way_is_delivered_again(postgres_url: str,
+                                                                  tmp_path: Path) -> None:
+    """The worker process running the task is killed while the store keeps it waiting:
+    the message was not acknowledged, so it is delivered again and played once."""
+    need_server("Redis", "127.0.0.1", 6379)
+    queue = f"sabot-test-{uuid.uuid4().hex[:8]}"
+    producer = make_app(REDIS_URL, home=tmp_path / ".sabot", queue=queue)
+    worker = Worker(tmp_path, "--broker", REDIS_URL, "--queue", queue)
+    base, _, schema = postgres_url.partition("?schema=")
+    try:
+        with TableService(url=postgres_url, secret_key=SECRET) as service:
+            service.seed_source = seeds_from(b"sabot-test-workers")
+            table_id = at_the_punters_decision(service)
+            state = service.state(table_id)
+            with psycopg.connect(base) as blocker, psycopg.connect(base) as watcher:
+                blocker.execute(f'LOCK TABLE "{schema}".stored_events IN ACCESS EXCLUSIVE MODE')
+                task_id = schedule_deadline(postgres_url, table_id, state, seconds=0.1,
+                                            via=producer)
+                wait_until(lambda: watcher.execute(
+                    "SELECT count(*) FROM pg_locks WHERE NOT granted").fetchone() != (0,))
+                for child in children(worker.process.pid):
+                    os.kill(child, signal.SIGKILL)
+                worker.wait_for(lambda line: "WorkerLostError" in line["event"]
+                                or "exited with 'signal 9" in line["event"])
+                blocker.rollback()  # the store answers again
+            worker.wait_for(succeeded(str(task_id)))
+            assert len(worker.wait_for(lambda line: line["event"].endswith(
+                f"[{task_id}] received"), count=2)) == 2  # delivered again
+            [decision] = decisions(service, table_id, state.coup_number, Side.PUNTER)
+            assert decision.actor == ACTOR
+    finally:
+        worker.stop()
+        with producer.connection_for_write() as connection:
+            client = connection.default_channel.client
+            client.delete(queue, *client.keys(f"_kombu.binding*.{queue}"))
+        producer.close()
+
+
+def children(pid: int) -> list[int]:
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(child) for child in text.split()]
+
+
+def wait_until(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
 
 
 # --- on the embedded broker -------------------------------------------------------------
