@@ -7,8 +7,9 @@
 `type` names the rule as a URN (stable, not meant to be fetched); `rule` repeats it for
 clients that read keys, and `field` names the request's field when one is at fault. Domain
 errors keep their own status (422 a broken rule, 409 out of turn or a lost race, 404 unknown);
-a body that is not JSON is 400; a body that does not fit its type is 422 naming the field.
-Nothing else escapes as a traceback: an unexpected error is a bare 500 problem, logged.
+a body that is not JSON is 400; a body that does not fit its type is 422 naming the field; a
+store that does not answer is 503 with `Retry-After`. Nothing else escapes as a traceback: an
+unexpected error is a bare 500 problem, logged.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from http import HTTPStatus
 from typing import Any
 
 import msgspec
+from eventsourcing.persistence import ConnectionUnavailableError, OperationalError
 from litestar import Request, Response
 from litestar.exceptions import HTTPException
 
@@ -111,6 +113,12 @@ def _http_exception(_: Request[Any, Any, Any], error: HTTPException) -> Response
     return problem(error.status_code, detail, rule, field, error.headers)
 
 
+def _store_unavailable(_: Request[Any, Any, Any], error: Exception) -> Response[Problem]:
+    log.warning("the store is unavailable: %s", error)
+    return problem(503, "the store does not answer; try again shortly", "store-unavailable",
+                   headers={"Retry-After": "5"})
+
+
 def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[Problem]:
     log.exception("unexpected error on %s %s", request.method, request.url.path,
                   exc_info=error)
@@ -122,5 +130,7 @@ EXCEPTION_HANDLERS: dict[type[Exception], Any] = {
     ApiProblem: _api_problem,
     DomainError: _domain_error,
     HTTPException: _http_exception,
+    OperationalError: _store_unavailable,
+    ConnectionUnavailableError: _store_unavailable,
     Exception: _unexpected,
 }

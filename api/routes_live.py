@@ -62,7 +62,7 @@ async def _stream(service: TableService, channels: ChannelsPlugin, table_id: uui
             with anyio.move_on_after(POLL_SECONDS) as waited:
                 await woken[0].wait()
             if waited.cancelled_caught:
-                yield ServerSentEventMessage(comment="keep-alive")
+                yield ServerSentEventMessage(data=None, comment="keep-alive")  # no data: no message
 
 
 @get("/tables/{table:str}/events", tags=["live"], summary="A table's events, live (SSE)")

@@ -22,10 +22,13 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from eventsourcing.persistence import OperationalError
 
+from api import routes_live
 from api.app import create_app
 from api.cli import main
 from api.tokens import Grant, Role, TokenStore
+from domain.commands import ShuffleShoe
 from domain.table_aggregate import Table
 from infra.service import Conflict, TableService, seeds_from
 
@@ -568,3 +571,29 @@ def test_the_table_page_and_its_assets(api: Api) -> None:
     script = api.call("GET", "/static/table.js").text
     assert "EventSource" in script and "innerHTML" not in script
     assert api.call("GET", "/static/../app.py").status_code == 404
+
+
+def test_a_store_that_does_not_answer_is_503(api: Api, game: Game,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    def down(*_: Any) -> None:
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(api.service, "table", down)
+    response = api.call("GET", f"/tables/{game.table_id}")
+    assert response.status_code == 503 and response.headers["retry-after"] == "5"
+    assert response.json()["rule"] == "store-unavailable"
+
+
+def test_live_events_written_by_another_process(api: Api, game: Game,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Events not sent through this API (a worker, the CLI) arrive by the poll."""
+    monkeypatch.setattr(routes_live, "POLL_SECONDS", 0.3)
+    got: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
+    reader = threading.Thread(target=listen,
+                              args=(api, f"/tables/{game.table_id}/events", None, 1, got))
+    reader.start()
+    time.sleep(0.5)
+    api.service.execute(uuid.UUID(game.table_id),
+                        ShuffleShoe(command_id="from-a-worker", actor="@system"))
+    reader.join(timeout=10)
+    assert got.get_nowait()[1]["type"] == "ShoeShuffled"
