@@ -29,7 +29,7 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic
 
 from domain.table_aggregate import Table
-from projections.view import Event, View
+from projections.view import Event, ProjectionFailed, View
 
 M = TypeVar("M", bound=msgspec.Struct)
 
@@ -94,15 +94,21 @@ class TableFoldView(View, Generic[M]):
     def apply(self, cursor: Any, events: Sequence[Event]) -> None:
         batch: dict[UUID, Folded[M]] = {}
         for event in events:
-            if not isinstance(event, Table.Event):
-                self.observe_other(cursor, event)
-                continue
-            folded = batch.get(event.originator_id)
-            if folded is None:
-                folded = batch[event.originator_id] = self._load(cursor, event.originator_id)
-            before = Before.of(folded.table) if folded.table is not None else None
-            folded.table = cast(Table, event.mutate(folded.table))
-            self.observe(folded, event, before)
+            try:
+                if not isinstance(event, Table.Event):
+                    self.observe_other(cursor, event)
+                    continue
+                folded = batch.get(event.originator_id)
+                if folded is None:
+                    folded = batch[event.originator_id] = self._load(cursor, event.originator_id)
+                before = Before.of(folded.table) if folded.table is not None else None
+                folded.table = cast(Table, event.mutate(folded.table))
+                self.observe(folded, event, before)
+            except Exception as error:
+                raise ProjectionFailed(
+                    f"{self.name} cannot apply {type(event).__qualname__} version"
+                    f" {event.originator_version} of {event.originator_id}: {error}"
+                ) from error
         for folded in batch.values():
             self.flush(cursor, folded)
             self._save(cursor, folded)

@@ -4,9 +4,10 @@ own database, next to its tracking row.
 A view declares its `name`, the event `topics` it reads, its tables (`schema`: CREATE
 statements in `Database.sql` templates, where `BLOB` means `BYTEA` on PostgreSQL) and
 `apply(cursor, events)`, which changes its rows for a batch of events inside the caller's
-transaction. Everything else (reading the log, moving the tracking row in the same
-transaction, rebuilding) is the runner's (`projections.runner`). `process_event` is
-eventsourcing's one-event entry point: the event and its tracking row in one transaction.
+transaction, and raises `ProjectionFailed`, naming the event, when one cannot be applied.
+Everything else (reading the log, moving the tracking row in the same transaction,
+rebuilding) is the runner's (`projections.runner`). `process_event` is eventsourcing's
+one-event entry point: the event and its tracking row in one transaction.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ from projections.tracking import ViewTracking
 
 Event = Aggregate.Event
 """What views read: aggregate events (each with its id, version and timestamp)."""
+
+
+class ProjectionFailed(Exception):
+    """A view could not apply an event (its batch was rolled back; the view stays where the
+    last committed batch left it, and the same event fails again until the cause is fixed)."""
 
 
 class View(Projection[ViewTracking]):

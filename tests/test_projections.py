@@ -10,7 +10,8 @@
 - rotation: after a banker loses, the shoe is offered to the next player; a passed hand
   returns to the player who would have had it; a lost banco gives the banco suivi;
 - standings and auctions agree with the table's own state;
-- the CLI brings the views up to date and prints them.
+- the CLI brings the views up to date and prints them; a view that cannot apply an event
+  is a one-line error, and a rebuild mends it.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from projections.rotation import rotation
 from projections.runner import Runner
 from projections.standings import standings
 from projections.table_fold import Before, Folded
+from projections.view import ProjectionFailed
 
 TOURNAMENT = "spring-cup"
 
@@ -179,8 +181,9 @@ def test_crash_mid_batch_resumes_without_duplicates_or_gaps(service: TableServic
         start=1, limit=100_000, topics=RecallView.topics)]  # the table events, not auctions'
     applied = len(seen) * 2 // 3 | 1
     CrashingRecall.budget = applied  # event applied + 1 fails, inside batch applied // 40 + 1
-    with pytest.raises(Crash):
+    with pytest.raises(ProjectionFailed) as failed:
         crashing.catch_up("recall")
+    assert isinstance(failed.value.__cause__, Crash)
     # the batches before the failing one are committed, nothing of the failing one is
     assert crashing.lag("recall").position == seen[applied // 40 * 40 - 1]
     for game in tables:
@@ -487,3 +490,13 @@ def test_cli_reads_up_to_date_views(service: TableService, database_url: str,
     assert "auction (minimum" in capsys.readouterr().out
     assert main(["recall", "nowhere", *db]) == 1
     assert main(["recall", "cli", "--database", "sqlite:////nonexistent/none.db"]) == 2
+    capsys.readouterr()
+    with (open_store(database_url) as store,  # a view whose working state was damaged
+          store.database.transaction(write=True) as cursor):
+        store.database.execute(cursor, "UPDATE {view_recall_tables} SET memo = ?", (b"\xc1",))
+    game.coups(1)
+    assert main(["recall", "cli", *db]) == 2
+    assert "recall cannot apply" in capsys.readouterr().err
+    assert main(["projections", "rebuild", "recall", "--json", *db]) == 0
+    assert main(["recall", "cli", "--json", *db]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])[-1]["coup"] == 5

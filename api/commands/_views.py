@@ -1,5 +1,6 @@
 """What the reading commands share: the views of a store brought to its head, a TABLE argument,
-and printing (JSON or text). Store errors come out as one line and exit code 2."""
+and printing (JSON or text). Store errors and views that cannot be brought up to date come
+out as one line and exit code 2."""
 
 from __future__ import annotations
 
@@ -18,12 +19,14 @@ from infra.settings import resolve_database_url
 from infra.store import open_store
 from projections.registry import VIEWS
 from projections.runner import Runner
+from projections.view import ProjectionFailed
 
 EXIT_STORE = 2
 
 
-class StoreProblem(Exception):
-    """The store could not be opened or read: the command prints it and exits 2."""
+class ViewsUnavailable(Exception):
+    """The store could not be opened or read, or a view could not be brought up to date: the
+    command prints it and exits 2."""
 
 
 @contextmanager
@@ -32,8 +35,8 @@ def views(database: str | None) -> Iterator[Runner]:
     try:
         with open_store(resolve_database_url(database), create=False) as store:
             yield Runner(store, VIEWS)
-    except (StoreError, PersistenceError) as error:
-        raise StoreProblem(str(error).splitlines()[0] if str(error) else repr(error)) from None
+    except (StoreError, PersistenceError, ProjectionFailed) as error:
+        raise ViewsUnavailable(str(error).splitlines()[0] if str(error) else repr(error)) from None
 
 
 def reading(body: Callable[[Runner], int], database: str | None,
@@ -44,7 +47,7 @@ def reading(body: Callable[[Runner], int], database: str | None,
             for name in names:
                 runner.catch_up(name)
             return body(runner)
-    except StoreProblem as error:
+    except ViewsUnavailable as error:
         print(f"sabot: {error}", file=sys.stderr)
         return EXIT_STORE
 

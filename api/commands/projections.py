@@ -17,7 +17,7 @@ import time
 from rich.progress import Progress
 
 from api.commands._common import add_database, progress
-from api.commands._views import EXIT_STORE, StoreProblem, print_json, views
+from api.commands._views import EXIT_STORE, ViewsUnavailable, print_json, views
 from projections.registry import NAMES
 from projections.runner import Progress as Moved
 from projections.runner import Runner
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
                     return _run(runner, args)
                 case _:
                     return _status(runner, args)
-    except StoreProblem as error:
+    except ViewsUnavailable as error:
         print(f"sabot: {error}", file=sys.stderr)
         return EXIT_STORE
 
