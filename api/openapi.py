@@ -71,13 +71,14 @@ def _as_api_body(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "properties": properties, "required": required}
 
 
-def body_schemas() -> dict[str, Schema | Reference]:
+def body_schemas() -> dict[str, Schema]:
     (command, _), parts = msgspec.json.schema_components([TableCommand, OpenTable],
                                                          ref_template=_TEMPLATE)
     parts = {name: _as_api_body(s) if "kind" in s.get("properties", {}) else s
              for name, s in parts.items()}
     parts["TableCommand"] = command
-    return {PREFIX + name: to_openapi(s) for name, s in parts.items()}
+    schemas = {PREFIX + name: to_openapi(s) for name, s in parts.items()}
+    return {name: s for name, s in schemas.items() if isinstance(s, Schema)}  # none is a $ref
 
 
 def add_body_schemas(app: Litestar) -> None:

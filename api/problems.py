@@ -23,6 +23,7 @@ import msgspec
 from eventsourcing.persistence import ConnectionUnavailableError, OperationalError
 from litestar import Request, Response
 from litestar.exceptions import HTTPException
+from litestar.types import ExceptionHandlersMap
 
 from domain.errors import DomainError
 
@@ -126,7 +127,7 @@ def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[P
                    "internal-error")
 
 
-EXCEPTION_HANDLERS: dict[type[Exception], Any] = {
+EXCEPTION_HANDLERS: ExceptionHandlersMap = {
     ApiProblem: _api_problem,
     DomainError: _domain_error,
     HTTPException: _http_exception,

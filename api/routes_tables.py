@@ -95,7 +95,7 @@ def command_of(raw: Any, grant: Grant, key: str | None) -> TableCommand:
         raw["command_id"] = auth.scope_command_id(grant, raw["command_id"])
     raw["actor"] = auth.actor_of(grant)
     try:
-        command: TableCommand = msgspec.convert(raw, TableCommand)  # type: ignore[arg-type]
+        command: TableCommand = msgspec.convert(raw, TableCommand)
     except msgspec.ValidationError as error:
         raise invalid(error) from None
     if isinstance(command, ContributeEntropy) and not _HEX.fullmatch(command.entropy):
