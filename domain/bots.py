@@ -96,7 +96,8 @@ def auction_bids(state: TableState, rng: random.Random) -> list[tuple[str, int]]
 
 def _stakes(state: TableState, rng: random.Random, command_id: CommandId) -> c.Command:
     """Each punter who has not yet staked this coup stakes once; then betting closes."""
-    placed = {b.player for b in state.bets} | {s.player for s in state.stakes}
+    placed = {b.player for b in state.bets} | {s.player for s in state.stakes} | set(
+        state.banco_calls)
     minimum = state.settings.min_stake
     for player in state.players():
         if player in placed or player == state.banker or player in state.duel:
@@ -104,11 +105,14 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId) -> c.C
         free = state.seat_of(player).chips - state.committed(player)
         if free < minimum:
             continue
-        ceiling = max(minimum, free // 10)
+        label = f"stake-{state.coup_number + 1}-{player}"
+        if state.banks_with_player and _calls_banco(state, player, free, rng):
+            return c.CallBanco(command_id=command_id(f"banco-{state.coup_number + 1}-{player}"),
+                               actor=player, player=player)
+        ceiling = max(minimum, free // 5)
         if state.settings.max_stake:
             ceiling = min(ceiling, state.settings.max_stake)
         amount = rng.randint(minimum, ceiling)
-        label = f"stake-{state.coup_number + 1}-{player}"
         if state.settings.house_banks:
             spots = [Spot.PUNTER, Spot.BANKER] + ([Spot.TIE] if state.settings.tie_pays else [])
             return c.PlaceBet(command_id=command_id(label), actor=player, player=player,
@@ -118,6 +122,16 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId) -> c.C
         return c.PlaceStake(command_id=command_id(label), actor=player, player=player,
                             tableau=tableau, amount=amount)
     return c.CloseBetting(command_id=command_id("close"))
+
+
+def _calls_banco(state: TableState, player: str, free: int, rng: random.Random) -> bool:
+    """Now and then a punter who can cover the whole bank calls banco (the banco suivi more
+    readily: it is their right to go again)."""
+    if not state.settings.banco_allowed or player in state.banco_calls or free < state.bank:
+        return False
+    if state.variant is Variant.DEUX_TABLEAUX and state.bancos_in_a_row >= 2:
+        return False
+    return rng.random() < (0.5 if player == state.banco_suivi else 0.1)
 
 
 def _play(state: TableState, command_id: CommandId) -> c.Command:

@@ -254,8 +254,15 @@ class TableState(msgspec.Struct, kw_only=True):
             raise OutOfTurn(f"{player} has chips in play", rule="chips-in-play")
         if player == self.banker:
             raise OutOfTurn("the banker retires the bank before leaving", rule="banker-leaving")
+        if player == self.bank_offered_to:
+            nxt = [p for p in self.rotation_after(player) if p != player]
+            self.bank_offered_to = nxt[0] if nxt else None
         self.seats.remove(seat)
         self.chips_out += seat.chips
+        if self.passed_hand_returns_to == player:
+            self.passed_hand_returns_to = None
+        if self.banco_suivi == player:
+            self.banco_suivi = None
         if player in self.duel:
             self.duel.remove(player)
             self._fill_duel()

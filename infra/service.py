@@ -132,6 +132,10 @@ class TableService(SabotApplication):
         for _ in range(RETRIES):
             answered = self.answered(command_id)
             if answered is not None:
+                if answered.table_id != aggregate_id:
+                    raise RuleViolation(f"command id {command_id!r} was used for another "
+                                        f"{what} ({answered.table_id})",
+                                        rule="command-id-reused")
                 return answered
             aggregate = self.load(aggregate_id, what)
             decide(aggregate)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import random
 import secrets
 
 import msgspec
@@ -54,7 +53,6 @@ def run(args: argparse.Namespace) -> int:
             side = Side.RIGHT if i % 2 == 0 else Side.LEFT
         service.execute(table_id, SeatPlayer(command_id=f"{name}:seat:{player}", player=player,
                                              chips=args.chips, side=side))
-    rng = random.Random(master)
     events = 0
     with progress(f"{args.variant} on {name}", args.coups, quiet=args.json) as bar:
         state = service.state(table_id)
@@ -62,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
                or state.phase is Phase.TAILLE_OVER):
             if state.coup is None and not playable(state):
                 break
-            events += play_step(service, table_id, rng, name)
+            events += play_step(service, table_id, master, name)
             state = service.state(table_id)
             bar.update(bar.task_ids[0], completed=min(state.coup_number, args.coups))
     summary = {
