@@ -70,13 +70,12 @@ class ViewTracking(TrackingRecorder):
 
     def lock(self, cursor: Any, projection: str) -> int:
         """The position of `projection`, held until the transaction ends."""
-        self.ensure(cursor, projection)
         suffix = " FOR UPDATE" if self.database.dialect == "postgres" else ""
-        row = self.database.execute(
-            cursor,
-            "SELECT notification_id FROM {view_tracking} WHERE projection = ?" + suffix,
-            (projection,),
-        ).fetchone()
+        select = "SELECT notification_id FROM {view_tracking} WHERE projection = ?" + suffix
+        row = self.database.execute(cursor, select, (projection,)).fetchone()
+        if row is None:
+            self.ensure(cursor, projection)
+            row = self.database.execute(cursor, select, (projection,)).fetchone()
         return int(row["notification_id"])
 
     def advance(self, cursor: Any, projection: str, notification_id: int,
