@@ -94,9 +94,10 @@ _MEANINGS = {
     401: "no token where one is needed, or a token never issued",
     403: "the token's role may not do this",
     404: "no such table (or player)",
-    409: "out of turn, a lost race, or a command id used on another table",
+    409: "out of turn, or a lost race",
     413: "the body is too large",
-    422: "a field of the wrong type or value, or a rule of the game refused",
+    422: "a field of the wrong type or value, a rule of the game refused, or a command id "
+         "already used on another table",
 }
 
 

@@ -147,9 +147,6 @@ class TablesController(Controller):
         auth.may_send(grant, table_id, command)
         service = self._service(request)
         recorded: ServiceRecorded = await blocking(service.execute, table_id, command)
-        if recorded.table_id != table_id:
-            raise ApiProblem(409, "this command id was already used on another table",
-                             rule="command-id-reused", field="command_id")
         if recorded.events:
             wake_subscribers(request.app.plugins.get(ChannelsPlugin), table_id,
                              recorded.version)
