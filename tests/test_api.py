@@ -17,6 +17,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -70,7 +71,11 @@ class Api:
         return response
 
     def events(self) -> int:
-        return self.service.recorder.max_notification_id() or 0
+        """Events in the store (counted: notification ids may skip after a lost race)."""
+        database = self.service.database
+        with database.transaction(write=False) as cursor:
+            row = database.execute(cursor, "SELECT count(*) AS n FROM {stored_events}").fetchone()
+        return int(row["n"])
 
 
 @pytest.fixture
@@ -597,3 +602,34 @@ def test_live_events_written_by_another_process(api: Api, game: Game,
                         ShuffleShoe(command_id="from-a-worker", actor="@system"))
     reader.join(timeout=10)
     assert got.get_nowait()[1]["type"] == "ShoeShuffled"
+
+
+def test_racing_requests(api: Api, game: Game) -> None:
+    """Parallel requests: distinct commands all land (the service retries), the same key sent
+    at once by several requests is applied once, and nobody gets a 500."""
+    game.to_betting()
+    players = [f"p{i}" for i in range(6)]
+    for player in players:
+        game.send(game.organiser, {"kind": "seat", "player": player, "chips": 100})
+    tokens = {p: api.token(Role.PLAYER, player=p) for p in players}
+    before = api.events()
+
+    def bet(player: str) -> int:
+        return game.send(tokens[player], {"kind": "bet", "player": player, "spot": "tie",
+                                          "amount": 5}).status_code
+
+    def same_key(_: int) -> dict[str, Any]:
+        response = api.call("POST", f"/tables/{game.table_id}/commands", game.carol,
+                            json={"kind": "bet", "player": "carol", "spot": "banker",
+                                  "amount": 10}, headers={"Idempotency-Key": "once"})
+        assert response.status_code in (200, 409), response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(bet, players)) == [200] * len(players)
+        answers = list(pool.map(same_key, range(6)))
+    applied = [a for a in answers if "events" in a]
+    assert applied and all(a == applied[0] for a in applied)
+    assert api.events() == before + len(players) + 1
+    assert sorted(b["player"] for b in game.view(None)["bets"]) == sorted([*players, "carol"])
