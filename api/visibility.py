@@ -4,7 +4,9 @@ A hand's first two cards are dealt face down; they are turned over for a natural
 settlement (`Coup.face_up`), and a third card is dealt face up. Until then a face-down card
 is seen by the player who holds that hand, and by the roles that see everything (organiser,
 auditor); anyone else sees `null` in its place, in the table and in the `CardDealt` events.
-Burned cards stay face down (a burn by first card turns the first one over). A shoe's seed
+Burned cards stay face down (a burn by first card turns the first one over). Whether a hand
+must draw, must stand or may choose follows from its point, so for a hand the caller may not
+see, the legal actions say only that it is to `decide`. A shoe's seed
 is never shown: it lives in the vault until its `ShoeSeedRevealed` event ends the taille.
 """
 
@@ -71,9 +73,23 @@ def table_view(table: Table, grant: Grant) -> TableView:
         banker=s.banker, bank=s.bank, bank_offered_to=s.bank_offered_to,
         seats=[SeatView(x.player, x.chips, x.side, x.standing) for x in s.seats],
         bets=list(s.bets), stakes=list(s.stakes), shoe=shoe, coup=coup,
-        legal_actions=[ActionView(a.step, a.actor, a.side, a.forced)
-                       for a in s.legal_actions()],
+        legal_actions=actions_view(s, grant),
     )
+
+
+def actions_view(state: TableState, grant: Grant) -> list[ActionView]:
+    """The legal actions; for a hand the caller may not see, `draw`/`stand` (and whether the
+    drawing table forces one) would tell its point, so they are one unforced `decide`."""
+    shown: list[ActionView] = []
+    for a in state.legal_actions():
+        action = ActionView(a.step, a.actor, a.side, a.forced)
+        if a.step in ("draw", "stand") and a.side is not None and not sees_face_down(
+            state, grant, state.coup_number, a.side
+        ):
+            action = ActionView("decide", a.actor, a.side, False)
+        if action not in shown:
+            shown.append(action)
+    return shown
 
 
 def visible_event(state: TableState, grant: Grant, event: dict[str, Any]) -> dict[str, Any]:

@@ -408,9 +408,13 @@ def test_face_down_cards_only_for_their_holder(api: Api, game: Game) -> None:
     early = game.send(game.bob, {"kind": "decide", "side": "punter", "draw": True}, expect=409)
     assert early.json()["rule"] == "out-of-turn"
     game.send(game.croupier, {"kind": "show-naturals"})
+    awaited = game.view(game.auditor)["legal_actions"]
+    assert awaited[0]["step"] in ("draw", "stand")  # no natural in this deal: bob decides
+    assert game.view(game.bob)["legal_actions"] == awaited  # draw/stand, forced or not
+    assert game.view(None)["legal_actions"] == [  # the rail learns nothing of bob's point
+        {"step": "decide", "actor": "bob", "side": "punter", "forced": False}]
     while game.view(None)["phase"] == "playing":
-        view = game.view(None)
-        action = view["legal_actions"][0]
+        action = game.view(game.auditor)["legal_actions"][0]
         holder = {"punter": game.bob, "banker": game.alice}.get(action["side"] or "")
         match action["step"]:
             case "draw" | "stand" if holder is not None:
