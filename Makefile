@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)          ## the main job on the embedded default (SQLite, no server)
-	$(BIN)/sabot play --variant chemin-de-fer --players 6 --coups 60
+	$(BIN)/sabot demo
 	$(BIN)/sabot audit verify
 
 test: $(STAMP)          ## the whole test suite, with lint and types

@@ -17,14 +17,38 @@ Driver errors come out as eventsourcing's `PersistenceError` subclasses.
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from typing import Any, ClassVar
 from uuid import UUID
 
 from eventsourcing.postgres import PostgresDatastore
 from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTransaction
+
+SCHEMA_LOCK = 0x5AB075C4E  # the advisory lock key that serialises schema creation
+_SCHEMA_LOCKED: ContextVar[bool] = ContextVar("schema_locked", default=False)
+
+
+_SCHEMA_THREADS = threading.Lock()
+
+
+@contextmanager
+def schema_lock(connect: Callable[[], AbstractContextManager[Any]]) -> Iterator[None]:
+    """Hold PostgreSQL's schema lock for a whole block of schema creation spread over several
+    transactions (eventsourcing's), on a connection from `connect`; `Database.execute` takes
+    no lock of its own in that block, which would wait for this one. Threads queue here first,
+    so that waiting threads do not hold the pool's connections the holder needs."""
+    with _SCHEMA_THREADS, connect() as connection:
+        connection.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
+        token = _SCHEMA_LOCKED.set(True)
+        try:
+            yield
+        finally:
+            _SCHEMA_LOCKED.reset(token)
+            connection.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
 
 
 class _Names(dict[str, str]):
@@ -59,8 +83,15 @@ class Database(ABC):
     def from_db_id(self, value: Any) -> UUID: ...
 
     def execute(self, cursor: Any, template: str, params: Any = ()) -> Any:
+        if template.lstrip().upper().startswith("CREATE ") and not _SCHEMA_LOCKED.get():
+            self.lock_schema(cursor)
         cursor.execute(self.sql(template), params)
         return cursor
+
+    @abstractmethod
+    def lock_schema(self, cursor: Any) -> None:
+        """Serialise schema creation until the transaction ends (PostgreSQL's concurrent
+        CREATE ... IF NOT EXISTS fail with duplicate catalog rows)."""
 
 
 class _SQLiteTransaction(SQLiteTransaction):
@@ -74,6 +105,9 @@ class SQLiteDatabase(Database):
     dialect = "sqlite"
     notification_column = "rowid"
     placeholder = "?"
+
+    def lock_schema(self, cursor: Any) -> None:
+        """Nothing to do: a SQLite write transaction already holds the database."""
 
     def __init__(self, datastore: SQLiteDatastore) -> None:
         self.datastore = datastore
@@ -101,6 +135,9 @@ class PostgresDatabase(Database):
     dialect = "postgres"
     notification_column = "notification_id"
     placeholder = "%s"
+
+    def lock_schema(self, cursor: Any) -> None:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
 
     def __init__(self, datastore: PostgresDatastore) -> None:
         self.datastore = datastore

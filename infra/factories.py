@@ -18,12 +18,16 @@ at any time and the aggregate is then rebuilt from its chained events.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
 from eventsourcing.persistence import AggregateRecorder, ApplicationRecorder, ProcessRecorder
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresFactory
 from eventsourcing.sqlite import SQLiteFactory
 from eventsourcing.utils import Environment, EnvType
 
-from infra.database import quote_identifier
+from infra.database import quote_identifier, schema_lock
 from infra.recorders import (
     ChainedPostgresApplicationRecorder,
     ChainedPostgresProcessRecorder,
@@ -32,6 +36,7 @@ from infra.recorders import (
 )
 
 EVENTS_TABLE = "stored_events"
+R = TypeVar("R", bound=AggregateRecorder)
 
 
 class SabotSQLiteFactory(SQLiteFactory):
@@ -58,26 +63,35 @@ class SabotPostgresFactory(PostgresFactory):
     def __init__(self, env: Environment | EnvType | None):
         super().__init__(env)
         if self.env_create_table():
-            self._create_schema()
+            with self.schema_lock():
+                self._create_schema()
+
+    @contextmanager
+    def schema_lock(self) -> Iterator[None]:
+        """Serialise schema creation across threads and processes: PostgreSQL refuses
+        concurrent catalog updates ("tuple concurrently updated"), and every worker thread
+        and process creates (if not exists) the same tables and functions when it starts."""
+        with schema_lock(self.datastore.get_connection):
+            yield
 
     def aggregate_recorder(self, purpose: str = "events") -> AggregateRecorder:
         recorder = PostgresAggregateRecorder(self.datastore, events_table_name=f"stored_{purpose}")
-        if self.env_create_table():
-            recorder.create_table()
-        return recorder
+        return self._created(recorder)
 
     def application_recorder(self) -> ApplicationRecorder:
         recorder = ChainedPostgresApplicationRecorder(
             self.datastore, events_table_name=EVENTS_TABLE
         )
-        if self.env_create_table():
-            recorder.create_table()
-        return recorder
+        return self._created(recorder)
 
     def process_recorder(self) -> ProcessRecorder:
         recorder = ChainedPostgresProcessRecorder(self.datastore, events_table_name=EVENTS_TABLE)
+        return self._created(recorder)
+
+    def _created(self, recorder: R) -> R:
         if self.env_create_table():
-            recorder.create_table()
+            with self.schema_lock():
+                recorder.create_table()  # type: ignore[attr-defined]
         return recorder
 
     def _create_schema(self) -> None:

@@ -1,0 +1,215 @@
+"""`sabot demo`: a whole tournament played by bots, through the store, workers and projections.
+
+It creates a tournament, registers the players, draws the seats, and plays rounds: at each
+step a celery worker (started here, on the embedded broker unless `--broker` names one)
+plays one coup at every table, and the director records the bust-outs and balances the
+tables; after each round the cut sends the best on, down to one final table and a winner.
+The standings are read from the projections; the chip accounting must add up exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import secrets
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from api.commands._common import add_database, progress
+from api.commands._views import views
+from domain.errors import RuleViolation
+from domain.settings import Variant
+from domain.table import Phase
+from domain.table_aggregate import Table
+from domain.tournament import TournamentSettings
+from infra.service import TableService, seeds_from
+from infra.settings import HOME, resolve_database_url
+from infra.store import open_service
+from infra.tournaments import TournamentDirector
+from projections.standings import standings
+from workers.app import PLAY_TABLE, make_app
+
+STEP_TIMEOUT = 300.0  # seconds a step may take before the workers are deemed absent
+PRIZES = (5000, 3000, 2000)  # basis points of the pool: 50%, 30%, 20%
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("demo", help="a whole bot tournament, start to finish")
+    parser.add_argument("--variant", choices=[v.value for v in Variant],
+                        default=Variant.CHEMIN_DE_FER.value)
+    parser.add_argument("--tables", type=int, default=4, help="tables at the start (1 to 16)")
+    parser.add_argument("--players", type=int, default=24, help="entrants (2 to 200)")
+    parser.add_argument("--coups-per-round", type=int, default=20, metavar="N")
+    parser.add_argument("--chips", type=int, default=1000, help="starting chips")
+    parser.add_argument("--broker", metavar="URL",
+                        help="celery broker (default: $SABOT_BROKER_URL, else embedded)")
+    parser.add_argument("--seed", help="hex seed: the same seed plays the same tournament")
+    parser.add_argument("--name", help="tournament name (default: derived from the seed)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_database(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    try:
+        master = bytes.fromhex(args.seed) if args.seed else secrets.token_bytes(16)
+    except ValueError:
+        raise SystemExit("sabot demo: --seed must be hexadecimal") from None
+    database = _absolute(resolve_database_url(args.database))
+    broker = args.broker if args.broker is not None else os.environ.get("SABOT_BROKER_URL", "")
+    name = args.name or f"demo-{args.variant}-{master.hex()[:12]}"
+    service = open_service(TableService, database)
+    service.seed_source = seeds_from(master)
+    director = TournamentDirector(service)
+    tournament_id = director.create(name, settings, command_id=f"{name}:create")
+    for n in range(args.players):
+        director.register(tournament_id, f"player-{n + 1:02d}", command_id=f"{name}:reg:{n}")
+    director.draw_seating(tournament_id, command_id=f"{name}:draw")
+    with _worker(broker, database) as sender:
+        play = _player(sender, service, database, master)
+        rounds = 0
+        while not director.state(tournament_id).decided:
+            rounds += 1
+            label = f"round {rounds}: {len(director.state(tournament_id).tables)} tables"
+            with progress(label, settings.coups_per_round, quiet=args.json) as bar:
+                director.play_round(tournament_id, play, prefix=f"{name}:r{rounds}",
+                                    on_step=lambda: bar.advance(bar.task_ids[0]))
+            if rounds > 50:
+                raise RuleViolation("no winner after 50 rounds", rule="demo-endless")
+    director.finish(tournament_id, command_id=f"{name}:finish")
+    report = _report(director, tournament_id, database)
+    if args.json:
+        print(msgspec.json.encode(report).decode())
+    else:
+        _print(report)
+    return 0 if report["accounting"]["balanced"] else 1
+
+
+def _settings(args: argparse.Namespace) -> TournamentSettings:
+    if not 1 <= args.tables <= 16 or not 2 <= args.players <= 200:
+        raise SystemExit("sabot demo: --tables 1 to 16 and --players 2 to 200")
+    if args.players < args.tables * 2:
+        raise SystemExit("sabot demo: at least two players a table")
+    if args.coups_per_round < 1 or args.chips < 10:
+        raise SystemExit("sabot demo: --coups-per-round >= 1 and --chips >= 10")
+    seats = math.ceil(args.players / args.tables)
+    return TournamentSettings(
+        variant=Variant(args.variant), seats_per_table=seats, starting_chips=args.chips,
+        min_stake=max(1, args.chips // 100), max_stake=max(1, args.chips // 5),
+        coups_per_round=args.coups_per_round, advance=seats if args.tables > 1 else 1,
+        prizes=PRIZES if args.players >= len(PRIZES) else (10000,),
+        buy_in=args.chips // 10,
+    ).check()
+
+
+def _absolute(url: str) -> str:
+    """The worker opens the URL from its own directory: make a relative SQLite path absolute."""
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and not url.startswith(prefix + "/") and ":memory:" not in url:
+        return prefix + str(Path(url[len(prefix):]).resolve())
+    return url
+
+
+@contextmanager
+def _worker(broker: str, database: str) -> Iterator[Any]:
+    """A celery worker process for the tournament, stopped at the end; yields a task sender.
+    Its log (JSON lines) goes to `.sabot/demo-worker.log`."""
+    env = {**os.environ, "SABOT_BROKER_URL": broker}
+    command = [sys.executable, "-m", "api.cli", "worker", "--database", database,
+               "--pool", "threads", "--concurrency", "2", "--loglevel", "INFO"]
+    HOME.mkdir(parents=True, exist_ok=True)
+    with (HOME / "demo-worker.log").open("ab") as log:
+        worker = subprocess.Popen(command, env=env, stdout=log, stderr=log)
+        try:
+            yield make_app(broker)
+        finally:
+            worker.terminate()
+            try:
+                worker.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+
+
+def _player(sender: Any, service: TableService, database: str, master: bytes) -> Any:
+    def play(targets: Sequence[tuple[uuid.UUID, int]]) -> None:
+        for table_id, until in targets:
+            sender.send_task(PLAY_TABLE, args=[database, str(table_id), until, master.hex()])
+        deadline = time.monotonic() + STEP_TIMEOUT
+        waiting = dict(targets)
+        while waiting:
+            for table_id, until in list(waiting.items()):
+                state = service.state(table_id)
+                between = state.coup is None and state.phase is not Phase.TAILLE_OVER
+                if state.coup_number >= until and between:
+                    del waiting[table_id]
+            if waiting and time.monotonic() > deadline:
+                raise RuleViolation(f"the workers did not play {len(waiting)} tables within "
+                                    f"{STEP_TIMEOUT:.0f} s: is the broker reachable?",
+                                    rule="workers-absent")
+            if waiting:
+                time.sleep(0.02)
+
+    return play
+
+
+def _report(director: TournamentDirector, tournament_id: uuid.UUID,
+            database: str) -> dict[str, Any]:
+    state = director.state(tournament_id)
+    tables = [director.service.state(tid)
+              for tid in _all_tables(director, tournament_id)]
+    with views(database) as runner:
+        runner.catch_up("standings")
+        chips = {row.player: row.chips for row in standings(runner.database,
+                                                              tournament=state.name)}
+    results = state.results()
+    in_play = sum(sum(s.chips for s in t.seats) + t.bank for t in tables)
+    carried = sum(t.chips_out for t in tables)
+    house = sum(t.house_result for t in tables)
+    issued = state.chips_issued
+    return {
+        "tournament_id": str(tournament_id),
+        "tournament": state.name,
+        "standings": [{"player": r.player, "chips": chips.get(r.player, 0),
+                       "position": r.position, "tied": r.tied} for r in results],
+        "prizes": [{"player": r.player, "position": r.position, "amount": r.prize}
+                   for r in results if r.prize],
+        "accounting": {
+            "chips_issued": issued, "players_chips": in_play + carried, "in_play": in_play,
+            "carried_away": carried, "house_result": house,
+            "commission": sum(t.commission_total for t in tables),
+            "prize_pool": state.pool, "prizes_paid": sum(r.prize for r in results),
+            "balanced": issued == in_play + carried + house
+            and all(t.chips_accounted() for t in tables),
+        },
+    }
+
+
+def _all_tables(director: TournamentDirector, tournament_id: uuid.UUID) -> list[uuid.UUID]:
+    state = director.state(tournament_id)
+    return [Table.create_id(state.table_name(n)) for n in range(1, state.tables_opened + 1)]
+
+
+def _print(report: dict[str, Any]) -> None:
+    print(f"\n{report['tournament']}  ({report['tournament_id']})\n")
+    print(f"{'pos':>4}  {'player':<12}{'chips':>8}")
+    for row in report["standings"][:10]:
+        tie = "=" if row["tied"] > 1 else " "
+        print(f"{row['position']:>3}{tie}  {row['player']:<12}{row['chips']:>8}")
+    if len(report["standings"]) > 10:
+        print(f"  ... {len(report['standings']) - 10} more")
+    print("\nprizes: " + ", ".join(f"{p['position']}. {p['player']} {p['amount']}"
+                                   for p in report["prizes"]))
+    acc = report["accounting"]
+    print(f"chips: issued {acc['chips_issued']} = players {acc['players_chips']} "
+          f"+ house {acc['house_result']} (commission {acc['commission']}): "
+          f"{'balanced' if acc['balanced'] else 'NOT BALANCED'}")
