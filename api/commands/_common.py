@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import secrets
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,6 +15,23 @@ def add_database(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--database", metavar="URL",
                         help="sqlite:///path.db or postgresql://user@host:port/db "
                              "(default: $SABOT_DATABASE_URL, else .sabot/sabot.db)")
+
+
+def add_seed(parser: argparse.ArgumentParser, what: str) -> None:
+    """`--seed HEX`, parsed to bytes; without it, 16 random bytes."""
+    parser.add_argument("--seed", type=_seed, default=None,
+                        help=f"hex seed: the same seed plays the same {what}")
+
+
+def seed_or_random(seed: bytes | None) -> bytes:
+    return seed if seed is not None else secrets.token_bytes(16)
+
+
+def _seed(text: str) -> bytes:
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be hexadecimal") from None
 
 
 @contextmanager

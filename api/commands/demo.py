@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import secrets
 import subprocess
 import sys
 import time
@@ -24,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-from api.commands._common import add_database, progress
+from api.commands._common import add_database, add_seed, progress, seed_or_random
 from api.commands._views import views
 from domain.errors import RuleViolation
 from domain.settings import Variant
@@ -52,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--chips", type=int, default=1000, help="starting chips")
     parser.add_argument("--broker", metavar="URL",
                         help="celery broker (default: $SABOT_BROKER_URL, else embedded)")
-    parser.add_argument("--seed", help="hex seed: the same seed plays the same tournament")
+    add_seed(parser, "tournament")
     parser.add_argument("--name", help="tournament name (default: derived from the seed)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_database(parser)
@@ -61,10 +60,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    try:
-        master = bytes.fromhex(args.seed) if args.seed else secrets.token_bytes(16)
-    except ValueError:
-        raise SystemExit("sabot demo: --seed must be hexadecimal") from None
+    master = seed_or_random(args.seed)
     database = _absolute(resolve_database_url(args.database))
     broker = args.broker if args.broker is not None else os.environ.get("SABOT_BROKER_URL", "")
     name = args.name or f"demo-{args.variant}-{master.hex()[:12]}"

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import secrets
 
 import msgspec
 
-from api.commands._common import add_database, progress
+from api.commands._common import add_database, add_seed, progress, seed_or_random
 from domain.bots import playable
 from domain.commands import SeatPlayer
 from domain.coup import Side
@@ -25,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--players", type=int, default=6, help="seated players (2 to 12)")
     parser.add_argument("--coups", type=int, default=50, help="coups to play")
     parser.add_argument("--chips", type=int, default=1000, help="each player's starting chips")
-    parser.add_argument("--seed", help="hex seed: the same seed plays the same game")
+    add_seed(parser, "game")
     parser.add_argument("--table", help="table name (default: derived from the seed)")
     parser.add_argument("--json", action="store_true", help="print a JSON summary only")
     add_database(parser)
@@ -37,10 +36,7 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("sabot play: --players must be 2 to 12")
     if args.coups < 1 or args.chips < 1:
         raise SystemExit("sabot play: --coups and --chips must be positive")
-    try:
-        master = bytes.fromhex(args.seed) if args.seed else secrets.token_bytes(16)
-    except ValueError:
-        raise SystemExit("sabot play: --seed must be hexadecimal") from None
+    master = seed_or_random(args.seed)
     service = open_service(TableService, args.database)
     service.seed_source = seeds_from(master)
     name = args.table or f"play-{args.variant}-{master.hex()[:12]}"
