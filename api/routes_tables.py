@@ -12,7 +12,6 @@ The service is synchronous (psycopg's pool, SQLite): its calls run in worker thr
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
@@ -31,7 +30,7 @@ from api.problems import ApiProblem, decode_json, invalid
 from api.schemas import OpenTable, Recorded, TableView
 from api.tokens import Grant, TokenStore
 from api.visibility import table_view, visible_events
-from domain.commands import ContributeEntropy, TableCommand
+from domain.commands import TableCommand
 from domain.settings import TableSettings
 from domain.table_aggregate import Table
 from infra.service import Recorded as ServiceRecorded
@@ -48,7 +47,6 @@ IdempotencyKey = Annotated[
 TableRef = Annotated[str, PathParameter(description="the table's UUID or its name")]
 
 _HIDDEN_CARDS = frozenset({"CardDealt", "CardBurned"})
-_HEX = re.compile(r"[0-9a-fA-F]*")
 
 
 async def blocking(fn: Callable[..., T], *args: Any) -> T:
@@ -98,10 +96,6 @@ def command_of(raw: Any, grant: Grant, key: str | None) -> TableCommand:
         command: TableCommand = msgspec.convert(raw, TableCommand)
     except msgspec.ValidationError as error:
         raise invalid(error) from None
-    if isinstance(command, ContributeEntropy) and not _HEX.fullmatch(command.entropy):
-        # The table accepts any text today, and then no card can be read off the shoe.
-        raise ApiProblem(422, "a contribution is hexadecimal", rule="shoe-contribution",
-                         field="entropy")
     return command
 
 
