@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench lint typecheck serve clean
+.PHONY: demo test browser bench lint typecheck serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,10 +16,19 @@ demo: $(STAMP)          ## the main job on the embedded default (SQLite, no serv
 	$(BIN)/sabot demo
 	$(BIN)/sabot audit verify
 
-test: $(STAMP)          ## the whole test suite, with lint and types
+test: $(STAMP) browser  ## the whole test suite, with lint and types
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -p no:cacheprovider
+
+browser:                ## Debian's chromium for the page tests (tests/test_page.py), if missing
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "make browser: installing Debian's chromium for the page tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	  echo "make browser: /usr/bin/chromium is missing and cannot be installed here (needs root and apt-get): the browser tests skip (under CI=true they fail)"; \
+	fi
 
 bench: $(STAMP)         ## benchmarks: each prints a table and a ratio to a baseline of the same run
 	$(BIN)/python -m pytest -p no:cacheprovider tests/bench -s -m bench
