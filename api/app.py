@@ -1,8 +1,9 @@
 """The HTTP API: `create_app(database_url)` builds the litestar application on one store.
 
 Routes: `/health` and `/ready` (`api.routes_health`), the tables resource
-(`api.routes_tables`), live events (`api.routes_live` on `api.live`'s channels), the table
-display page at `/` (`api.routes_page`); the OpenAPI document at `/schema`
+(`api.routes_tables`), live events (`api.routes_live` on `api.live`'s channels), the reads from
+the projections (`api.routes_views`: standings, rotation, recall), the live page at `/`
+(`api.routes_page`); the OpenAPI document at `/schema`
 (`/schema/openapi.json`). Bodies are msgspec structs (`api.schemas`); every refusal is an
 RFC 9457 problem (`api.problems`); callers are known by bearer tokens kept hashed in the
 same database (`api.tokens`, `api.auth`). The database: `database_url`, else
@@ -23,6 +24,7 @@ from api.routes_health import health, ready
 from api.routes_live import table_events
 from api.routes_page import page, static_router
 from api.routes_tables import TablesController
+from api.routes_views import ViewReader, table_recall, table_rotation, tournament_standings
 from api.tokens import TokenStore
 from infra.service import TableService
 from infra.store import open_service
@@ -37,9 +39,10 @@ def create_app(database_url: str | None = None, *,
     service = service or open_service(TableService, database_url)
     tokens = TokenStore(service.database)
     return Litestar(
-        route_handlers=[health, ready, TablesController, table_events, page, static_router()],
+        route_handlers=[health, ready, TablesController, table_events, tournament_standings,
+                        table_rotation, table_recall, page, static_router()],
         plugins=[channels_plugin()],
-        state=State({"service": service, "tokens": tokens}),
+        state=State({"service": service, "tokens": tokens, "views": ViewReader(service)}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=OpenAPIConfig(
             title="Sabot", version="0.1.0", path="/schema", security=[{"bearer": []}],

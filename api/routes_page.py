@@ -1,4 +1,5 @@
-"""The table display page: `/` serves `api/static/index.html`, `/static/*` its script and style.
+"""The live page: `/?table=NAME` a table's display (`api/static/index.html`), `/?tournament=NAME`
+a tournament's standings (`api/static/standings.html`); `/static/*` their scripts and styles.
 
 The page is the public view (no token: a browser's EventSource cannot send one), so it shows
 what anyone at the rail sees. The page's Content-Security-Policy allows only this origin's
@@ -8,10 +9,14 @@ scripts, styles and requests.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 from litestar import Router, get
+from litestar.params import QueryParameter
 from litestar.response import File
 from litestar.static_files import create_static_files_router
+
+Tournament = Annotated[str | None, QueryParameter(required=False)]
 
 STATIC = Path(__file__).parent / "static"
 
@@ -20,9 +25,10 @@ POLICY = {"Content-Security-Policy": "default-src 'self'; object-src 'none'; "
 
 
 @get("/", include_in_schema=False)
-async def page() -> File:
-    return File(STATIC / "index.html", content_disposition_type="inline",
-                media_type="text/html", headers=POLICY)
+async def page(tournament: Tournament = None) -> File:
+    html = "index.html" if tournament is None else "standings.html"
+    return File(STATIC / html, content_disposition_type="inline", media_type="text/html",
+                headers=POLICY)
 
 
 def static_router() -> Router:

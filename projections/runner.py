@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, Protocol, cast
+from uuid import UUID
 
 import msgspec
-from eventsourcing.persistence import Notification
+from eventsourcing.persistence import Mapper, Notification
 
-from infra.store import Store
+from infra.database import Database
 from projections.tracking import ViewTracking
 from projections.view import Event, View
 
@@ -35,6 +36,17 @@ CREATING = 0x5AB07_0F_1E05  # the advisory lock taken while creating the views' 
 
 Progress = Callable[[int, int], None]
 """Called after each batch with the view's position and the head it is running to."""
+
+
+class Store(Protocol):
+    """What the runner reads through: an `infra.store.Store`, or an application (the API's
+    service) with the same database and mapper."""
+
+    @property
+    def database(self) -> Database: ...
+
+    @property
+    def mapper(self) -> Mapper[UUID]: ...
 
 
 class Lag(msgspec.Struct, frozen=True):

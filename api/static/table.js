@@ -1,5 +1,6 @@
-// The table display: fetch the public view, then refetch it whenever the live stream says
-// the table changed. Every text from the server goes in through textContent (never HTML).
+// The table display: fetch the public view, the rotation and the last coups, then refetch them
+// whenever the live stream says the table changed. Every text from the server goes in through
+// textContent (never HTML).
 "use strict";
 
 const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
@@ -13,11 +14,45 @@ function el(tag, text, cls) {
   return node;
 }
 
+function cardText(code) {
+  return (code[0] === "T" ? "10" : code[0]) + (SUITS[code[1]] || code[1]);
+}
+
 function cardNode(code) {
   if (code === null) return el("div", "", "card down");
-  const rank = code[0] === "T" ? "10" : code[0];
-  return el("div", rank + (SUITS[code[1]] || code[1]),
-            "card" + ("hd".includes(code[1]) ? " red" : ""));
+  return el("div", cardText(code), "card" + ("hd".includes(code[1]) ? " red" : ""));
+}
+
+function renderRotation(rotation) {
+  const items = [];
+  if (rotation.banker) {
+    items.push(el("li", `${rotation.banker} holds the shoe · bank ${rotation.bank}`, "holder"));
+  }
+  for (const player of rotation.order) {
+    items.push(el("li", player === rotation.banco_suivi ? `${player} (banco suivi)` : player,
+                  player === rotation.offered_to ? "holder" : ""));
+  }
+  document.getElementById("rotation").replaceChildren(...items);
+}
+
+function renderCoups(coups) {
+  const body = document.querySelector("#coups tbody");
+  body.replaceChildren(...coups.slice().reverse().map(coup => {
+    const result = Object.entries(coup.outcomes).map(([side, outcome]) => {
+      const winner = outcome === "punter" ? side : outcome;
+      const score = `${side} ${coup.points[side]} · banker ${coup.points.banker}`;
+      return `${score}: ${winner === "tie" ? "tie" : winner + " wins"}`;
+    }).join("; ");
+    const sides = {};
+    for (const line of coup.cards) {
+      (sides[line.side] = sides[line.side] || []).push(cardText(line.card));
+    }
+    const cards = Object.entries(sides).map(([side, codes]) => `${side} ${codes.join(" ")}`);
+    const row = el("tr", null, "coup");
+    row.append(el("td", coup.coup, "num"), el("td", result, "result"),
+               el("td", cards.join(" | "), "cards"));
+    return row;
+  }));
 }
 
 function render(view) {
@@ -70,11 +105,19 @@ function logEvent(event) {
   while (log.children.length > 8) log.lastChild.remove();
 }
 
-async function refresh() {
-  const response = await fetch(`/tables/${encodeURIComponent(table)}`);
+async function getJson(path) {
+  const response = await fetch(`/tables/${encodeURIComponent(table)}${path}`);
   const body = await response.json();
   if (!response.ok) throw new Error(body.detail || response.statusText);
-  render(body);
+  return body;
+}
+
+async function refresh() {
+  const [view, rotation, coups] =
+    await Promise.all([getJson(""), getJson("/rotation"), getJson("/recall?last=5")]);
+  render(view);
+  renderRotation(rotation);
+  renderCoups(coups);
 }
 
 function setStatus(text, cls) {
