@@ -97,7 +97,7 @@ async def table_rotation(request: Request[Any, Any, State], table: TableRef) -> 
     table_id = table_id_of(table)
     found = await blocking(_reader(request).read, "rotation", lambda db: rotation(db, table_id))
     if found is None:
-        raise ApiProblem(404, f"no table {table!r}", rule="not-found")
+        raise ApiProblem(404, f"no table {table!r}", rule="unknown-table")
     return found
 
 

@@ -40,8 +40,8 @@ function renderCoups(coups) {
   body.replaceChildren(...coups.slice().reverse().map(coup => {
     const result = Object.entries(coup.outcomes).map(([side, outcome]) => {
       const winner = outcome === "punter" ? side : outcome;
-      const score = `${side} ${coup.points[side]} · banker ${coup.points.banker}`;
-      return `${score}: ${winner === "tie" ? "tie" : winner + " wins"}`;
+      const score = `${side === "punter" ? "" : side + " "}${coup.points[side]}–${coup.points.banker}`;
+      return `${score} ${winner === "tie" ? "tie" : winner + " wins"}`;
     }).join("; ");
     const sides = {};
     for (const line of coup.cards) {
