@@ -12,6 +12,8 @@ same database (`api.tokens`, `api.auth`). The database: `database_url`, else
 
 from __future__ import annotations
 
+import os
+
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
@@ -33,15 +35,17 @@ MAX_BODY = 64 * 1024
 """A command is a few hundred bytes; anything near this is not one."""
 
 
-def create_app(database_url: str | None = None, *,
-               service: TableService | None = None) -> Litestar:
-    """The application on `database_url` (or on `service`, already open, e.g. in tests)."""
+def create_app(database_url: str | None = None, *, service: TableService | None = None,
+               broker_url: str | None = None) -> Litestar:
+    """The application on `database_url` (or on `service`, already open, e.g. in tests); live
+    channels through Redis when `broker_url` (else `$SABOT_BROKER_URL`) is a Redis URL."""
     service = service or open_service(TableService, database_url)
     tokens = TokenStore(service.database)
     return Litestar(
         route_handlers=[health, ready, TablesController, table_events, tournament_standings,
                         table_rotation, table_recall, page, static_router()],
-        plugins=[channels_plugin()],
+        plugins=[channels_plugin(broker_url if broker_url is not None
+                                 else os.environ.get("SABOT_BROKER_URL", ""))],
         state=State({"service": service, "tokens": tokens, "views": ViewReader(service)}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=OpenAPIConfig(

@@ -1,9 +1,10 @@
 """The table channels: who is woken when a table records events through this API.
 
-One channel a table (`table:<id>`), on litestar's in-memory channels backend: subscribers in
-this process are woken at once. The message only says a new version exists; subscribers read
-the events themselves from the store, so a coalesced or dropped message loses nothing. With
-several API processes, a shared backend (Redis) replaces the memory one.
+One channel a table (`table:<id>`). The message only says a new version exists; subscribers read
+the events themselves from the store, so a coalesced or dropped message loses nothing. On the
+embedded default the channels live in this process's memory; given a Redis URL (`sabot serve
+--broker redis://...`, or `SABOT_BROKER_URL`), they go through Redis pub/sub, so that every API
+process wakes its subscribers whichever process recorded the command.
 """
 
 from __future__ import annotations
@@ -11,11 +12,19 @@ from __future__ import annotations
 import uuid
 
 from litestar.channels import ChannelsPlugin
+from litestar.channels.backends.base import ChannelsBackend
 from litestar.channels.backends.memory import MemoryChannelsBackend
+from litestar.channels.backends.redis import RedisChannelsPubSubBackend
+from redis.asyncio import Redis
 
 
-def channels_plugin() -> ChannelsPlugin:
-    return ChannelsPlugin(backend=MemoryChannelsBackend(), arbitrary_channels_allowed=True)
+def channels_plugin(broker_url: str = "") -> ChannelsPlugin:
+    """Channels in memory, or through Redis when `broker_url` is a Redis URL."""
+    backend: ChannelsBackend = MemoryChannelsBackend()
+    if broker_url.startswith(("redis://", "rediss://")):
+        backend = RedisChannelsPubSubBackend(redis=Redis.from_url(broker_url),
+                                             key_prefix="SABOT_CHANNELS")
+    return ChannelsPlugin(backend=backend, arbitrary_channels_allowed=True)
 
 
 def channel_of(table_id: uuid.UUID) -> str:
