@@ -9,7 +9,6 @@ CI=true they fail. Playwright's own browsers are never downloaded.
 from __future__ import annotations
 
 import tempfile
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -122,10 +121,8 @@ def test_a_coup_played_through_the_api_appears_on_the_table_page(
         ["bob", "1000", "50"], timeout=WAIT_MS)
     croupier.send("close-betting")
 
-    started = time.monotonic()
     croupier.send("deal")
     expect(page.locator("#hands .card")).to_have_count(1, timeout=WAIT_MS)  # as the rail sees it
-    shown_after = time.monotonic() - started
     croupier.play_while("playing")  # the cards turned over, the coup settled
     settled = croupier.view()["coup"]
     faces = [card_text(c) for hand in settled["hands"] for c in hand["cards"]]
@@ -143,8 +140,6 @@ def test_a_coup_played_through_the_api_appears_on_the_table_page(
     winner = "tie" if outcome == "tie" else f"{outcome} wins"
     expect(row.locator("td.result")).to_contain_text(winner)
     assert page.evaluate("window.notReloaded") is True
-    assert shown_after < 2.0, f"the first card took {shown_after:.2f} s to show"
-    print(f"first dealt card on the page {shown_after * 1000:.0f} ms after its command was sent")
 
 
 def test_a_tournament_s_standings_appear_live_winner_first(
@@ -153,15 +148,12 @@ def test_a_tournament_s_standings_appear_live_winner_first(
     expect(page.locator("#empty")).to_be_visible(timeout=WAIT_MS)  # nothing played yet
 
     director, tournament_id, _ = run_tournament(postgres_url, b"page", players=8)
-    finished = time.monotonic()
     winner = next(r.player for r in director.state(tournament_id).results() if r.position == 1)
     rows = page.locator("#standings tbody tr")
     expect(rows).to_have_count(8, timeout=WAIT_MS)
     expect(rows.first.locator("td.player")).to_have_text(winner, timeout=WAIT_MS)
-    shown_after = time.monotonic() - finished
     expect(rows.first.locator("td.rank")).to_have_text("1")
     standings = api.call("GET", "/tournaments/cup/standings").json()
     assert standings[0]["player"] == winner and standings[0]["rank"] == 1
     expect(rows.locator("td.player")).to_have_text([s["player"] for s in standings])
     assert page.evaluate("window.notReloaded") is True
-    print(f"final standings on the page {shown_after * 1000:.0f} ms after the tournament ended")
