@@ -105,6 +105,7 @@ class TableState(msgspec.Struct, kw_only=True):
     bank: int = 0
     bank_offered_to: str | None = None
     bank_required: int = 0
+    bank_declined_by: list[str] = msgspec.field(default_factory=list)
     passed_hand_returns_to: str | None = None
     banco_suivi: str | None = None
     bancos_in_a_row: int = 0
@@ -364,18 +365,27 @@ class TableState(msgspec.Struct, kw_only=True):
             self.passed_hand_returns_to = None
         seat.chips -= amount
         self.banker, self.bank = player, amount
-        self.bank_offered_to, self.bank_required = None, 0
+        self.bank_offered_to, self.bank_required, self.bank_declined_by = None, 0, []
         if self.variant is Variant.DEUX_TABLEAUX:
             self._seat_hand_holders()
         self.phase = Phase.BETTING
 
     def decline_bank(self, player: str) -> None:
-        """The player offered the shoe lets it pass to the next in rotation."""
+        """The player offered the shoe lets it pass to the next in rotation. Once everyone
+        seated has let it pass, the sum a passed hand required lapses and the bank is given
+        afresh (auction or lot)."""
         self.require(Phase.NO_BANK, doing="decline the bank")
         self._require_player(player, self.bank_offered_to, "decline the bank")
         offered = self.bank_offered_to
-        candidates = [p for p in self.rotation_after(offered) if p != offered] if offered else []
+        if offered is None:
+            raise OutOfTurn("the shoe is offered to nobody: the bank is given by auction or lot",
+                            rule="no-offer")
+        self.bank_declined_by.append(offered)
+        candidates = [p for p in self.rotation_after(offered)
+                      if p != offered and p not in self.bank_declined_by]
         self.bank_offered_to = candidates[0] if candidates else None
+        if not candidates:
+            self.bank_required, self.bank_declined_by = 0, []
 
     def retire_bank(self, player: str) -> None:
         """The banker retires between coups, taking the bank; the shoe passes (000)."""
@@ -392,6 +402,7 @@ class TableState(msgspec.Struct, kw_only=True):
             self.passed_hand_returns_to = nxt[0] if nxt else None
             self.bank_required = amount
             self.bank_offered_to = nxt[0] if nxt else None
+            self.bank_declined_by = []
         if self.phase is Phase.BETTING:
             self.phase = Phase.NO_BANK
 
@@ -620,6 +631,7 @@ class TableState(msgspec.Struct, kw_only=True):
                 self.bank_offered_to = returns_to
             else:
                 self.bank_offered_to = following[0] if following else None
+            self.bank_declined_by = []
 
     def _pass_hands(self, outcomes: dict[Side, Outcome]) -> None:
         assert self.covered is not None

@@ -42,7 +42,8 @@ class Conflict(OutOfTurn):
 
 
 class Recorded(msgspec.Struct, frozen=True):
-    """What a command did: the table, its version after, and the events it recorded."""
+    """What a command did: the aggregate it acted on (`table_id`: a table, or an auction or a
+    tournament through `apply_once`), its version after, and the events it recorded."""
 
     table_id: uuid.UUID
     version: int

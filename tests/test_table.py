@@ -616,3 +616,25 @@ def test_a_duellist_never_stakes_chips_he_lacks() -> None:
     state = physical_table("simplified", {"short": 5, "b": 100, "c": 100})
     play_coup(state, PUNTERS_WIN)  # Ponte wins the duel against Banque
     assert all(seat.chips >= 0 for seat in state.seats)
+
+
+def test_a_passed_hand_nobody_can_match_goes_back_to_auction() -> None:
+    """000: whoever takes a passed hand puts up the same sum; when every player has let the
+    shoe pass, that sum lapses and the bank is given afresh (no endless round of refusals)."""
+    state = TableState(settings=TableSettings.default(Variant.CHEMIN_DE_FER))
+    for player, chips in (("rich", 1000), ("a", 50), ("b", 50)):
+        state.seat(player, chips, None, False)
+    state.phase = Phase.NO_BANK
+    state.award_bank("rich", 400)
+    state.retire_bank("rich")
+    assert (state.bank_offered_to, state.bank_required) == ("a", 400)
+    state.decline_bank("a")
+    state.decline_bank("b")
+    assert state.bank_offered_to == "rich"
+    state.decline_bank("rich")
+    assert (state.bank_offered_to, state.bank_required, state.phase) == (None, 0, Phase.NO_BANK)
+    with pytest.raises(OutOfTurn) as refused:
+        state.decline_bank(CROUPIER)
+    assert refused.value.rule == "no-offer"
+    state.award_bank("a", 40)  # the sum has lapsed
+    assert (state.banker, state.bank) == ("a", 40)
