@@ -19,6 +19,7 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
+from api.deadlines import DeadlineClock
 from api.live import channels_plugin
 from api.openapi import add_body_schemas
 from api.problems import EXCEPTION_HANDLERS
@@ -29,6 +30,7 @@ from api.routes_tables import TablesController
 from api.routes_views import ViewReader, table_recall, table_rotation, tournament_standings
 from api.tokens import TokenStore
 from infra.service import TableService
+from infra.settings import absolute_database_url
 from infra.store import open_service
 
 MAX_BODY = 64 * 1024
@@ -36,17 +38,20 @@ MAX_BODY = 64 * 1024
 
 
 def create_app(database_url: str | None = None, *, service: TableService | None = None,
-               broker_url: str | None = None) -> Litestar:
+               broker_url: str | None = None, deadlines: DeadlineClock | None = None) -> Litestar:
     """The application on `database_url` (or on `service`, already open, e.g. in tests); live
-    channels through Redis when `broker_url` (else `$SABOT_BROKER_URL`) is a Redis URL."""
+    channels through Redis when `broker_url` (else `$SABOT_BROKER_URL`) is a Redis URL, and
+    decision deadlines sent through that broker (`deadlines` replaces the clock in tests)."""
     service = service or open_service(TableService, database_url)
+    broker = broker_url if broker_url is not None else os.environ.get("SABOT_BROKER_URL", "")
+    clock = deadlines or DeadlineClock(absolute_database_url(service.database_url), broker)
     tokens = TokenStore(service.database)
     return Litestar(
         route_handlers=[health, ready, TablesController, table_events, tournament_standings,
                         table_rotation, table_recall, page, static_router()],
-        plugins=[channels_plugin(broker_url if broker_url is not None
-                                 else os.environ.get("SABOT_BROKER_URL", ""))],
-        state=State({"service": service, "tokens": tokens, "views": ViewReader(service)}),
+        plugins=[channels_plugin(broker)],
+        state=State({"service": service, "tokens": tokens, "views": ViewReader(service),
+                     "deadlines": clock}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=OpenAPIConfig(
             title="Sabot", version="0.1.0", path="/schema", security=[{"bearer": []}],

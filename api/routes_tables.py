@@ -141,13 +141,14 @@ class TablesController(Controller):
         auth.may_send(grant, table_id, command)
         service = self._service(request)
         recorded: ServiceRecorded = await blocking(service.execute, table_id, command)
-        if recorded.events:
+        events = recorded.events
+        if events:
             wake_subscribers(request.app.plugins.get(ChannelsPlugin), table_id,
                              recorded.version)
-        events = recorded.events
-        if any(e["type"] in _HIDDEN_CARDS for e in events):
             state = await blocking(service.state, table_id)
-            events = visible_events(state, grant, events)
+            await blocking(request.app.state.deadlines.after, table_id, state)
+            if any(e["type"] in _HIDDEN_CARDS for e in events):
+                events = visible_events(state, grant, events)
         return Recorded(recorded.table_id, recorded.version, events)
 
     @staticmethod

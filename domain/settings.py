@@ -60,6 +60,7 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     banker_draws_on_five: bool = False
     push_on_tie: bool = True  # the family game loses Banque and Ponte bets on a tie (003)
     duel_stake: int = 10  # the family game: what Banque and Ponte each put up
+    decision_seconds: int = 0  # a hand's time to decide before the default is played; 0: none
     min_stake: int = 1
     max_stake: int = 0  # 0: no table maximum
 
@@ -82,6 +83,9 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
             raise RuleViolation("commission is 0 to 25 percent", rule="settings-commission")
         if self.tie_pays < 0:
             raise RuleViolation("tie odds cannot be negative", rule="settings-tie-odds")
+        if self.decision_seconds < 0:
+            raise RuleViolation("a decision's time limit cannot be negative",
+                                rule="settings-decision-time")
         if self.burn_cards < 0 or self.cut_card_from_end < 0:
             raise RuleViolation("burn and cut card counts cannot be negative", rule="settings-burn")
         if self.min_stake < 1 or (self.max_stake and self.max_stake < self.min_stake):

@@ -75,6 +75,15 @@ def resolve_database_url(
     return explicit or env.get("SABOT_DATABASE_URL") or DEFAULT_DATABASE_URL
 
 
+def absolute_database_url(url: str) -> str:
+    """`url` with a relative SQLite path made absolute: a worker opens the URL it is sent from
+    its own directory."""
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and not url.startswith(prefix + "/") and ":memory:" not in url:
+        return prefix + str(Path(url[len(prefix):]).resolve())
+    return url
+
+
 def redact_url(url: str) -> str:
     """The URL with any password replaced by `***`, safe to print or log."""
     scheme, sep, rest = url.partition("://")

@@ -18,7 +18,6 @@ import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -31,7 +30,7 @@ from domain.table import Phase
 from domain.table_aggregate import Table
 from domain.tournament import TournamentSettings
 from infra.service import TableService, seeds_from
-from infra.settings import HOME, resolve_database_url
+from infra.settings import HOME, absolute_database_url, resolve_database_url
 from infra.store import open_service
 from infra.tournaments import TournamentDirector
 from projections.standings import standings
@@ -61,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     settings = _settings(args)
     master = seed_or_random(args.seed)
-    database = _absolute(resolve_database_url(args.database))
+    database = absolute_database_url(resolve_database_url(args.database))
     broker = args.broker if args.broker is not None else os.environ.get("SABOT_BROKER_URL", "")
     name = args.name or f"demo-{args.variant}-{master.hex()[:12]}"
     service = open_service(TableService, database)
@@ -106,14 +105,6 @@ def _settings(args: argparse.Namespace) -> TournamentSettings:
         prizes=PRIZES if args.players >= len(PRIZES) else (10000,),
         buy_in=args.chips // 10,
     ).check()
-
-
-def _absolute(url: str) -> str:
-    """The worker opens the URL from its own directory: make a relative SQLite path absolute."""
-    prefix = "sqlite:///"
-    if url.startswith(prefix) and not url.startswith(prefix + "/") and ":memory:" not in url:
-        return prefix + str(Path(url[len(prefix):]).resolve())
-    return url
 
 
 @contextmanager
