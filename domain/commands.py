@@ -121,6 +121,10 @@ class RevealSeed(Command, tag="reveal-seed"):
     pass
 
 
+class EndTaille(Command, tag="end-taille"):
+    """End the taille between coups, with cards left in the shoe."""
+
+
 class PlayDefault(Command, tag="play-default"):
     """Apply the default policy to the decision now awaited (a deadline expired)."""
 
@@ -132,5 +136,5 @@ TableCommand = (
     SeatPlayer | LeaveTable | AdjustChips | ShuffleShoe | ContributeEntropy | CutShoe
     | BurnCard | AwardBank | DeclineBank | RetireBank | PlaceBet | PlaceStake | CallBanco
     | CloseBetting | DealCard | ShowNaturals | Decide | SettleCoup | PayCoup | RevealSeed
-    | PlayDefault
+    | EndTaille | PlayDefault
 )

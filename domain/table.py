@@ -670,6 +670,14 @@ class TableState(msgspec.Struct, kw_only=True):
             if player not in self.duel and self._can_duel(player):
                 self.duel.append(player)
 
+    def end_taille(self) -> None:
+        """The croupier ends the taille between coups (the table closes, or a tournament ends
+        with cards left in the shoe); an RNG shoe's seed is then revealed as usual."""
+        self.require(Phase.BETTING, Phase.NO_BANK, doing="end the taille")
+        if self.bets or self.stakes or self.banco_calls:
+            raise OutOfTurn("stakes are placed: play the coup first", rule="stakes-placed")
+        self._end_taille()
+
     def _end_taille(self) -> None:
         assert self.shoe is not None
         if self.variant is Variant.DEUX_TABLEAUX:

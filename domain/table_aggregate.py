@@ -119,6 +119,16 @@ class Table(Aggregate):
     def burn(self, card: Card, position: int, actor: str, command_id: str) -> None:
         self.state.burn(card)
 
+    class TailleEnded(Event):
+        """The croupier ended the taille between coups, with `remaining` cards in the shoe."""
+
+        taille: int
+        remaining: int
+
+    @event(TailleEnded)
+    def end_taille(self, taille: int, remaining: int, actor: str, command_id: str) -> None:
+        self.state.end_taille()
+
     class ShoeSeedRevealed(Event):
         taille: int
         seed: str

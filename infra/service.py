@@ -233,6 +233,9 @@ class TableService(SabotApplication):
                 table.record_payment(**who)
             case c.RevealSeed():
                 self._reveal(table, who)
+            case c.EndTaille():
+                remaining = s.shoe.remaining if s.shoe else 0
+                table.end_taille(taille=s.taille, remaining=remaining, **who)
 
     def _shuffle(self, table: Table, physical: bool, who: dict[str, str]) -> None:
         s = table.state

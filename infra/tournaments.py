@@ -23,7 +23,7 @@ from contextlib import suppress
 from domain import commands as c
 from domain.bots import playable
 from domain.shoe import commitment
-from domain.table import TableState
+from domain.table import Phase, TableState
 from domain.table_aggregate import Table
 from domain.tournament import Bust, Move, TournamentSettings, TournamentState
 from domain.tournament_aggregate import TableOrder, Tournament
@@ -102,9 +102,24 @@ class TournamentDirector:
         self.balance(tournament_id, command_id=f"{prefix}:end:balance")
 
     def finish(self, tournament_id: uuid.UUID, *, command_id: str) -> Recorded:
+        """Award the prizes and reveal the seating seed; every table the tournament opened
+        ends its taille and reveals its shoe's seed, so that every card can be checked."""
         seed = self._seed(tournament_id)
-        return self._apply(tournament_id, command_id, lambda t: t.finish(
+        finished = self._apply(tournament_id, command_id, lambda t: t.finish(
             seed=seed, actor=ORGANISER, command_id=command_id))
+        state = self.state(tournament_id)
+        for number in range(1, state.tables_opened + 1):
+            self._close(Table.create_id(state.table_name(number)), f"{command_id}:{number}")
+        return finished
+
+    def _close(self, table_id: uuid.UUID, command_id: str) -> None:
+        table = self.service.state(table_id)
+        if table.phase in (Phase.BETTING, Phase.NO_BANK):
+            self.service.execute(table_id, c.EndTaille(command_id=f"{command_id}:end",
+                                                       actor=ORGANISER))
+        if self.service.state(table_id).phase is Phase.TAILLE_OVER:
+            self.service.execute(table_id, c.RevealSeed(command_id=f"{command_id}:reveal",
+                                                        actor=ORGANISER))
 
     def balance(self, tournament_id: uuid.UUID, *, command_id: str) -> Recorded:
         """Break and move as the tournament's plan says; moving bankers retire first."""

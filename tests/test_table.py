@@ -638,3 +638,19 @@ def test_a_passed_hand_nobody_can_match_goes_back_to_auction() -> None:
     assert refused.value.rule == "no-offer"
     state.award_bank("a", 40)  # the sum has lapsed
     assert (state.banker, state.bank) == ("a", 40)
+
+
+def test_the_croupier_ends_a_taille_between_coups_only() -> None:
+    driver = Driver(Variant.PUNTO_BANCO, 5)
+    while driver.state.phase is not Phase.BETTING:
+        driver.step()
+    state = driver.state
+    state.place_bet(state.players()[0], Spot.PUNTER, 10)
+    with pytest.raises(OutOfTurn) as refused:
+        state.end_taille()
+    assert refused.value.rule == "stakes-placed"
+    state.bets = []
+    state.end_taille()
+    assert state.phase is Phase.TAILLE_OVER
+    with pytest.raises(OutOfTurn):
+        state.end_taille()

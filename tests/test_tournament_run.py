@@ -16,6 +16,7 @@ from domain.tournament import TournamentSettings
 from domain.tournament_aggregate import Tournament
 from infra.autoplay import play_coups
 from infra.service import TableService, seeds_from
+from infra.shoe_audit import audit_events
 from infra.tournaments import TournamentDirector
 
 SETTINGS = TournamentSettings(variant="chemin-de-fer", seats_per_table=5, starting_chips=500,
@@ -78,6 +79,11 @@ def test_a_tournament_of_four_tables_ends_with_one_winner(database_url: str) -> 
     house = sum(t.house_result for t in tables)
     assert in_play + carried + house == state.chips_issued == 20 * 500
     assert house == sum(t.commission_total for t in tables) > 0  # chemin de fer: the cagnotte
+    # the finish ends every table's taille and reveals its seed: every card can be re-dealt
+    names = [state.table_name(n) for n in range(1, state.tables_opened + 1)]
+    shoes = audit_events(event for name in names
+                         for event in director.service.events_of(Table.create_id(name)))
+    assert shoes.ok and not shoes.pending and len(shoes.checked) >= 4 and shoes.cards > 0
 
 
 def test_the_same_seed_plays_the_same_tournament(tmp_path: Path) -> None:
