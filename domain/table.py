@@ -124,11 +124,19 @@ class TableState(msgspec.Struct, kw_only=True):
 
     # --- reading --------------------------------------------------------------------
 
+    @property
+    def chips_at_table(self) -> int:
+        """The chips on the seats and in the bank."""
+        return sum(s.chips for s in self.seats) + self.bank
+
+    def holding(self, player: str) -> int:
+        """A player's chips at this table, their bank included while they hold it."""
+        return self.seat_of(player).chips + (self.bank if player == self.banker else 0)
+
     def chips_accounted(self) -> bool:
         """Every chip brought to the table is at a seat, in the bank, the house's, or gone
         with a player who left."""
-        at_table = sum(s.chips for s in self.seats) + self.bank
-        return self.chips_in == at_table + self.house_result + self.chips_out
+        return self.chips_in == self.chips_at_table + self.house_result + self.chips_out
 
     @property
     def variant(self) -> Variant:

@@ -59,12 +59,8 @@ class TournamentDirector:
 
     def chips(self, tournament_id: uuid.UUID) -> dict[str, int]:
         """Each player in play's chips at their table, their bank included."""
-        chips: dict[str, int] = {}
-        for table in self.tables(tournament_id).values():
-            for seat in table.seats:
-                chips[seat.player] = seat.chips + (table.bank if seat.player == table.banker
-                                                   else 0)
-        return chips
+        return {player: table.holding(player)
+                for table in self.tables(tournament_id).values() for player in table.players()}
 
     # --- the process --------------------------------------------------------------
 
@@ -145,8 +141,8 @@ class TournamentDirector:
         minimum = self.state(tournament_id).settings.min_stake
         for name, table in self.tables(tournament_id).items():
             was = before[name]
-            busted = [Bust(player=s.player, chips=_chips_of(was, s.player))
-                      for s in table.seats if _chips_of(table, s.player) < minimum]
+            busted = [Bust(player=p, chips=was.holding(p) if p in was.players() else 0)
+                      for p in table.players() if table.holding(p) < minimum]
             if busted and table.coup_number > was.coup_number:
                 self._bust(tournament_id, name, table.coup_number, busted, f"{label}:bust:{name}")
         self.balance(tournament_id, command_id=f"{label}:balance")
@@ -194,10 +190,3 @@ class TournamentDirector:
         with suppress(SeedAlreadySealed):  # a retried draw drew the same seed
             self.service.vault.store(commitment(seed), seed)
         return seed
-
-
-def _chips_of(table: TableState, player: str) -> int:
-    seat = next((s for s in table.seats if s.player == player), None)
-    if seat is None:
-        return 0
-    return seat.chips + (table.bank if player == table.banker else 0)

@@ -99,8 +99,7 @@ class Driver:
 
     def chips_accounted(self) -> int:
         """Every chip issued is on a seat, in the bank, or in the house's result."""
-        state = self.state
-        return sum(s.chips for s in state.seats) + state.bank + state.house_result
+        return self.state.chips_at_table + self.state.house_result
 
     # --- playing --------------------------------------------------------------------
 

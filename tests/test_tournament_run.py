@@ -74,7 +74,7 @@ def test_a_tournament_of_four_tables_ends_with_one_winner(database_url: str) -> 
               for n in range(1, state.tables_opened + 1)]
     assert state.tables_opened == 4
     assert all(table.chips_accounted() for table in tables)
-    in_play = sum(sum(s.chips for s in t.seats) + t.bank for t in tables)
+    in_play = sum(t.chips_at_table for t in tables)
     carried = sum(t.chips_out for t in tables)
     house = sum(t.house_result for t in tables)
     assert in_play + carried + house == state.chips_issued == 20 * 500

@@ -159,7 +159,7 @@ def _report(director: TournamentDirector, tournament_id: uuid.UUID,
         chips = {row.player: row.chips for row in standings(runner.database,
                                                               tournament=state.name)}
     results = state.results()
-    in_play = sum(sum(s.chips for s in t.seats) + t.bank for t in tables)
+    in_play = sum(t.chips_at_table for t in tables)
     carried = sum(t.chips_out for t in tables)
     house = sum(t.house_result for t in tables)
     issued = state.chips_issued
