@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import random
 import uuid
+from collections.abc import Callable
 
 from domain.bots import auction_bids, next_command, playable
 from domain.settings import FirstBank
-from domain.table import Phase
+from domain.table import Phase, TableState
 from infra.auctions import AuctionDesk
 from infra.service import TableService
 
@@ -48,9 +49,10 @@ def _auction(service: TableService, table_id: uuid.UUID, bids: list[tuple[str, i
 
 
 def play_coups(service: TableService, table_id: uuid.UUID, seed: bytes, prefix: str,
-               until: int) -> int:
+               until: int, on_step: Callable[[TableState], object] = lambda _: None) -> int:
     """Play until the table has closed coup `until` (and revealed a finished taille's seed),
-    or until it cannot go on; returns the events recorded."""
+    or until it cannot go on; returns the events recorded. `on_step` sees the table after
+    every step (a progress display)."""
     events = 0
     state = service.state(table_id)
     while (state.coup_number < until or state.coup is not None
@@ -59,4 +61,5 @@ def play_coups(service: TableService, table_id: uuid.UUID, seed: bytes, prefix: 
             break
         events += play_step(service, table_id, seed, prefix)
         state = service.state(table_id)
+        on_step(state)
     return events

@@ -7,12 +7,10 @@ import argparse
 import msgspec
 
 from api.commands._common import add_database, add_seed, progress, seed_or_random
-from domain.bots import playable
 from domain.commands import SeatPlayer
 from domain.coup import Side
 from domain.settings import TableSettings, Variant
-from domain.table import Phase
-from infra.autoplay import play_step
+from infra.autoplay import play_coups
 from infra.service import TableService, seeds_from
 from infra.store import open_service
 
@@ -49,16 +47,11 @@ def run(args: argparse.Namespace) -> int:
             side = Side.RIGHT if i % 2 == 0 else Side.LEFT
         service.execute(table_id, SeatPlayer(command_id=f"{name}:seat:{player}", player=player,
                                              chips=args.chips, side=side))
-    events = 0
     with progress(f"{args.variant} on {name}", args.coups, quiet=args.json) as bar:
-        state = service.state(table_id)
-        while (state.coup_number < args.coups or state.coup is not None
-               or state.phase is Phase.TAILLE_OVER):
-            if state.coup is None and not playable(state):
-                break
-            events += play_step(service, table_id, master, name)
-            state = service.state(table_id)
-            bar.update(bar.task_ids[0], completed=min(state.coup_number, args.coups))
+        events = play_coups(service, table_id, master, name, args.coups,
+                            on_step=lambda s: bar.update(bar.task_ids[0],
+                                                         completed=min(s.coup_number, args.coups)))
+    state = service.state(table_id)
     summary = {
         "table": name, "table_id": str(table_id), "variant": args.variant,
         "coups": state.coup_number, "tailles": state.taille, "events": events,
