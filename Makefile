@@ -21,7 +21,7 @@ test: $(STAMP) browser  ## the whole test suite, with lint and types
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -p no:cacheprovider
 
-browser:                ## Debian's chromium for the page tests (tests/test_page.py), if missing
+browser:                ## Debian's chromium for the page tests (tests/e2e/test_page.py), if missing
 	@if [ -x /usr/bin/chromium ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "make browser: installing Debian's chromium for the page tests"; \

@@ -161,7 +161,7 @@ def test_sabot_serve(postgres_url: str, tmp_path: Any) -> None:
     server = subprocess.Popen(
         [sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--database",
          postgres_url], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     try:
         deadline = time.monotonic() + 20
         while True:

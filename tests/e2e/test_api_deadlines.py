@@ -21,8 +21,8 @@ from api.tokens import Grant, TokenStore
 from domain.coup import Side
 from domain.table_aggregate import Table
 from infra.service import TableService
-from tests.test_api import free_port
-from tests.test_workers import Worker, on_redis  # noqa: F401 - the Redis worker fixture
+from tests.e2e.test_api import free_port
+from tests.integration.test_workers import Worker, on_redis  # noqa: F401 - the Redis worker fixture
 from workers.deadlines import ACTOR
 
 

@@ -20,7 +20,7 @@ from domain.payouts import (
     house_bets,
 )
 from domain.settings import TableSettings, Variant
-from tests.play import physical_table, play_coup
+from tests.unit.play import physical_table, play_coup
 
 PUNTO_BANCO = TableSettings.default(Variant.PUNTO_BANCO)
 FAMILY = TableSettings.default(Variant.SIMPLIFIED)

@@ -24,7 +24,7 @@ from infra.audit_snapshots import snapshots_match_events
 from infra.chain import GENESIS, global_digest, stream_digest
 from infra.errors import NotAStore
 from infra.store import Store
-from tests.test_store import Card, SnapshottingToyApp, Suit, Toy, ToyApp, a_toy
+from tests.integration.test_store import Card, SnapshottingToyApp, Suit, Toy, ToyApp, a_toy
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from domain.coup import Side
 from domain.coverage import Stake, banco_winner, chemin_de_fer, deux_tableaux
 from domain.settings import HandHolder
 from domain.table import TableState
-from tests.play import physical_table, play_coup
+from tests.unit.play import physical_table, play_coup
 
 P, R, L = Side.PUNTER, Side.RIGHT, Side.LEFT
 ORDER = ["a", "b", "c", "d", "standing"]  # from the banker's right; standing punters last

@@ -12,7 +12,7 @@ import pytest
 
 from domain.dispute_aggregate import Discrepancy, Verdict
 from infra.service import TableService, seeds_from
-from tests.test_workers import SECRET, past_the_first_taille
+from tests.integration.test_workers import SECRET, past_the_first_taille
 from workers.replay import replay_coup
 
 COUP = 3

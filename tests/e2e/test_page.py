@@ -19,8 +19,8 @@ from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
 
 from api.tokens import Role
 from tests.conftest import IN_CI
-from tests.test_api import Api, api  # noqa: F401 - the server fixture
-from tests.test_tournament_run import run_tournament
+from tests.e2e.test_api import Api, api  # noqa: F401 - the server fixture
+from tests.integration.test_tournament_run import run_tournament
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 

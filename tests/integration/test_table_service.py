@@ -455,7 +455,7 @@ def test_two_services_racing_on_one_table(database_url: str, shared: bool) -> No
 
 
 def test_an_altered_card_breaks_the_chain(database_url: str) -> None:
-    from tests.test_audit import db_id, sql
+    from tests.integration.test_audit import db_id, sql
 
     with a_service(database_url) as service:
         table_id = open_table(service, "altered", Variant.PUNTO_BANCO, players=2, **SMALL_SHOE)

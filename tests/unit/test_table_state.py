@@ -1,7 +1,7 @@
 """The table's state machine: whole tailles, refused steps, rotation, the end of the taille.
 
-The property tests play whole tailles of every variant with `tests.play.Driver` from random
-seeds; the scripted ones deal chosen cards from a physical shoe (`tests.play.physical_table`).
+The property tests play whole tailles of every variant with `tests.unit.play.Driver` from random
+seeds; the scripted ones deal chosen cards from a physical shoe (`tests.unit.play.physical_table`).
 Every chip issued must stay on a seat, in the bank or in the house's result; a refused step
 raises a `DomainError` with a rule key and leaves the table exactly as it was.
 """
@@ -25,7 +25,7 @@ from domain.payouts import Payout, Spot
 from domain.settings import TableSettings, Variant
 from domain.shoe import ALGORITHM, commitment, order, shoe_order
 from domain.table import CROUPIER, Action, Phase, TableState
-from tests.play import CoupRecord, Driver, Stalled, physical_table, play_coup
+from tests.unit.play import CoupRecord, Driver, Stalled, physical_table, play_coup
 
 VARIANTS = list(Variant)
 P, R, L = Side.PUNTER, Side.RIGHT, Side.LEFT

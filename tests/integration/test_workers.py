@@ -43,7 +43,7 @@ from workers.app import make_app
 from workers.deadlines import ACTOR, deadline_command_id, schedule_deadline
 from workers.disputes import DisputeService, request_replay
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SECRET = bytes(range(32))
 DECISIONS = ("HandStood", "ThirdCardAsked")
 COUNTDOWN = 1.0

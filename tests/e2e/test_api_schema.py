@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 
 from api.auth import Role
-from tests.test_api import Api, api  # noqa: F401 - the server fixture
+from tests.e2e.test_api import Api, api  # noqa: F401 - the server fixture
 
 
 @pytest.fixture

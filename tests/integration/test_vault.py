@@ -17,8 +17,8 @@ from infra.errors import SealBroken, SeedAlreadySealed, SeedNotFound, SettingsEr
 from infra.settings import load_settings
 from infra.store import open_store
 from infra.vault import SEALED_SIZE, SeedVault, open_seal, seal
-from tests.test_audit import sql
-from tests.test_store import ToyApp, a_toy
+from tests.integration.test_audit import sql
+from tests.integration.test_store import ToyApp, a_toy
 
 KEY = bytes(range(32))
 

@@ -23,8 +23,8 @@ from domain.table import Phase
 from domain.table_aggregate import Table
 from infra.audit import verify
 from infra.shoe_audit import SHOE_MISMATCH, ShoeAudit, audit_events
-from tests.test_audit import db_id, rechain, sql
-from tests.test_tables import SMALL_SHOE, a_service, open_table, play
+from tests.integration.test_audit import db_id, rechain, sql
+from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table, play
 
 
 @pytest.fixture(scope="module")
