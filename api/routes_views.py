@@ -95,7 +95,8 @@ async def tournament_standings(request: Request[Any, Any, State],
      tags=["views"], responses=problems(404))
 async def table_rotation(request: Request[Any, Any, State], table: TableRef) -> Rotation:
     table_id = table_id_of(table)
-    found = await blocking(_reader(request).read, "rotation", lambda db: rotation(db, table_id))
+    found: Rotation | None = await blocking(_reader(request).read, "rotation",
+                                            lambda db: rotation(db, table_id))
     if found is None:
         raise ApiProblem(404, f"no table {table!r}", rule="unknown-table")
     return found

@@ -22,7 +22,8 @@ from domain.table import CROUPIER, Phase, TableState
 CommandId = Callable[[str], str]
 
 
-def next_command(state: TableState, rng: random.Random, command_id: CommandId) -> c.Command:
+def next_command(state: TableState, rng: random.Random,
+                 command_id: CommandId) -> c.TableCommand:
     """The command that moves the table on; `command_id(label)` names it deterministically."""
     match state.phase:
         case Phase.NO_SHOE:
@@ -43,7 +44,7 @@ def next_command(state: TableState, rng: random.Random, command_id: CommandId) -
             return c.RevealSeed(command_id=command_id("reveal"))
 
 
-def _shuffle_ritual(state: TableState, rng: random.Random, command_id: CommandId) -> c.Command:
+def _shuffle_ritual(state: TableState, rng: random.Random, command_id: CommandId) -> c.TableCommand:
     """The first two seated punters shuffle in entropy; the third (or the first) cuts."""
     assert state.shoe is not None
     seated = state.seated()
@@ -58,7 +59,7 @@ def _shuffle_ritual(state: TableState, rng: random.Random, command_id: CommandId
                      position=position)
 
 
-def _bank(state: TableState, rng: random.Random, command_id: CommandId) -> c.Command:
+def _bank(state: TableState, rng: random.Random, command_id: CommandId) -> c.TableCommand:
     """Take the shoe when offered and affordable, else pass it; with nobody offered, a lot."""
     offered = state.bank_offered_to
     floor = max(state.settings.min_stake, state.bank_required)
@@ -94,7 +95,7 @@ def auction_bids(state: TableState, rng: random.Random) -> list[tuple[str, int]]
     return bids
 
 
-def _stakes(state: TableState, rng: random.Random, command_id: CommandId) -> c.Command:
+def _stakes(state: TableState, rng: random.Random, command_id: CommandId) -> c.TableCommand:
     """Each punter who has not yet staked this coup stakes once; then betting closes."""
     placed = {b.player for b in state.bets} | {s.player for s in state.stakes} | set(
         state.banco_calls)
@@ -134,7 +135,7 @@ def _calls_banco(state: TableState, player: str, free: int, rng: random.Random) 
     return rng.random() < (0.5 if player == state.banco_suivi else 0.1)
 
 
-def _play(state: TableState, command_id: CommandId) -> c.Command:
+def _play(state: TableState, command_id: CommandId) -> c.TableCommand:
     assert state.coup is not None
     step = state.coup.legal_steps()[0]
     label = f"{step.step.value}-{state.coup.cards_dealt}"

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 import msgspec
 from eventsourcing.domain import Aggregate, event
 
-from domain.commands import AdjustChips, Command, LeaveTable, SeatPlayer
+from domain.commands import AdjustChips, LeaveTable, SeatPlayer, TableCommand
 from domain.coup import Side
 from domain.errors import NotFound, RuleViolation
 from domain.settings import Variant
@@ -43,7 +43,7 @@ class TableOrder(msgspec.Struct, frozen=True):
     """A command the orchestration sends to one table of the tournament."""
 
     table: str
-    command: Command
+    command: TableCommand
 
 
 class Tournament(Aggregate):

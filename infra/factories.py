@@ -101,4 +101,4 @@ class SabotPostgresFactory(PostgresFactory):
                 "SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)
             ).fetchone()
             if found is None:
-                connection.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_identifier(schema)}")  # type: ignore[arg-type]
+                connection.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_identifier(schema)}")

@@ -77,12 +77,12 @@ def seeds_from(master: bytes) -> Callable[[uuid.UUID, int], bytes]:
 
 
 class TableService(SabotApplication):
-    snapshotting_intervals: ClassVar[dict[type, int]] = {Table: 100}  # type: ignore[misc]
+    snapshotting_intervals: ClassVar[dict[type, int]] = {Table: 100}
     # Keep the tables in use in memory: a load reads only the events recorded since the
     # cached version (fast-forward) and works on a deep copy, so a refused command cannot
     # corrupt the cache. A stale copy cannot win: its save loses at the database (version
     # taken) and is retried on a fresh load. The environment may override either setting.
-    env: ClassVar[dict[str, str]] = {  # type: ignore[misc]
+    env: ClassVar[dict[str, str]] = {
         "AGGREGATE_CACHE_MAXSIZE": "256",
         "DEEPCOPY_FROM_AGGREGATE_CACHE": "y",
     }

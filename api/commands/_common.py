@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 
@@ -45,7 +46,6 @@ def progress(label: str, total: int, *, quiet: bool = False) -> Iterator[Progres
         yield bar
 
 
-def _stderr_console():  # type: ignore[no-untyped-def]
-    from rich.console import Console
+def _stderr_console() -> Console:
 
     return Console(file=sys.stderr)

@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from infra.audit import AuditReport, parse_anchor, verify
+from infra.audit import AuditCheck, AuditReport, parse_anchor, verify
 from infra.audit_snapshots import snapshots_match_events
 from infra.errors import StoreError
 from infra.settings import redact_url, resolve_database_url
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         anchors = dict(parse_anchor(text) for text in args.anchor)
         shoes = ShoeAudit()
-        checks = [shoes, *([snapshots_match_events] if args.snapshots else [])]
+        checks: list[AuditCheck] = [shoes, *([snapshots_match_events] if args.snapshots else [])]
         report = verify(url, anchors=anchors, extra_checks=checks)
     except (StoreError, ValueError) as error:
         print(f"sabot: {error}", file=sys.stderr)
