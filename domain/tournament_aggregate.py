@@ -50,6 +50,7 @@ class TableOrder(msgspec.Struct, frozen=True):
 class Tournament(Aggregate):
     name: str
     state: TournamentState
+    master: str  # the commitment of the master seed the seating and shoe seeds derive from
 
     @staticmethod
     def create_id(name: str, **_: object) -> uuid.UUID:
@@ -65,11 +66,13 @@ class Tournament(Aggregate):
         settings: TournamentSettings
         actor: str
         command_id: str
+        master: str = ""
 
     @event(TournamentCreated)
     def __init__(self, name: str, settings: TournamentSettings, actor: str,
-                 command_id: str) -> None:
+                 command_id: str, master: str = "") -> None:
         self.name = name
+        self.master = master
         self.state = TournamentState(name=name, settings=settings.check())
 
     # --- registration ---------------------------------------------------------------

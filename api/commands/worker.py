@@ -1,4 +1,5 @@
-"""`sabot worker`: run a Celery worker for decision deadlines and scheduled audits.
+"""`sabot worker`: run a Celery worker for decision deadlines and scheduled audits; it also
+directs the tournaments of the `--database` store (`workers.director`) unless `--no-director`.
 
     sabot worker                                  # embedded broker under .sabot/broker
     sabot worker --broker redis://127.0.0.1:6379/0 --concurrency 4
@@ -33,6 +34,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--audit-every", type=float, default=None, metavar="SECONDS",
                         help="seconds between two scheduled audits (default: 3600)")
     parser.add_argument("--loglevel", default="INFO", help="DEBUG, INFO, WARNING, ERROR")
+    parser.add_argument("--no-director", dest="director", action="store_false",
+                        help="do not direct the store's tournaments (workers.director)")
     parser.set_defaults(handler=run)
 
 
@@ -56,5 +59,10 @@ def run(args: argparse.Namespace) -> int:
     if args.beat:
         Path(app.conf.beat_schedule_filename).parent.mkdir(parents=True, exist_ok=True)
         argv.append("--beat")
+    if args.director:
+        from infra.settings import resolve_database_url
+        from workers.director import start_when_ready
+
+        start_when_ready(resolve_database_url(args.database))
     app.worker_main(argv)
     return 0
