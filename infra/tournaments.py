@@ -460,10 +460,11 @@ class Results(msgspec.Struct, frozen=True, kw_only=True):
 def view_of(tournament: Tournament, tables: dict[str, TableState], now: float) -> TournamentView:
     state = tournament.state
     chips = {p: t.holding(p) for t in tables.values() for p in t.players()}
-    left = [p for p in state.in_play()] if state.seating else list(state.entrants)
+    winners = [r.player for r in state.results() if r.position == 1]
+    finished = state.status.value == "finished"
+    left = winners if finished else state.in_play() if state.seating else list(state.entrants)
     stacks = [chips.get(p, state.entrants[p].chips or state.settings.starting_chips)
               for p in left]
-    winners = [r.player for r in state.results() if r.position == 1]
     lines = [TableLine(name=name, players=[
         SeatLine(player=e.player, chips=chips.get(e.player, e.chips), bot=e.bot)
         for e in state.seated_at(name)]) for name in state.tables]
@@ -475,5 +476,5 @@ def view_of(tournament: Tournament, tables: dict[str, TableState], now: float) -
         entrants=state.entries, players_left=len(left),
         average_stack=sum(stacks) // len(stacks) if stacks else 0, prize_pool=state.pool,
         next_cut=state.next_cut(), playoff=state.playoff.players if state.playoff else [],
-        winner=winners[0] if state.status.value == "finished" and len(winners) == 1 else None,
+        winner=winners[0] if finished and len(winners) == 1 else None,
         tables=lines)

@@ -14,25 +14,22 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import subprocess
-import sys
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import msgspec
 
 from api.commands._common import add_database, add_seed, progress, seed_or_random
 from api.commands._views import views
+from api.commands.worker import running_worker
 from domain.errors import RuleViolation
 from domain.presets import PRESETS, preset
 from domain.settings import Variant
 from domain.table_aggregate import Table
 from domain.tournament import TournamentSettings, TournamentState, TournamentStatus
 from infra.service import TableService
-from infra.settings import HOME, absolute_database_url, resolve_database_url
+from infra.settings import absolute_database_url, resolve_database_url
 from infra.store import open_service
 from infra.tournaments import Tournaments
 from projections.standings import standings
@@ -72,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         tournaments.register(tournament_id, f"player-{n + 1:02d}", bot=True,
                              command_id=f"{name}:reg:{n}")
     tournaments.start(tournament_id, command_id=f"{name}:start")
-    with _worker(broker, database):
+    with running_worker(broker, database, "demo-worker.log"):
         _follow(tournaments, tournament_id, quiet=args.json)
     report = _report(tournaments, tournament_id, database)
     if args.json:
@@ -126,26 +123,6 @@ def _settings(args: argparse.Namespace) -> TournamentSettings:
         prizes=PRIZES if args.players >= len(PRIZES) else (10000,),
         buy_in=args.chips // 10,
     ).check()
-
-
-@contextmanager
-def _worker(broker: str, database: str) -> Iterator[None]:
-    """A celery worker process directing the tournament, stopped at the end. Its log (JSON
-    lines) goes to `.sabot/demo-worker.log`."""
-    env = {**os.environ, "SABOT_BROKER_URL": broker}
-    command = [sys.executable, "-m", "api.cli", "worker", "--database", database,
-               "--pool", "threads", "--concurrency", "2", "--loglevel", "INFO"]
-    HOME.mkdir(parents=True, exist_ok=True)
-    with (HOME / "demo-worker.log").open("ab") as log:
-        worker = subprocess.Popen(command, env=env, stdout=log, stderr=log)
-        try:
-            yield
-        finally:
-            worker.terminate()
-            try:
-                worker.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                worker.kill()
 
 
 def _report(tournaments: Tournaments, tournament_id: uuid.UUID,

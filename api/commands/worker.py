@@ -13,9 +13,15 @@ carry their own store's URL.
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from api.commands._common import add_database
+from infra.settings import HOME
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -66,3 +72,24 @@ def run(args: argparse.Namespace) -> int:
         start_when_ready(resolve_database_url(args.database))
     app.worker_main(argv)
     return 0
+
+
+@contextmanager
+def running_worker(broker: str, database: str, log_name: str) -> Iterator[None]:
+    """A `sabot worker` process (its director on `database`) for as long as the block runs;
+    its log (JSON lines) goes to `.sabot/<log_name>`. `sabot demo` and `sabot serve` on the
+    embedded broker start one."""
+    env = {**os.environ, "SABOT_BROKER_URL": broker}
+    command = [sys.executable, "-m", "api.cli", "worker", "--database", database,
+               "--pool", "threads", "--concurrency", "2", "--loglevel", "INFO"]
+    HOME.mkdir(parents=True, exist_ok=True)
+    with (HOME / log_name).open("ab") as log:
+        worker = subprocess.Popen(command, env=env, stdout=log, stderr=log)
+        try:
+            yield
+        finally:
+            worker.terminate()
+            try:
+                worker.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                worker.kill()
