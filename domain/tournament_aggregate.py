@@ -489,15 +489,17 @@ class Tournament(Aggregate):
 
     def table_orders(self, recorded: Event) -> list[TableOrder]:
         """The table commands that mirror a recorded event, with command ids that follow from
-        the event (so sending them again applies them once)."""
-        key = f"{self.id}/{recorded.originator_version}"
+        the event's command id and what it names (so sending them again applies them once,
+        whoever sends them, whatever else the tournament recorded in between)."""
+        key = f"{self.id}/{recorded.command_id}"
         match recorded:
             case Tournament.PlayerSeatedAt(player=player, table=table, seat=seat, chips=chips):
                 return [TableOrder(table, SeatPlayer(
-                    command_id=f"{key}/seat", actor=recorded.actor, player=player, chips=chips,
-                    side=self._side(seat)))]
+                    command_id=f"{key}/seat/{player}", actor=recorded.actor, player=player,
+                    chips=chips, side=self._side(seat)))]
             case Tournament.PlayerMoved(player=player, from_table=old, to_table=new,
                                         seat=seat, chips=chips):
+                key = f"{key}/move/{player}/{new}/{seat}"
                 return [
                     TableOrder(old, AdjustChips(command_id=f"{key}/out", actor=recorded.actor,
                                                 player=player, delta=-chips,
@@ -515,7 +517,7 @@ class Tournament(Aggregate):
                                                      actor=recorded.actor, player=bust.player))
                         for bust in busted]
             case Tournament.PlayerEliminated(player=player, table=table, coup=None):
-                return [TableOrder(table, LeaveTable(command_id=f"{key}/leave",
+                return [TableOrder(table, LeaveTable(command_id=f"{key}/cut/{player}",
                                                      actor=recorded.actor, player=player))]
             case Tournament.StageStarted(name=name, reset=reset):
                 return [TableOrder(self.state.entrant(player).table or "", AdjustChips(
@@ -523,12 +525,12 @@ class Tournament(Aggregate):
                     delta=delta, reason=f"{name}: every stack reset")) for player, delta
                     in reset.items()]
             case Tournament.InterventionMade(kind="disqualify", player=player, table=table):
-                return [TableOrder(table or "", LeaveTable(command_id=f"{key}/leave",
+                return [TableOrder(table or "", LeaveTable(command_id=f"{key}/out/{player}",
                                                            actor=recorded.actor, player=player))]
             case Tournament.InterventionMade(kind="correct-chips" | "penalise", player=player,
                                              table=table, reason=reason):
                 return [TableOrder(table or "", AdjustChips(
-                    command_id=f"{key}/adjust", actor=recorded.actor, player=player,
+                    command_id=f"{key}/adjust/{player}", actor=recorded.actor, player=player,
                     delta=recorded.chips_after - recorded.chips_before, reason=reason))]
         return []
 

@@ -40,7 +40,7 @@ from eventsourcing.utils import get_topic
 
 from domain import commands as c
 from domain.bots import playable
-from domain.errors import RuleViolation
+from domain.errors import OutOfTurn, RuleViolation
 from domain.shoe import commitment
 from domain.table import Phase, TableState
 from domain.table_aggregate import Table
@@ -274,7 +274,7 @@ class Director:
 
     def tick(self, tournament_id: uuid.UUID) -> Tick:
         now = self.clock()
-        epoch = self.leases.acquire(tournament_id, self.holder, now, self.lease_seconds)
+        epoch = self._lease(tournament_id)
         if epoch is None:
             return Tick.WAITING
         state = self.tournaments.state(tournament_id)
@@ -310,6 +310,9 @@ class Director:
                 coups=coups, chips=chips, actor=DIRECTOR, command_id=cid, epoch=epoch))
         return Tick.ACTED
 
+    def _lease(self, tournament_id: uuid.UUID) -> int | None:
+        return self.leases.acquire(tournament_id, self.holder, time.time(), self.lease_seconds)
+
     def _do(self, tournament_id: uuid.UUID, command_id: str,
             decide: Callable[[Tournament], object]) -> Recorded:
         return self.tournaments.apply(tournament_id, command_id, decide)
@@ -326,6 +329,8 @@ class Director:
         here = f"{tournament_id}/r{state.round}/k{step.number}"
         master = self.tournaments.master(tournament_id)
         for name, coups in step.coups.items():
+            if self._lease(tournament_id) != epoch:  # lost the lease: the successor plays on
+                raise OutOfTurn("this director's lease has passed on", rule="stale-epoch")
             if name in state.tables:
                 play_coups(self.service, Table.create_id(name), master, "bots", coups + 1)
         minimum = state.limits.min_stake
