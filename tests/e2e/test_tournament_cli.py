@@ -64,6 +64,9 @@ def test_an_organiser_runs_a_tournament_from_the_command_line(
     assert sum(p["prize"] for p in results["positions"]) == results["prize_pool"] == 5 * 50
     standings = as_json(cli(capsys, "standings", "club", "--json", *db))
     assert [s["player"] for s in standings] == [p["player"] for p in results["positions"]]
+    assert main(["standings", "club", "--json", *db]) == 0
+    page_order = as_json(capsys.readouterr().out)
+    assert [s["player"] for s in page_order] == [s["player"] for s in standings]
     text = cli(capsys, "results", "club", *db)
     assert f"winner {results['winner']}" in text
 
