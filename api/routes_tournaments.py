@@ -8,6 +8,7 @@
     DELETE /tournaments/{t}/players/{player}         unregister before the draw         (same)
     POST   /tournaments/{t}/start | pause | resume   (organiser)
     POST   /tournaments/{t}/interventions            a correction, with its reason       (organiser)
+    POST   /tournaments/preview                      play a format with bots first       (organiser)
     GET    /tournaments/{t}/standings                in play by chips, then out by place (public)
     GET    /tournaments/{t}/results                  positions and prizes, winner first  (public)
 
@@ -37,6 +38,7 @@ from api.tokens import Grant, Role
 from domain.errors import NotFound, RuleViolation
 from domain.presets import PRESETS, preset
 from domain.tournament import TournamentSettings
+from infra.preview import PACE, Preview, preview
 from infra.service import Recorded
 from infra.tournaments import Results, Tournaments, TournamentView, tournament_id_of
 from projections.standings import Standing, tournament_standings
@@ -44,18 +46,31 @@ from projections.standings import Standing, tournament_standings
 TournamentRef = Annotated[str, PathParameter(description="the tournament's UUID or its name")]
 
 
-class CreateTournament(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """A tournament from a `preset` (its common fields overridden by the fields given) or a
-    whole `format`. `seed` (hex) makes the draw and every shoe reproducible: demos and tests
-    only; without it they come from the operating system's CSPRNG."""
+class FormatChoice(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A `preset` (its common fields overridden by the fields given) or a whole `format`."""
 
-    name: str
     preset: str | None = None
     format: TournamentSettings | None = None
     coups_per_round: int | None = None
     tables: int | None = None
     starting_chips: int | None = None
+
+
+class CreateTournament(FormatChoice, kw_only=True, forbid_unknown_fields=True):
+    """A tournament from a preset or a format. `seed` (hex) makes the draw and every shoe
+    reproducible: demos and tests only; without it they come from the operating system's
+    CSPRNG."""
+
+    name: str
     seed: str | None = None
+
+
+class PreviewFormat(FormatChoice, kw_only=True, forbid_unknown_fields=True):
+    """A format to play `runs` times with `players` house bots, `pace` seconds a coup."""
+
+    players: Annotated[int, msgspec.Meta(ge=2, le=200)]
+    runs: Annotated[int, msgspec.Meta(ge=1, le=10)] = 3
+    pace: Annotated[int, msgspec.Meta(ge=1, le=600)] = PACE
 
 
 class Register(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -91,7 +106,7 @@ class Preset(msgspec.Struct, frozen=True):
     format: TournamentSettings
 
 
-def settings_of(body: CreateTournament) -> TournamentSettings:
+def settings_of(body: FormatChoice) -> TournamentSettings:
     if (body.preset is None) == (body.format is None):
         raise ApiProblem(422, "give a `preset` or a `format`, not both", rule="preset-or-format",
                          field="preset")
@@ -155,6 +170,17 @@ class TournamentsController(Controller):
             return service.view(tournament_id)
 
         return await blocking(create)
+
+    @post("/preview", status_code=200, summary="Play a format with bots before announcing it",
+          responses=problems(400, 401, 403, 404, 422))
+    async def preview(self, request: Request[Any, Any, State],
+                      data: PreviewFormat) -> Preview:
+        """Expected duration, the stacks at each round's end, how often a play-off was needed;
+        each run is a whole tournament on a throwaway store (seconds a run)."""
+        organiser(await grant_of(request))
+        settings = settings_of(data)
+        return await blocking(lambda: preview(settings, data.players, data.runs,
+                                              pace=data.pace))
 
     @get("/", summary="Every tournament, with its status")
     async def list_tournaments(self, request: Request[Any, Any, State]) -> list[Summary]:

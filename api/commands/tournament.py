@@ -11,6 +11,7 @@
     sabot tournament intervene ID KIND [PLAYER] --reason TEXT [--delta N] [--table T]
     sabot tournament standings ID [--json]
     sabot tournament results ID [--json]     # the JSON of GET /tournaments/{id}/results
+    sabot tournament preview (--preset P | --format FILE) --players N [--runs K] [--json]
 
 ID is a tournament's UUID or its name. `--format FILE` is a JSON format (the `format` of
 `sabot tournament presets --json`). `--seed` makes the seating draw and every shoe
@@ -30,11 +31,12 @@ from typing import Any
 
 import msgspec
 
-from api.commands._common import add_database, add_seed
+from api.commands._common import add_database, add_seed, progress
 from api.commands._views import print_json
 from domain.errors import DomainError
 from domain.presets import PRESETS, preset
 from domain.tournament import TournamentSettings
+from infra.preview import PACE, preview
 from infra.service import TableService
 from infra.store import open_service
 from infra.tournaments import Tournaments, tournament_id_of
@@ -91,6 +93,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     command("standings", "in play by chips, then out by position", _standings, json=True)
     command("results", "finishing positions and prizes, the winner first", _results,
             json=True)
+    look = command("preview", "play a format K times with bots: duration, stacks, play-offs",
+                   _preview, ident=False, json=True)
+    chosen = look.add_mutually_exclusive_group(required=True)
+    chosen.add_argument("--preset", choices=list(PRESETS), help="a preset format")
+    chosen.add_argument("--format", type=Path, metavar="FILE", help="a JSON format")
+    look.add_argument("--players", type=int, required=True, metavar="N")
+    look.add_argument("--runs", type=int, default=5, metavar="K", help="default: 5")
+    look.add_argument("--coups-per-round", type=int, metavar="N")
+    look.add_argument("--tables", type=int, metavar="N")
+    look.add_argument("--starting-chips", type=int, metavar="N")
+    look.add_argument("--pace", type=int, default=PACE, metavar="SECONDS",
+                      help=f"seconds a coup takes at a table (default: {PACE})")
 
 
 def _guarded(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
@@ -209,6 +223,31 @@ def _standings(args: argparse.Namespace) -> int:
         return 0
     for row in rows:
         print(f"{row.rank:>4}  {row.player:<20}{row.chips:>10}  {row.status}")
+    return 0
+
+
+def _preview(args: argparse.Namespace) -> int:
+    if not 2 <= args.players <= 500 or not 1 <= args.runs <= 100 or args.pace < 1:
+        raise SystemExit("sabot tournament preview: --players 2 to 500, --runs 1 to 100, "
+                         "--pace >= 1")
+    settings = _settings(args)
+    with progress(f"{args.runs} runs of {args.players} players", args.runs,
+                  quiet=args.json) as bar:
+        found = preview(settings, args.players, args.runs, pace=args.pace,
+                        on_run=lambda _: bar.advance(bar.task_ids[0]))
+    if args.json:
+        print_json(found)
+        return 0
+    print(f"duration: {found.coups.mean} coups ({found.coups.smallest:.0f} to "
+          f"{found.coups.largest:.0f}), about {found.minutes.mean} minutes at "
+          f"{found.pace_seconds} s a coup, {found.rounds.mean} rounds")
+    print(f"play-offs: {found.runs_with_playoff} of {found.runs} runs needed one "
+          f"({found.playoffs} play-off coups)")
+    print("stacks at each round's end (a typical run):")
+    for spread in found.spreads:
+        print(f"  {spread.stage:<14} round {spread.round:>2}: {spread.players:>4} players, "
+              f"{spread.smallest} / {spread.median} / {spread.largest} (smallest / median / "
+              "largest)")
     return 0
 
 

@@ -172,5 +172,12 @@ def test_bad_input_is_a_problem_and_records_nothing(api: Api) -> None:  # noqa: 
     refused(api, 409, "registration-closed", "POST", f"{path}/players", organiser,
             {"player": "late"})
     refused(api, 409, "out-of-turn", "DELETE", f"{path}/players/bob", organiser)
+    refused(api, 422, "invalid-field", "POST", "/tournaments/preview", organiser,
+            {"preset": "punto-banco-heats", "players": 12, "runs": 50})
+    before = api.events()
+    looked = api.call("POST", "/tournaments/preview", organiser, json={
+        "preset": "chemin-de-fer-freeze-out", "players": 4, "runs": 1, "coups_per_round": 1})
+    assert looked.status_code == 200, looked.text
+    assert looked.json()["coups"]["mean"] > 0 and api.events() == before
     assert api.call("GET", "/tournaments/nowhere").status_code == 404
     assert api.call("GET", "/tournaments/nowhere/standings").json() == []

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from domain.errors import DomainError
+from domain.formats import Advance, Stage
 from domain.table_aggregate import Table
 from domain.tournament import TournamentSettings
 from domain.tournament_aggregate import Tournament
@@ -137,3 +138,35 @@ def test_a_round_by_minutes_ends_on_the_recorded_clock(sqlite_url: str) -> None:
     started = [e for e in service.events_of(tournament_id)
                if isinstance(e, Tournament.RoundStarted)]
     assert started[0].at == 1_000.0 and started[0].minutes == 1
+
+
+def test_a_tie_on_the_line_is_played_off_at_a_table_of_its_own(sqlite_url: str) -> None:
+    heats = TournamentSettings(
+        variant="punto-banco", seats_per_table=6, starting_chips=1000, min_stake=10,
+        max_stake=100, coups_per_round=2, prizes=(10000,), buy_in=10, tie_break="play-off",
+        stages=(Stage(name="heats", rounds=1, advance=Advance(overall=2)),
+                Stage(name="final", rounds=1)))
+    service, tournament_id = prepared(sqlite_url, heats, players=5)
+    director = Director(service)
+    tournaments = director.tournaments
+    while not tournaments.state(tournament_id).round_over(0.0):
+        director.tick(tournament_id)
+    chips = sorted(tournaments.chips(tournament_id).items(), key=lambda pc: -pc[1])
+    (leader, _), (second, at_second), (third, at_third) = chips[:3]
+    level = max(at_second, at_third) + 1000  # second and third tied, above everyone else
+    for player, now in ((second, at_second), (third, at_third)):
+        tournaments.intervene(tournament_id, "correct-chips", player, "tie for the test",
+                              delta=level - now, command_id=f"tie-{player}")
+    if tournaments.chips(tournament_id)[leader] <= level:
+        tournaments.intervene(tournament_id, "correct-chips", leader, "lead for the test",
+                              delta=level + 1000 - tournaments.chips(tournament_id)[leader],
+                              command_id="lead")
+    while tournaments.state(tournament_id).stage == 0:
+        director.tick(tournament_id)
+    events = service.events_of(tournament_id)
+    played = [e for e in events if isinstance(e, Tournament.PlayOffPlayed)]
+    assert played and set(played[0].chips) == {second, third}
+    assert service.events_of(Table.create_id(played[0].table))  # a coup recorded like any other
+    state = tournaments.state(tournament_id)
+    assert len(state.in_play()) == 2 and leader in state.in_play()
+    assert len({second, third} & set(state.in_play())) == 1
