@@ -163,10 +163,11 @@ class Tournament(Aggregate):
         stage: int
         name: str
         reset: dict[str, int]  # chips each player gains (or loses) to the starting stack
+        tables: dict[str, str]  # where each of them sits
 
     @event(StageStarted)
-    def _stage_started(self, stage: int, name: str, reset: dict[str, int], actor: str,
-                       command_id: str) -> None:
+    def _stage_started(self, stage: int, name: str, reset: dict[str, int],
+                       tables: dict[str, str], actor: str, command_id: str) -> None:
         if stage != self.state.stage:
             raise RuleViolation(f"the next stage is not {stage}", rule="stage-mismatch")
         self.state.reset_chips(reset)
@@ -352,7 +353,9 @@ class Tournament(Aggregate):
         state.ready_for_round()
         stage = state.current
         if state.stage_round == 0:
-            self._stage_started(stage=state.stage, name=stage.name, reset=state.stage_reset(),
+            reset = state.stage_reset()
+            self._stage_started(stage=state.stage, name=stage.name, reset=reset,
+                                tables={p: state.entrant(p).table or "" for p in reset},
                                 actor=actor, command_id=command_id)
         limits = stage.limits_for(state.stage_round + 1)
         self._round_started(round=state.round + 1, coups=stage.coups, minutes=stage.minutes,
@@ -519,8 +522,8 @@ class Tournament(Aggregate):
             case Tournament.PlayerEliminated(player=player, table=table, coup=None):
                 return [TableOrder(table, LeaveTable(command_id=f"{key}/cut/{player}",
                                                      actor=recorded.actor, player=player))]
-            case Tournament.StageStarted(name=name, reset=reset):
-                return [TableOrder(self.state.entrant(player).table or "", AdjustChips(
+            case Tournament.StageStarted(name=name, reset=reset, tables=tables):
+                return [TableOrder(tables[player], AdjustChips(
                     command_id=f"{key}/reset/{player}", actor=recorded.actor, player=player,
                     delta=delta, reason=f"{name}: every stack reset")) for player, delta
                     in reset.items()]

@@ -195,6 +195,14 @@ class Tournaments:
                 self._send(tournament, order)
         return recorded
 
+    def resend(self, tournament_id: uuid.UUID) -> None:
+        """Send the table commands of every recorded event again (each applies once): after a
+        director died between a tournament command and its table commands."""
+        tournament = self.tournament(tournament_id)
+        for event in self.service.events_of(tournament_id):
+            for order in tournament.table_orders(event):
+                self._send(tournament, order)
+
     def _send(self, tournament: Tournament, order: TableOrder) -> None:
         table_id = Table.create_id(order.table)
         if not self.service.events_of(table_id, lte=1):
@@ -263,6 +271,7 @@ class Director:
         self.clock = clock
         self.lease_seconds = lease_seconds
         self.leases = Leases(service.database)
+        self._unsure: set[uuid.UUID] = set()  # a tick failed: table commands may be missing
 
     def run(self, tournament_id: uuid.UUID, *, on_tick: Callable[[], object] = lambda: None,
             idle: float = 0.05) -> None:
@@ -273,7 +282,9 @@ class Director:
                 time.sleep(idle)
 
     def tick(self, tournament_id: uuid.UUID) -> Tick:
-        now = self.clock()
+        """One step; a director taking over (or retrying after a failure) first sends the
+        table commands of every recorded event again, in case its predecessor died between a
+        tournament command and them."""
         epoch = self._lease(tournament_id)
         if epoch is None:
             return Tick.WAITING
@@ -281,6 +292,19 @@ class Director:
         if state.epoch < epoch:
             self._do(tournament_id, f"{tournament_id}/epoch/{epoch}", lambda t: t.appoint(
                 epoch=epoch, actor=DIRECTOR, command_id=f"{tournament_id}/epoch/{epoch}"))
+            self._unsure.add(tournament_id)
+        try:
+            if tournament_id in self._unsure:
+                self.tournaments.resend(tournament_id)
+                self._unsure.discard(tournament_id)
+            return self._step(tournament_id, epoch)
+        except Exception:
+            self._unsure.add(tournament_id)
+            raise
+
+    def _step(self, tournament_id: uuid.UUID, epoch: int) -> Tick:
+        now = self.clock()
+        state = self.tournaments.state(tournament_id)
         if state.phase.value == "finished":
             return Tick.FINISHED
         if state.phase.value == "registration" or state.paused:

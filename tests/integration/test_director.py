@@ -23,9 +23,10 @@ from tests.integration.test_tournament_run import SETTINGS
 SEED = b"two directors"
 
 
-def prepared(url: str, settings: TournamentSettings = SETTINGS,
-             players: int = 14) -> tuple[TableService, uuid.UUID]:
-    service = TableService(url=url)
+def prepared(url: str, settings: TournamentSettings = SETTINGS, players: int = 14,
+             key: bytes | None = None) -> tuple[TableService, uuid.UUID]:
+    """A tournament registered and started; `key`: the vault's key (a worker's)."""
+    service = TableService(url=url, secret_key=key)
     tournaments = Tournaments(service)
     tournament_id = tournaments.create("duo", settings, seed=SEED, command_id="create")
     for n in range(players):
