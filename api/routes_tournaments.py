@@ -136,6 +136,11 @@ def may_register(grant: Grant, player: str, bot: bool) -> None:
                          f"{' as a bot' if bot else ''}", rule="not-yourself", field="player")
 
 
+def command_id_of(grant: Grant, key: str | None, action: str) -> str:
+    """The command id: the `Idempotency-Key` given, else a fresh one; scoped to the caller."""
+    return auth.scope_command_id(grant, key or f"{action}/{uuid.uuid4()}")
+
+
 def organiser(grant: Grant) -> None:
     auth.require_writer(grant)
     if grant.role is not Role.ORGANISER:
@@ -161,7 +166,7 @@ class TournamentsController(Controller):
         grant = await grant_of(request)
         organiser(grant)
         settings, seed = settings_of(data), seed_of(data)
-        command_id = auth.scope_command_id(grant, idempotency_key or f"create/{uuid.uuid4()}")
+        command_id = command_id_of(grant, idempotency_key, "create")
         service = _service(request)
 
         def create() -> TournamentView:
@@ -215,7 +220,7 @@ class TournamentsController(Controller):
                        data: Register, idempotency_key: IdempotencyKey) -> Recorded:
         grant = await grant_of(request)
         may_register(grant, data.player, data.bot)
-        command_id = auth.scope_command_id(grant, idempotency_key or f"register/{uuid.uuid4()}")
+        command_id = command_id_of(grant, idempotency_key, "register")
         return await blocking(lambda: _service(request).register(
             tournament_id_of(tournament), data.player, bot=data.bot,
             actor=auth.actor_of(grant), command_id=command_id))
@@ -227,8 +232,7 @@ class TournamentsController(Controller):
                          player: str, idempotency_key: IdempotencyKey) -> Recorded:
         grant = await grant_of(request)
         may_register(grant, player, False)
-        command_id = auth.scope_command_id(grant, idempotency_key
-                                           or f"unregister/{uuid.uuid4()}")
+        command_id = command_id_of(grant, idempotency_key, "unregister")
         return await blocking(lambda: _service(request).unregister(
             tournament_id_of(tournament), player, actor=auth.actor_of(grant),
             command_id=command_id))
@@ -245,7 +249,7 @@ class TournamentsController(Controller):
         if action not in commands:
             raise ApiProblem(404, f"no action {action!r} (start, pause, resume)",
                              rule="not-found")
-        command_id = auth.scope_command_id(grant, idempotency_key or f"{action}/{uuid.uuid4()}")
+        command_id = command_id_of(grant, idempotency_key, action)
         tournament_id = tournament_id_of(tournament)
 
         def run() -> TournamentView:
@@ -263,8 +267,7 @@ class TournamentsController(Controller):
         organiser(grant)
         if not data.reason.strip():
             raise RuleViolation("an intervention gives its reason", rule="reason-required")
-        command_id = auth.scope_command_id(grant, idempotency_key
-                                           or f"intervene/{uuid.uuid4()}")
+        command_id = command_id_of(grant, idempotency_key, "intervene")
         return await blocking(lambda: _service(request).intervene(
             tournament_id_of(tournament), data.kind, data.player, data.reason,
             delta=data.delta, table=data.table, actor=auth.actor_of(grant),

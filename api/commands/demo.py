@@ -29,7 +29,7 @@ from domain.settings import Variant
 from domain.table_aggregate import Table
 from domain.tournament import TournamentSettings, TournamentState, TournamentStatus
 from infra.service import TableService
-from infra.settings import absolute_database_url, resolve_database_url
+from infra.settings import HOME, absolute_database_url, resolve_database_url
 from infra.store import open_service
 from infra.tournaments import Tournaments
 from projections.standings import standings
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         tournaments.register(tournament_id, f"player-{n + 1:02d}", bot=True,
                              command_id=f"{name}:reg:{n}")
     tournaments.start(tournament_id, command_id=f"{name}:start")
-    with running_worker(broker, database, "demo-worker.log"):
+    with running_worker(broker, database, HOME / "demo-worker.log"):
         _follow(tournaments, tournament_id, quiet=args.json)
     report = _report(tournaments, tournament_id, database)
     if args.json:

@@ -14,7 +14,7 @@ from contextlib import nullcontext
 
 from api.commands._common import add_database
 from api.commands.worker import running_worker
-from infra.settings import absolute_database_url, resolve_database_url
+from infra.settings import HOME, absolute_database_url, resolve_database_url
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(args.database, broker_url=args.broker)
     broker = args.broker if args.broker is not None else os.environ.get("SABOT_BROKER_URL", "")
     database = absolute_database_url(resolve_database_url(args.database))
-    with running_worker("", database, "serve-worker.log") if args.worker and not broker \
+    with running_worker("", database, HOME / "serve-worker.log") if args.worker and not broker \
             else nullcontext():
         uvicorn.run(app, host=args.host, port=args.port, log_level="info",
                     proxy_headers=False, timeout_graceful_shutdown=5)  # live streams never end

@@ -21,7 +21,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from api.commands._common import add_database
-from infra.settings import HOME
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -75,18 +74,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def running_worker(broker: str, database: str, log_name: str) -> Iterator[None]:
-    """A `sabot worker` process (its director on `database`) for as long as the block runs;
-    its log (JSON lines) goes to `.sabot/<log_name>`. `sabot demo` and `sabot serve` on the
-    embedded broker start one."""
-    env = {**os.environ, "SABOT_BROKER_URL": broker}
+def running_worker(broker: str, database: str, log: Path, *options: str,
+                   env: dict[str, str] | None = None,
+                   cwd: Path | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    """A `sabot worker` process (its director on `database`) for as long as the block runs,
+    its log (JSON lines) appended to `log`; stopped at the end (killed if it lingers).
+    `sabot demo` and `sabot serve` on the embedded broker start one."""
+    env = {**os.environ, **(env or {}), "SABOT_BROKER_URL": broker}
     command = [sys.executable, "-m", "api.cli", "worker", "--database", database,
-               "--pool", "threads", "--concurrency", "2", "--loglevel", "INFO"]
-    HOME.mkdir(parents=True, exist_ok=True)
-    with (HOME / log_name).open("ab") as log:
-        worker = subprocess.Popen(command, env=env, stdout=log, stderr=log)
+               *(options or ("--pool", "threads", "--concurrency", "2", "--loglevel", "INFO"))]
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as out:
+        worker = subprocess.Popen(command, env=env, cwd=cwd, stdout=out, stderr=out)
         try:
-            yield
+            yield worker
         finally:
             worker.terminate()
             try:

@@ -10,18 +10,16 @@ event recorded.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from api.commands.worker import running_worker
 from api.tokens import Role
 from domain.presets import PRESETS
 from domain.tournament_aggregate import Tournament
@@ -34,24 +32,11 @@ ROOT = Path(__file__).resolve().parents[2]
 FINISH = 240.0
 
 
-@contextmanager
-def worker(database: str, cwd: Path) -> Iterator[subprocess.Popen[bytes]]:
+def worker(database: str, cwd: Path) -> AbstractContextManager[subprocess.Popen[bytes]]:
     """A `sabot worker` on the embedded broker of `cwd`, its own queue, directing `database`."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SABOT_BROKER_URL": "",
-           "SABOT_SECRET_KEY": KEY.hex()}
-    log = (cwd / "worker.log").open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "api.cli", "worker", "--database", database, "--pool", "solo",
-         "--queue", f"t-{uuid.uuid4().hex[:8]}"], cwd=cwd, env=env, stdout=log, stderr=log)
-    try:
-        yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+    return running_worker("", database, cwd / "worker.log", "--pool", "solo", "--queue",
+                          f"t-{uuid.uuid4().hex[:8]}", cwd=cwd,
+                          env={"PYTHONPATH": str(ROOT), "SABOT_SECRET_KEY": KEY.hex()})
 
 
 def refused(api: Api, status: int, rule: str, method: str, path: str,  # noqa: F811
