@@ -9,6 +9,7 @@
     POST   /tournaments/{t}/start | pause | resume   (organiser)
     POST   /tournaments/{t}/interventions            a correction, with its reason       (organiser)
     POST   /tournaments/preview                      play a format with bots first       (organiser)
+    POST   /tournaments/{t}/secret-bets [/reveal]    a player's own secret bet, its reveal (player)
     GET    /tournaments/{t}/standings                in play by chips, then out by place (public)
     GET    /tournaments/{t}/results                  positions and prizes, winner first  (public)
 
@@ -91,6 +92,18 @@ class Intervene(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     table: str | None = None
 
 
+class PlaceSecretBet(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """`commitment`: `domain.tournament.secret_commitment(spot, amount, nonce)`, in hex."""
+
+    commitment: str
+
+
+class RevealSecretBet(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    spot: str
+    amount: int
+    nonce: str
+
+
 class Summary(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     name: str
@@ -139,6 +152,16 @@ def may_register(grant: Grant, player: str, bot: bool) -> None:
 def command_id_of(grant: Grant, key: str | None, action: str) -> str:
     """The command id: the `Idempotency-Key` given, else a fresh one; scoped to the caller."""
     return auth.scope_command_id(grant, key or f"{action}/{uuid.uuid4()}")
+
+
+def own_player(grant: Grant) -> str:
+    """A secret bet is a player's own: nobody, the organiser included, places or reveals it
+    for them."""
+    auth.require_writer(grant)
+    if grant.role is not Role.PLAYER or grant.player is None:
+        raise ApiProblem(403, "a secret bet is placed and revealed by its player only",
+                         rule="player-only")
+    return grant.player
 
 
 def organiser(grant: Grant) -> None:
@@ -272,6 +295,32 @@ class TournamentsController(Controller):
             tournament_id_of(tournament), data.kind, data.player, data.reason,
             delta=data.delta, table=data.table, actor=auth.actor_of(grant),
             command_id=command_id))
+
+    @post("/{tournament:str}/secret-bets", status_code=201,
+          summary="A player's secret bet on their next coup: its commitment only",
+          responses=problems(401, 403, 404, 409, 422))
+    async def place_secret_bet(self, request: Request[Any, Any, State],
+                               tournament: TournamentRef, data: PlaceSecretBet,
+                               idempotency_key: IdempotencyKey) -> Recorded:
+        grant = await grant_of(request)
+        player = own_player(grant)
+        command_id = command_id_of(grant, idempotency_key, "secret-bet")
+        return await blocking(lambda: _service(request).place_secret_bet(
+            tournament_id_of(tournament), player, data.commitment, actor=player,
+            command_id=command_id))
+
+    @post("/{tournament:str}/secret-bets/reveal", status_code=200,
+          summary="Reveal one's secret bet once its coup is dealt",
+          responses=problems(401, 403, 404, 409, 422))
+    async def reveal_secret_bet(self, request: Request[Any, Any, State],
+                                tournament: TournamentRef, data: RevealSecretBet,
+                                idempotency_key: IdempotencyKey) -> Recorded:
+        grant = await grant_of(request)
+        player = own_player(grant)
+        command_id = command_id_of(grant, idempotency_key, "reveal")
+        return await blocking(lambda: _service(request).reveal_secret_bet(
+            tournament_id_of(tournament), player, data.spot, data.amount, data.nonce,
+            actor=player, command_id=command_id))
 
     @get("/{tournament:str}/standings", summary="In play by chips, then out by position")
     async def standings(self, request: Request[Any, Any, State],

@@ -20,6 +20,7 @@ player is seated, moved, busted or reaches the end of a round.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
@@ -302,6 +303,28 @@ class Intervention(msgspec.Struct, frozen=True, kw_only=True):
     table: str | None = None
 
 
+SECRET_BET_V1 = "sabot-secret-bet-v1"
+
+
+def secret_commitment(spot: str, amount: int, nonce: str) -> str:
+    """The commitment a secret bet is placed with: SHA-256 (hex) of
+    `sabot-secret-bet-v1/<spot>/<amount>/<nonce>`; the nonce (16 random bytes or more, in
+    hex) keeps anyone from trying every spot and amount."""
+    return hashlib.sha256(f"{SECRET_BET_V1}/{spot}/{amount}/{nonce}".encode()).hexdigest()
+
+
+class SecretBet(msgspec.Struct, kw_only=True):
+    """A bet on a coup that nobody, the croupier and the organiser included, can read before
+    its cards are dealt: only its commitment is recorded until the player reveals it."""
+
+    player: str
+    table: str
+    coup: int
+    round: int
+    commitment: str
+    settled: bool = False
+
+
 class TournamentState(msgspec.Struct, kw_only=True):
     name: str
     settings: TournamentSettings
@@ -329,6 +352,7 @@ class TournamentState(msgspec.Struct, kw_only=True):
     chips_added: int = 0  # chips put in by resets and corrections, less those taken out
     epoch: int = 0  # the director holding the tournament's lease
     interventions: list[Intervention] = msgspec.field(default_factory=list)
+    secret_bets: list[SecretBet] = msgspec.field(default_factory=list)
 
     # --- reading --------------------------------------------------------------------
 
@@ -909,6 +933,64 @@ class TournamentState(msgspec.Struct, kw_only=True):
             raise RuleViolation("a player in play has chips", rule="move-chips")
         entrant.table, entrant.seat, entrant.chips = to_table, seat, chips
         entrant.moves += 1
+
+    # --- secret bets -----------------------------------------------------------------
+
+    def place_secret_bet(self, bet: SecretBet) -> None:
+        """One secret bet a player per round, where the stage allows it, on a coup of their
+        table not yet dealt."""
+        self.require(Phase.RUNNING, doing="place a secret bet")
+        if not self.current.secret_bet:
+            raise RuleViolation(f"the {self.current.name} stage has no secret bet",
+                                rule="secret-bet-not-allowed")
+        entrant = self.entrant(bet.player)
+        if entrant.status is not Status.SEATED or entrant.table != bet.table:
+            raise RuleViolation(f"{bet.player} is not playing at {bet.table}",
+                                rule="secret-bet-player")
+        if any(b.player == bet.player and b.round == self.round for b in self.secret_bets):
+            raise RuleViolation(f"{bet.player} has used this round's secret bet",
+                                rule="secret-bet-used")
+        if len(bet.commitment) != 64 or bet.commitment.strip("0123456789abcdef"):
+            raise RuleViolation("a commitment is a SHA-256 in lowercase hex",
+                                rule="secret-bet-commitment")
+        self.secret_bets.append(msgspec.structs.replace(bet, round=self.round))
+
+    def secret_bet_of(self, player: str) -> SecretBet:
+        """The player's secret bet of this round that is waiting for its reveal."""
+        for bet in self.secret_bets:
+            if bet.player == player and bet.round == self.round and not bet.settled:
+                return bet
+        raise NotFound(f"{player} has no secret bet waiting", rule="no-secret-bet")
+
+    def settle_secret_bet(self, player: str, spot: str, amount: int, nonce: str,
+                          delta: int) -> None:
+        """The reveal: it must open the commitment, within the round's limits and the chips
+        the player had; `delta` is what the bet won or lost at the coup's outcome."""
+        bet = self.secret_bet_of(player)
+        if secret_commitment(spot, amount, nonce) != bet.commitment:
+            raise RuleViolation("the bet revealed is not the one committed to",
+                                rule="secret-bet-mismatch")
+        limits = self.limits
+        if not limits.min_stake <= amount <= limits.max_stake:
+            raise RuleViolation(f"a bet is {limits.min_stake} to {limits.max_stake}",
+                                rule="secret-bet-amount")
+        entrant = self.entrants[player]
+        bet.settled = True
+        entrant.chips += delta
+        self.chips_added += delta
+
+    def forfeits(self, chips: Mapping[str, int]) -> dict[str, int]:
+        """At the round's end, each secret bet never revealed costs the round's maximum bet
+        (leaving the player one chip at least)."""
+        return {b.player: min(self.limits.max_stake, chips[b.player] - 1)
+                for b in self.secret_bets if b.round == self.round and not b.settled
+                and b.player in chips and chips[b.player] > 1}
+
+    def forfeit(self, player: str, amount: int) -> None:
+        bet = self.secret_bet_of(player)
+        bet.settled = True
+        self.entrants[player].chips -= amount
+        self.chips_added -= amount
 
     # --- the organiser's interventions ----------------------------------------------
 

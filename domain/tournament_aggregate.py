@@ -23,8 +23,9 @@ import msgspec
 from eventsourcing.domain import Aggregate, event
 
 from domain.commands import AdjustChips, LeaveTable, SeatPlayer, TableCommand
-from domain.coup import Side
+from domain.coup import Outcome, Side
 from domain.errors import NotFound, RuleViolation
+from domain.payouts import Bet, Spot, house_bets
 from domain.settings import Variant
 from domain.shoe import commitment
 from domain.tournament import (
@@ -33,6 +34,7 @@ from domain.tournament import (
     Bust,
     Intervention,
     Placement,
+    SecretBet,
     TournamentSettings,
     TournamentState,
 )
@@ -243,6 +245,46 @@ class Tournament(Aggregate):
                         command_id: str) -> None:
         self.state.settle_playoff(chips)
 
+    class SecretBetPlaced(Event):
+        """Only the commitment: the spot and amount stay the player's until the deal."""
+
+        player: str
+        table: str
+        coup: int
+        commitment: str
+
+    @event(SecretBetPlaced)
+    def _secret_bet_placed(self, player: str, table: str, coup: int, commitment: str,
+                           actor: str, command_id: str) -> None:
+        self.state.place_secret_bet(SecretBet(player=player, table=table, coup=coup,
+                                              round=self.state.round, commitment=commitment))
+
+    class SecretBetRevealed(Event):
+        player: str
+        table: str
+        coup: int
+        spot: str
+        amount: int
+        nonce: str
+        outcome: str
+        delta: int  # chips won (negative: lost)
+
+    @event(SecretBetRevealed)
+    def _secret_bet_revealed(self, player: str, table: str, coup: int, spot: str, amount: int,
+                             nonce: str, outcome: str, delta: int, actor: str,
+                             command_id: str) -> None:
+        self.state.settle_secret_bet(player, spot, amount, nonce, delta)
+
+    class SecretBetForfeited(Event):
+        player: str
+        table: str
+        amount: int
+
+    @event(SecretBetForfeited)
+    def _secret_bet_forfeited(self, player: str, table: str, amount: int, actor: str,
+                              command_id: str) -> None:
+        self.state.forfeit(player, amount)
+
     class InterventionMade(Event):
         """An organiser's correction, with its reason and the chips before and after."""
 
@@ -377,11 +419,38 @@ class Tournament(Aggregate):
         self._step_ended(round=self.state.round, step=step.number, actor=actor,
                          command_id=command_id)
 
+    def place_secret_bet(self, player: str, table: str, coup: int, commitment: str,
+                         actor: str, command_id: str) -> None:
+        self._secret_bet_placed(player=player, table=table, coup=coup, commitment=commitment,
+                                actor=actor, command_id=command_id)
+
+    def reveal_secret_bet(self, player: str, spot: str, amount: int, nonce: str,
+                          outcome: Outcome, actor: str, command_id: str) -> None:
+        """Reveal a secret bet once its coup is dealt (`outcome`: the punter's hand's
+        result); it is paid at the table's odds."""
+        bet = self.state.secret_bet_of(player)
+        try:
+            placed = Bet(player=player, spot=Spot(spot), amount=amount)
+        except ValueError:
+            raise RuleViolation(f"no spot {spot!r}", rule="secret-bet-spot") from None
+        settings = self.state.settings.table_settings()
+        delta = house_bets(settings, outcome, [placed]).net_of(player)
+        self._secret_bet_revealed(player=player, table=bet.table, coup=bet.coup, spot=spot,
+                                  amount=amount, nonce=nonce, outcome=outcome.value,
+                                  delta=delta, actor=actor, command_id=command_id)
+
     def end_round(self, chips: Mapping[str, int], actor: str, command_id: str,
                   epoch: int | None = None) -> None:
-        """End the round with every player's chips; place whoever the round's end puts out."""
+        """End the round with every player's chips (secret bets never revealed forfeited
+        first); place whoever the round's end puts out."""
         self.state.check_epoch(epoch)
-        self._round_ended(round=self.state.round, chips=dict(chips), actor=actor,
+        left = dict(chips)
+        for player, amount in self.state.forfeits(chips).items():
+            self._secret_bet_forfeited(player=player, amount=amount,
+                                       table=self.state.entrant(player).table or "",
+                                       actor=actor, command_id=command_id)
+            left[player] -= amount
+        self._round_ended(round=self.state.round, chips=left, actor=actor,
                           command_id=command_id)
         self._place_due(actor, command_id)
 
@@ -527,6 +596,14 @@ class Tournament(Aggregate):
                     command_id=f"{key}/reset/{player}", actor=recorded.actor, player=player,
                     delta=delta, reason=f"{name}: every stack reset")) for player, delta
                     in reset.items()]
+            case Tournament.SecretBetRevealed(player=player, table=table, delta=delta) if delta:
+                return [TableOrder(table, AdjustChips(
+                    command_id=f"{key}/secret/{player}", actor=recorded.actor, player=player,
+                    delta=delta, reason="secret bet"))]
+            case Tournament.SecretBetForfeited(player=player, table=table, amount=amount):
+                return [TableOrder(table, AdjustChips(
+                    command_id=f"{key}/forfeit/{player}", actor=recorded.actor, player=player,
+                    delta=-amount, reason="secret bet never revealed"))]
             case Tournament.InterventionMade(kind="disqualify", player=player, table=table):
                 return [TableOrder(table or "", LeaveTable(command_id=f"{key}/out/{player}",
                                                            actor=recorded.actor, player=player))]

@@ -40,6 +40,7 @@ from eventsourcing.utils import get_topic
 
 from domain import commands as c
 from domain.bots import playable
+from domain.coup import Side
 from domain.errors import OutOfTurn, RuleViolation
 from domain.shoe import commitment
 from domain.table import Phase, TableState
@@ -181,6 +182,29 @@ class Tournaments:
         return self.apply(tournament_id, command_id, lambda t: t.intervene(
             kind, player, reason, chips, actor, command_id, delta=delta, table=table,
             seed=seed))
+
+    def place_secret_bet(self, tournament_id: uuid.UUID, player: str, commitment: str, *,
+                         actor: str, command_id: str) -> Recorded:
+        """A player's secret bet on their table's next coup: only its commitment is kept."""
+        table = self.state(tournament_id).entrant(player).table or ""
+        at = self.service.state(Table.create_id(table))
+        if at.phase in (Phase.PLAYING, Phase.SETTLED):
+            raise OutOfTurn(f"the coup at {table} is being dealt", rule="betting-closed")
+        return self.apply(tournament_id, command_id, lambda t: t.place_secret_bet(
+            player, table, at.coup_number + 1, commitment, actor=actor, command_id=command_id))
+
+    def reveal_secret_bet(self, tournament_id: uuid.UUID, player: str, spot: str, amount: int,
+                          nonce: str, *, actor: str, command_id: str) -> Recorded:
+        """Reveal a secret bet once its coup's cards are dealt; it is paid at the table."""
+        bet = self.state(tournament_id).secret_bet_of(player)
+        settled = [e for e in self.service.events_of(Table.create_id(bet.table))
+                   if isinstance(e, Table.CoupSettled) and e.coup == bet.coup]
+        if not settled:
+            raise OutOfTurn(f"coup {bet.coup} at {bet.table} is not dealt yet",
+                            rule="secret-bet-not-dealt")
+        outcome = settled[0].outcomes[Side.PUNTER]
+        return self.apply(tournament_id, command_id, lambda t: t.reveal_secret_bet(
+            player, spot, amount, nonce, outcome, actor=actor, command_id=command_id))
 
     # --- applying and mirroring on the tables --------------------------------------
 

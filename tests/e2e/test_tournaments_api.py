@@ -78,6 +78,9 @@ def test_a_tournament_from_a_preset_is_played_to_the_end_by_a_worker(
     assert len(view["tables"]) == 2 and view["average_stack"] == 2000
     assert sum(len(t["players"]) for t in view["tables"]) == 12
     refused(api, 409, "out-of-turn", "POST", f"{path}/start", organiser)
+    assert api.call("POST", f"{path}/pause", organiser).json()["status"] == "paused"
+    assert api.call("POST", f"{path}/resume", organiser).json()["status"] == "running"
+    refused(api, 409, "not-paused", "POST", f"{path}/resume", organiser)
     penalty = api.call("POST", f"{path}/interventions", organiser, json={
         "kind": "penalise", "player": "bob", "delta": -100, "reason": "slow play"})
     assert penalty.status_code == 201, penalty.text
@@ -157,6 +160,12 @@ def test_bad_input_is_a_problem_and_records_nothing(api: Api) -> None:  # noqa: 
     refused(api, 409, "registration-closed", "POST", f"{path}/players", organiser,
             {"player": "late"})
     refused(api, 409, "out-of-turn", "DELETE", f"{path}/players/bob", organiser)
+    refused(api, 403, "player-only", "POST", f"{path}/secret-bets", organiser,
+            {"commitment": "0" * 64})
+    refused(api, 409, "out-of-turn", "POST", f"{path}/secret-bets", alice,
+            {"commitment": "0" * 64})
+    refused(api, 404, "no-secret-bet", "POST", f"{path}/secret-bets/reveal", alice,
+            {"spot": "tie", "amount": 10, "nonce": "00"})
     refused(api, 422, "invalid-field", "POST", "/tournaments/preview", organiser,
             {"preset": "punto-banco-heats", "players": 12, "runs": 50})
     before = api.events()

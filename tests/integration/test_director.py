@@ -14,7 +14,7 @@ import pytest
 from domain.errors import DomainError
 from domain.formats import Advance, Stage
 from domain.table_aggregate import Table
-from domain.tournament import TournamentSettings
+from domain.tournament import TournamentSettings, secret_commitment
 from domain.tournament_aggregate import Tournament
 from infra.service import TableService
 from infra.tournaments import Director, Tick, Tournaments
@@ -171,3 +171,38 @@ def test_a_tie_on_the_line_is_played_off_at_a_table_of_its_own(sqlite_url: str) 
     state = tournaments.state(tournament_id)
     assert len(state.in_play()) == 2 and leader in state.in_play()
     assert len({second, third} & set(state.in_play())) == 1
+
+
+def test_a_secret_bet_stays_hidden_until_its_coup_is_dealt(sqlite_url: str) -> None:
+    final = TournamentSettings(
+        variant="punto-banco", seats_per_table=6, starting_chips=1000, min_stake=10,
+        max_stake=100, coups_per_round=3, prizes=(10000,), buy_in=10,
+        stages=(Stage(name="final", rounds=2, secret_bet=True),))
+    service, tournament_id = prepared(sqlite_url, final, players=4)
+    director = Director(service)
+    tournaments = director.tournaments
+    director.tick(tournament_id)  # the first round starts
+    player = tournaments.state(tournament_id).in_play()[0]
+    nonce = "5e" * 16
+    tournaments.place_secret_bet(tournament_id, player, secret_commitment("tie", 20, nonce),
+                                 actor=player, command_id="secret")
+    with pytest.raises(DomainError) as caught:
+        tournaments.reveal_secret_bet(tournament_id, player, "tie", 20, nonce, actor=player,
+                                      command_id="too-soon")
+    assert caught.value.rule == "secret-bet-not-dealt"
+    table = Table.create_id(tournaments.state(tournament_id).entrant(player).table or "")
+    assert not any("tie" in str(vars(e)) for e in service.events_of(table)
+                   if type(e).__name__ == "BetPlaced" and getattr(e, "player", "") == player)
+    while tournaments.state(tournament_id).steps < 1 or tournaments.state(
+            tournament_id).step is not None:
+        director.tick(tournament_id)
+    before = service.state(table).holding(player)
+    tournaments.reveal_secret_bet(tournament_id, player, "tie", 20, nonce, actor=player,
+                                  command_id="reveal")
+    revealed = [e for e in service.events_of(tournament_id)
+                if isinstance(e, Tournament.SecretBetRevealed)]
+    assert [(e.player, e.spot, e.amount, e.actor) for e in revealed] == [(player, "tie", 20,
+                                                                         player)]
+    delta = revealed[0].delta
+    assert delta == (160 if revealed[0].outcome == "tie" else -20)
+    assert service.state(table).holding(player) == before + delta

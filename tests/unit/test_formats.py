@@ -11,11 +11,19 @@ from typing import Any
 import msgspec
 import pytest
 
+from domain.coup import Outcome
 from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
 from domain.formats import Advance, ChipRule, Limits, Stage, TieBreak
 from domain.presets import PRESETS, preset
 from domain.settings import Variant
-from domain.tournament import Bust, Phase, Status, TournamentSettings, TournamentStatus
+from domain.tournament import (
+    Bust,
+    Phase,
+    Status,
+    TournamentSettings,
+    TournamentStatus,
+    secret_commitment,
+)
 from domain.tournament_aggregate import Tournament
 
 SEED = bytes(range(32))
@@ -289,3 +297,40 @@ def test_the_freeze_out_preset_ends_after_its_rounds_with_the_biggest_stack_firs
     assert run.s.results()[0].player == players[-1]
     with pytest.raises(OutOfTurn):
         run.do(run.t.start_round, at=0.0)
+
+
+def test_a_secret_bet_is_a_commitment_until_it_is_revealed_after_the_deal() -> None:
+    run = Run(fmt(Stage(name="final", rounds=2, limits=LEVELS, secret_bet=True)), 4).start()
+    run.do(run.t.start_round, at=0.0)
+    p, q, *_ = run.s.in_play()
+    table = run.s.entrants[p].table
+    nonce = "ab" * 16
+    run.do(run.t.place_secret_bet, p, table, 1, secret_commitment("banker", 60, nonce))
+    run.do(run.t.place_secret_bet, q, run.s.entrants[q].table, 1,
+           secret_commitment("punter", 80, nonce))
+    placed = [e for e in run.t.collect_events() if isinstance(e, Tournament.SecretBetPlaced)]
+    recorded = str(msgspec.to_builtins({k: v for k, v in vars(placed[0]).items()
+                                        if k != "timestamp"}))
+    assert "banker" not in recorded and "60" not in recorded and nonce not in recorded
+    refused(run, "secret-bet-used", run.t.place_secret_bet, p, table, 2, "0" * 64)
+    refused(run, "secret-bet-mismatch", run.t.reveal_secret_bet, p, "punter", 60, nonce,
+            Outcome.BANKER)
+    refused(run, "secret-bet-spot", run.t.reveal_secret_bet, p, "middle", 60, nonce,
+            Outcome.BANKER)
+    run.do(run.t.reveal_secret_bet, p, "banker", 60, nonce, Outcome.BANKER)
+    revealed = next(e for e in run.t.collect_events()
+                if isinstance(e, Tournament.SecretBetRevealed))
+    assert (revealed.spot, revealed.amount, revealed.outcome) == ("banker", 60, "banker")
+    assert revealed.delta == 57  # even money less the 5% commission
+    assert run.s.entrants[p].chips == 1000 + 57
+    assert [getattr(o.command, "delta", None) for o in run.t.table_orders(revealed)] == [57]
+    run.do(run.t.end_round, {player: 1000 for player in run.s.in_play()})
+    forfeited = [e for e in run.t.collect_events()
+                 if isinstance(e, Tournament.SecretBetForfeited)]
+    assert [(e.player, e.amount) for e in forfeited] == [(q, 100)]  # never revealed: the max
+    assert run.s.entrants[q].chips == 900
+    plain = Run(fmt(Stage(name="heats", rounds=2, limits=LEVELS)), 4).start()
+    plain.do(plain.t.start_round, at=0.0)
+    player = plain.s.in_play()[0]
+    refused(plain, "secret-bet-not-allowed", plain.t.place_secret_bet, player,
+            plain.s.entrants[player].table, 1, "0" * 64)
