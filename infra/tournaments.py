@@ -344,7 +344,7 @@ class Director:
                 actor=DIRECTOR, command_id=cid, at=now, epoch=epoch))
         elif state.step is not None:
             self._play_step(tournament_id, state, epoch)
-        elif state.round_over(now) or not self._playable(tournament_id):
+        elif state.round_over(now) or self._stuck(tournament_id, state):
             chips = self.tournaments.chips(tournament_id)
             self._do(tournament_id, f"{here}/end", lambda t: t.end_round(
                 chips=chips, actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
@@ -365,8 +365,12 @@ class Director:
             decide: Callable[[Tournament], object]) -> Recorded:
         return self.tournaments.apply(tournament_id, command_id, decide)
 
-    def _playable(self, tournament_id: uuid.UUID) -> bool:
-        return any(playable(table) for table in self.tournaments.tables(tournament_id).values())
+    def _stuck(self, tournament_id: uuid.UUID, state: TournamentState) -> bool:
+        """No table can play a coup and nobody is to be put out: the round can only end."""
+        tables = self.tournaments.tables(tournament_id).values()
+        minimum = state.limits.min_stake
+        return not any(playable(table) for table in tables) and all(
+            table.holding(p) >= minimum for table in tables for p in table.players())
 
     def _play_step(self, tournament_id: uuid.UUID, state: TournamentState, epoch: int) -> None:
         """Every table of the step plays to the coup after the one it had closed at the step's
