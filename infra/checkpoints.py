@@ -46,7 +46,8 @@ import msgspec
 
 from infra.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.errors import SettingsError
-from infra.merkle import Frontier
+from infra.ledger import select_events
+from infra.merkle import Frontier, consistency_proof, event_leaf, verify_consistency
 from infra.signing import HOME, Signer, key_id, signature_valid
 
 CHECKPOINT_PREFIX = b"sabot-checkpoint-v1\n"
@@ -227,6 +228,61 @@ def cosign(checkpoint: Checkpoint, witness: Signer) -> Cosignature:
         signature=witness.sign(WITNESS_PREFIX + checkpoint.text()).hex(),
         signed_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
     )
+
+
+def leaves_after(database: Database, checkpoint_head: int, count: int) -> list[bytes]:
+    """The Merkle leaves of the `count` events after notification `checkpoint_head`."""
+    with database.transaction(write=False) as cursor:
+        rows = select_events(database, cursor, checkpoint_head, count)
+    return [event_leaf(row.notification_id, row.canonical()) for row in rows]
+
+
+class WitnessRefusal(ValueError):
+    """A witness will not co-sign: the checkpoint does not hold, or does not extend the last
+    one it co-signed."""
+
+
+def witness(database: Database, lines: list[Line], signer: Signer,
+            trusted: bytes | None = None) -> Cosignature:
+    """Co-sign the latest checkpoint of `lines`, after checking that it is signed (by the
+    `trusted` operator key, if given), that it extends the last checkpoint this witness
+    co-signed (an RFC 9162 consistency proof from that checkpoint's frontier and the store's
+    leaves in between), and that the store's leaves give its root."""
+    signed = checkpoints(lines)
+    if not signed:
+        raise WitnessRefusal("there is no checkpoint to co-sign")
+    latest = max(signed, key=lambda c: (c.size, c.time))
+    if not latest.signed_by_its_key():
+        raise WitnessRefusal(f"the checkpoint of size {latest.size} is not validly signed")
+    if trusted is not None and key_id(trusted) != latest.key:
+        raise WitnessRefusal(f"the checkpoint is signed by key {latest.key}, not the operator's")
+    mine = [line for line in lines if isinstance(line, Cosignature)
+            and line.witness == signer.key_id]
+    earlier = Checkpoint(size=0, root=Frontier().root().hex(), head=0, chain="", time="",
+                         key="", public_key="", signature="")
+    if mine:
+        last = max(mine, key=lambda c: c.size)
+        earlier = next((c for c in signed if (c.size, c.root, c.time) ==
+                        (last.size, last.root, last.time)), earlier)
+        if earlier.size != last.size:
+            raise WitnessRefusal(f"the checkpoint of size {last.size} this witness co-signed "
+                                 "is no longer in the file")
+    if latest.size < earlier.size:
+        raise WitnessRefusal(f"the latest checkpoint ({latest.size} events) is smaller than "
+                             f"the one this witness co-signed ({earlier.size})")
+    tree = earlier.tree()
+    leaves = leaves_after(database, earlier.head, latest.size - earlier.size)
+    proof = consistency_proof(tree, leaves)
+    extended = tree.copy()
+    for leaf in leaves:
+        extended.append(leaf)
+    if extended.root().hex() != latest.root or not verify_consistency(
+        earlier.size, latest.size, bytes.fromhex(earlier.root), bytes.fromhex(latest.root),
+        proof,
+    ):
+        raise WitnessRefusal(f"the checkpoint of size {latest.size} does not extend the one of "
+                             f"size {earlier.size} this witness co-signed, by the store's events")
+    return cosign(latest, signer)
 
 
 class Checkpointer:

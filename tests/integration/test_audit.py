@@ -385,6 +385,7 @@ def test_cli_snapshots_option(database_url: str, capsys: pytest.CaptureFixture[s
         " (SELECT state FROM stored_snapshots WHERE originator_version = 2)"
         " WHERE originator_version = 4",
     )
-    assert main(["audit", "verify", "--database", database_url]) == 0
+    assert main(["audit", "verify", "--database", database_url]) == 1  # complete by default
+    assert "[snapshots] snapshot altered" in capsys.readouterr().out
     assert main(["audit", "verify", "--snapshots", "--database", database_url]) == 1
     assert "[snapshots] snapshot altered" in capsys.readouterr().out
