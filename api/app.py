@@ -23,6 +23,7 @@ from api.deadlines import DeadlineClock
 from api.live import channels_plugin
 from api.openapi import add_body_schemas
 from api.problems import EXCEPTION_HANDLERS
+from api.routes_audit import audit_checkpoints
 from api.routes_health import health, ready
 from api.routes_live import table_events
 from api.routes_page import page, static_router
@@ -48,7 +49,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     tokens = TokenStore(service.database)
     return Litestar(
         route_handlers=[health, ready, TablesController, table_events, tournament_standings,
-                        table_rotation, table_recall, page, static_router()],
+                        table_rotation, table_recall, page, static_router(), audit_checkpoints],
         plugins=[channels_plugin(broker)],
         state=State({"service": service, "tokens": tokens, "views": ViewReader(service),
                      "deadlines": clock}),

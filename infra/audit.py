@@ -281,6 +281,9 @@ class _Walk:
         self._all = False
         self._previous: tuple[Checkpoint, Frontier] | None = None
         self._leaves: list[bytes] = []
+        self._covered_heads: list[tuple[int, bytes, Any, int, str, bytes]] = []
+        self._last: tuple[Any, int] = (None, 0)
+        self._new_leaves: list[bytes] = []
 
     # --- what is checked besides the chain ---------------------------------------------
 
@@ -347,22 +350,39 @@ class _Walk:
                        f"signed by key {key}, which is not trusted ({self.trust.source})",
                        notification_id=n)
 
-    def _check_signature(self, n: int, digest: bytes) -> None:
+    def _check_signature(self, n: int, digest: bytes, oid: Any, version: int) -> None:
         key, signature = self._signatures.pop(n)
         if n <= self._covered_to and not self._all:
             self.covered += 1
+            self._covered_heads.append((n, digest, oid, version, key, signature))
             return
+        if not self._holds(key, signature, n, digest) and (
+            len(self.findings) < MAX_SIGNATURE_FINDINGS
+        ):
+            self._bad_signature(n, oid, version)
+
+    def _holds(self, key: str, signature: bytes, n: int, digest: bytes) -> bool:
         assert self.trust is not None
         public = self.trust.keys.get(key)
         if public is None:
-            return  # named once, as an untrusted key
+            return True  # named once, as an untrusted key
         self.verified += 1
-        if not signature_valid(public, head_message(n, digest), signature) and (
-            len(self.findings) < MAX_SIGNATURE_FINDINGS
-        ):
-            self._flag(Problem.SIGNATURE_INVALID, "the signature does not sign the chain's "
-                           "digest here: the events or the chain before it were rewritten",
-                           notification_id=n)
+        return signature_valid(public, head_message(n, digest), signature)
+
+    def _bad_signature(self, n: int, oid: Any, version: int) -> None:
+        self.findings.append(Finding(
+            problem=Problem.SIGNATURE_INVALID, check="signatures", notification_id=n,
+            originator_id=self.database.from_db_id(oid), originator_version=version,
+            detail="the transaction ending here was signed over another chain digest: this "
+            "event, or one before it, was changed, inserted or moved, and the chain recomputed"))
+
+    def _locate_rewrite(self) -> None:
+        """A checkpoint did not match: find the first transaction whose signature no longer
+        holds, among those the checkpoints were trusted to cover."""
+        for n, digest, oid, version, key, signature in self._covered_heads:
+            if not self._holds(key, signature, n, digest):
+                self._bad_signature(n, oid, version)
+                return
 
     def _reach_checkpoints(self) -> None:
         while self._pending and self._pending[0].size == self.count:
@@ -394,6 +414,8 @@ class _Walk:
             self._leaves = []
 
     def _finish_signed(self) -> None:
+        if any(f.problem == Problem.CHECKPOINT_MISMATCH for f in self.findings):
+            self._locate_rewrite()
         for checkpoint in self._pending:
             self._flag(Problem.STORE_TRUNCATED,
                        f"the checkpoint of {checkpoint.time} signed {checkpoint.size} events "
@@ -405,20 +427,22 @@ class _Walk:
             f.problem == Problem.SIGNATURE_INVALID and f.notification_id == self.head
             for f in self.findings
         ) and self.head not in self._signed:
-            self._flag(Problem.UNSIGNED_HEAD,
-                       f"no signature covers the last event (notification {self.head}): "
-                       "events were added without the signing key", notification_id=self.head)
+            oid, version = self._last
+            self.findings.append(Finding(
+                problem=Problem.UNSIGNED_HEAD, check="signatures", notification_id=self.head,
+                originator_id=self.database.from_db_id(oid), originator_version=version,
+                detail="no signature covers the last event: events were added, or the head's "
+                "signature removed, without the signing key"))
         for n in sorted(self._signatures):
             self._flag(Problem.SIGNATURE_INVALID, "a signature row for a notification that "
                        "holds no event", notification_id=n)
         if self.since is not None:
-            earlier, tree = self._previous if self._previous else (self.since, self.since.tree())
-            proof = consistency_proof(tree, self._leaves)
+            proof = consistency_proof(self.since.tree(), self._new_leaves)
             self.proof = len(proof)
-            if not verify_consistency(earlier.size, self.tree.size, bytes.fromhex(earlier.root),
-                                      self.tree.root(), proof):
+            if not verify_consistency(self.since.size, self.tree.size,
+                                      bytes.fromhex(self.since.root), self.tree.root(), proof):
                 self._flag(Problem.INCONSISTENT, f"the store's tree of {self.tree.size} events "
-                           f"does not extend the checkpoint of size {earlier.size}",
+                           f"does not extend the checkpoint of size {self.since.size}",
                            check="checkpoints")
 
     # --- the chain ---------------------------------------------------------------------
@@ -494,13 +518,16 @@ class _Walk:
         self.streams[oid] = (version, stream)
         self.count += 1
         self.head = n
+        self._last = (oid, version)
         self.tree.append(leaf)
         if self.trust is not None:
             if self._previous is not None:
                 self._leaves.append(leaf)
+            if self.since is not None:
+                self._new_leaves.append(leaf)
             if n in self._signatures:
                 self._signed.add(n)
-                self._check_signature(n, digest)
+                self._check_signature(n, digest, oid, version)
             if self._pending and self._pending[0].size == self.count:
                 self._reach_checkpoints()
 
