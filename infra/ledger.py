@@ -196,28 +196,29 @@ def recorded_command(
 
 
 def ask_heads(database: Database, cursor: Any, stored_events: Sequence[StoredEvent]) -> None:
-    """Query the chain's head and the heads of the streams about to grow, in one statement.
+    """Query the chain's head, the Merkle frontier and the heads of the streams about to grow,
+    in one statement; each stream's head is its last row by the (originator_id,
+    originator_version) index, never a scan of the stream.
 
     The rows are read by `append_chain`; in between, a PostgreSQL pipeline can carry the
     events' insert and this query in one round trip.
     """
     ids = dict.fromkeys(_uuid(s.originator_id) for s in stored_events)
-    originators = [database.to_db_id(oid) for oid in ids]
-    marks = ", ".join("?" * len(originators))
+    last_of_stream = (
+        "SELECT * FROM (SELECT 's' AS kind, notification_id, originator_id,"
+        " stream_digest AS digest FROM {event_chain} WHERE originator_id = ?"
+        " ORDER BY originator_version DESC LIMIT 1) AS s{i}"
+    )
     database.execute(
         cursor,
-        "SELECT 's' AS kind, c.notification_id, c.originator_id, c.stream_digest AS digest"
-        " FROM {event_chain} c"
-        f" WHERE c.originator_id IN ({marks}) AND c.originator_version ="
-        " (SELECT MAX(originator_version) FROM {event_chain} d"
-        " WHERE d.originator_id = c.originator_id)"
-        " UNION ALL"
+        " UNION ALL ".join(last_of_stream.replace("{i}", str(i)) for i in range(len(ids)))
+        + " UNION ALL"
         " SELECT 'g', notification_id, NULL, global_digest"
         " FROM {event_chain} WHERE notification_id = (SELECT MAX(notification_id)"
         " FROM {event_chain})"
         " UNION ALL"
         " SELECT 'm', size, NULL, frontier FROM {merkle_tree} WHERE id = 1",
-        originators,
+        [database.to_db_id(oid) for oid in ids],
     )
 
 
