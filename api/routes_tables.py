@@ -145,7 +145,9 @@ class TablesController(Controller):
         if events:
             wake_subscribers(request.app.plugins.get(ChannelsPlugin), table_id,
                              recorded.version)
-            state = await blocking(service.state, table_id)
+            state = recorded.state
+            if state is None:  # a command id sent again: its first answer, not the table
+                state = await blocking(service.state, table_id)
             await blocking(request.app.state.deadlines.after, table_id, state)
             if any(e["type"] in _HIDDEN_CARDS for e in events):
                 events = visible_events(state, grant, events)

@@ -31,7 +31,17 @@ _HEX = frozenset("0123456789abcdef")
 
 
 def is_official(actor: str) -> bool:
+    """Officials (`@croupier`, `@organiser`, `@deadline`...) act for anyone at the table."""
     return actor.startswith("@")
+
+
+def require_actor(actor: str, player: str | None, doing: str, *,
+                  rule: str = "not-your-turn") -> None:
+    """Who may act for whom, decided here only: an official for anyone, a player for
+    themselves (`player`: whose step it is; None: an official's step)."""
+    if is_official(actor) or (player is not None and actor == player):
+        return
+    raise OutOfTurn(f"{actor} may not {doing}: it is for {player or 'an official'}", rule=rule)
 
 
 class Phase(StrEnum):
@@ -233,12 +243,6 @@ class TableState(msgspec.Struct, kw_only=True):
             raise OutOfTurn(f"cannot {doing} now: the table is at {self.phase.value}, "
                             f"not {wanted}", rule="out-of-turn")
 
-    def _require_player(self, actor: str, player: str | None, doing: str) -> None:
-        if is_official(actor) or actor == player:
-            return
-        raise OutOfTurn(f"{actor} may not {doing}: it is for {player or 'an official'}",
-                        rule="not-your-turn")
-
     # --- seats ----------------------------------------------------------------------
 
     def seat(self, player: str, chips: int, side: Side | None, standing: bool) -> None:
@@ -383,7 +387,7 @@ class TableState(msgspec.Struct, kw_only=True):
         seated has let it pass, the sum a passed hand required lapses and the bank is given
         afresh (auction or lot)."""
         self.require(Phase.NO_BANK, doing="decline the bank")
-        self._require_player(player, self.bank_offered_to, "decline the bank")
+        require_actor(player, self.bank_offered_to, "decline the bank")
         offered = self.bank_offered_to
         if offered is None:
             raise OutOfTurn("the shoe is offered to nobody: the bank is given by auction or lot",
@@ -399,7 +403,7 @@ class TableState(msgspec.Struct, kw_only=True):
         """The banker retires between coups, taking the bank; the shoe passes (000)."""
         between_coups = (Phase.BETTING, Phase.NO_SHOE, Phase.SHUFFLED, Phase.BURNING)
         self.require(*between_coups, doing="retire the bank")
-        self._require_player(player, self.banker, "retire the bank")
+        require_actor(player, self.banker, "retire the bank")
         if self.stakes or self.banco_calls:
             raise OutOfTurn("stakes are already placed against this bank", rule="stakes-placed")
         retiring, amount = self.banker, self.bank
@@ -556,7 +560,7 @@ class TableState(msgspec.Struct, kw_only=True):
     def decide(self, actor: str, side: Side, draw: bool) -> None:
         coup = self._playing()
         coup._expect(Step.DRAW if draw else Step.STAND, side)
-        self._require_player(actor, self.hand_holder(side), f"decide for the {side} hand")
+        require_actor(actor, self.hand_holder(side), f"decide for the {side} hand")
         if draw:
             coup.draw(side)
         else:

@@ -1,9 +1,11 @@
 """Replaying a disputed coup from a table's recorded events.
 
 The table's events up to the coup's first card are folded as recorded (seats, bank, stakes:
-the inputs nobody disputes here). From there the coup is played again on that `TableState`
-with the domain's own rules, taking from the record only what people chose (each hand's
-decision to draw or stand) and recomputing everything else:
+the inputs nobody disputes here). From there the coup is played again through the same path
+as any command, `Table.execute`: each recorded command (the events one command id recorded)
+is turned back into the command that asked for it, taking from the record only what people
+chose (each hand's decision to draw or stand) and letting the aggregate compute everything
+else; what it records is compared with what was recorded:
 
 - each card from the shoe's order (`domain.shoe`), recomputed from the taille's seed:
   revealed in a `ShoeSeedRevealed` event, or else unsealed from the vault for the auditor
@@ -17,22 +19,24 @@ expected value, so one altered card does not hide an altered payout after it.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Sequence
+from itertools import groupby
 from typing import Any, NamedTuple
 
+from domain import commands as c
 from domain.cards import Card
 from domain.dispute_aggregate import Discrepancy, Verdict
-from domain.errors import DomainError
+from domain.errors import DomainError, RuleViolation
 from domain.payouts import Payout
-from domain.shoe import shoe_order
-from domain.table import TableState
+from domain.shoe import Shoe, shoe_order
+from domain.table_aggregate import Table
 
 Unseal = Callable[[str], bytes | None]
 """The vault's answer for a shoe's commitment: its seed, or None if it cannot be had."""
 
-_DECISIONS = {"ThirdCardAsked": True, "HandStood": False}
 _CARDS = ("CardDealt", "ThirdCardDrawn")
-_DERIVED = ("StakeCovered", "StakeReturned")  # recorded at the close of betting, as folded
+_PAYING = ("PayoutMade", "CommissionTaken", "CoupClosed")
 
 
 class Replay(NamedTuple):
@@ -59,10 +63,10 @@ def replay_coup(events: Sequence[Any], coup: int, unseal: Unseal) -> Replay:
     except DomainError as error:
         return Replay(Verdict.UNVERIFIABLE, [],
                       [f"the events before coup {coup} do not replay: {error.message}"])
-    run = _CoupRun(table.state, events, unseal)
+    run = _CoupRun(table, events, events[first:last + 1], unseal)
     try:
-        for e in events[first:last + 1]:
-            run.apply(e)
+        for _, recorded in groupby(events[first:last + 1], key=lambda e: e.command_id):
+            run.replay(list(recorded))
     except DomainError as error:
         run.notes.append(f"the replay stopped: {error.message}")
         return Replay(Verdict.DISCREPANCIES if run.found else Verdict.UNVERIFIABLE,
@@ -71,23 +75,46 @@ def replay_coup(events: Sequence[Any], coup: int, unseal: Unseal) -> Replay:
                   run.found, run.notes)
 
 
-class _CoupRun:
-    """One coup played again on `state`, comparing each recorded event with the rules."""
+class _ReplayCards:
+    """The `CardSource` of a replay: the shoe's order recomputed from its seed, or, without
+    one, the cards as recorded."""
 
-    def __init__(self, state: TableState, events: Sequence[Any], unseal: Unseal) -> None:
-        self.state = state
+    def __init__(self, order: list[Card] | None, recorded: dict[int, Card]) -> None:
+        self.order = order
+        self.recorded = recorded
+
+    def seal_seed(self, table_id: uuid.UUID, taille: int) -> str:
+        raise RuleViolation("a replay shuffles no shoe", rule="replay-shuffle")
+
+    def card_at(self, shoe: Shoe, position: int) -> Card:
+        if self.order is not None:
+            return self.order[position]
+        return self.recorded[position]
+
+    def seed_of(self, commitment: str) -> bytes:
+        raise RuleViolation("a replay reveals no seed", rule="replay-reveal")
+
+
+class _CoupRun:
+    """One coup played again on `table`, comparing what each command records with the
+    record."""
+
+    def __init__(self, table: Table, events: Sequence[Any], coup_events: Sequence[Any],
+                 unseal: Unseal) -> None:
+        self.table = table
         self.found: list[Discrepancy] = []
         self.notes: list[str] = []
-        self.order = self._shoe_order(events, unseal)
-        self.paid = 0
+        recorded = {e.position: e.card for e in coup_events if type(e).__name__ in _CARDS}
+        self.cards = _ReplayCards(self._shoe_order(events, unseal), recorded)
 
     def _shoe_order(self, events: Sequence[Any], unseal: Unseal) -> list[Card] | None:
-        shoe = self.state.shoe
+        state = self.table.state
+        shoe = state.shoe
         assert shoe is not None
         if shoe.physical:
             self.notes.append("physical shoe: the cards are taken as recorded")
             return None
-        taille = self.state.taille
+        taille = state.taille
         revealed = next((e.seed for e in events if type(e).__name__ == "ShoeSeedRevealed"
                          and e.taille == taille), None)
         seed = bytes.fromhex(revealed) if revealed is not None else unseal(shoe.commitment)
@@ -108,80 +135,91 @@ class _CoupRun:
         self.found.append(Discrepancy(what=what, where=where, expected=str(expected),
                                       recorded=str(recorded)))
 
-    def apply(self, e: Any) -> None:
-        kind = type(e).__name__
-        state = self.state
+    def replay(self, recorded: list[Any]) -> None:
+        """Execute again the command that recorded `recorded`, and compare."""
+        head = recorded[0]
+        command = self._command_of(head)
+        if command is None:
+            self.notes.append(f"{type(head).__name__} (version {head.originator_version}) is "
+                              "not part of the coup's replay")
+            return
+        self.table.execute(command, self.cards)
+        produced: list[Any] = list(self.table.collect_events())
+        kind = type(head).__name__
         if kind in _CARDS:
-            self._card(e)
+            self._card(produced[0], head)
         elif kind == "NaturalShown":
-            shown = state.show_naturals()
-            if sorted(shown) != sorted(e.sides):
-                self._differ("naturals", f"coup {e.coup}", _sides(shown), _sides(e.sides))
-        elif kind in _DECISIONS:
-            state.decide(e.actor, e.side, draw=_DECISIONS[kind])
+            if sorted(produced[0].sides) != sorted(head.sides):
+                self._differ("naturals", f"coup {head.coup}", _sides(produced[0].sides),
+                             _sides(head.sides))
         elif kind == "CoupSettled":
-            self._settle(e)
-        elif kind == "PayoutMade":
-            self._payout(e)
-        elif kind == "CommissionTaken":
-            assert state.settlement is not None
-            if e.amount != state.settlement.commission:
-                self._differ("commission", f"coup {e.coup}", state.settlement.commission,
-                             e.amount)
-        elif kind == "CoupClosed":
-            self._close(e)
-        elif kind not in _DERIVED:
-            self.notes.append(f"{kind} (version {e.originator_version}) is not part of the "
-                              "coup's replay")
+            self._settle(produced[0], head)
+        elif kind in _PAYING:
+            self._paying(produced, recorded)
 
-    def _card(self, e: Any) -> None:
-        shoe = self.state.shoe
-        assert shoe is not None
-        position = shoe.position
-        card: Card = e.card
-        if position != e.position:
-            self._differ("shoe position", f"version {e.originator_version}", position,
+    def _command_of(self, e: Any) -> c.TableCommand | None:
+        """The command that recorded `e` (as its first event), as the record says it."""
+        ids = {"command_id": e.command_id, "actor": e.actor}
+        match type(e).__name__:
+            case "CardDealt" | "ThirdCardDrawn":
+                assert self.table.state.shoe is not None
+                given = e.card if self.table.state.shoe.physical else None
+                return c.DealCard(card=given, **ids)
+            case "NaturalShown":
+                return c.ShowNaturals(**ids)
+            case "ThirdCardAsked" | "HandStood":
+                return c.Decide(side=e.side, draw=type(e).__name__ == "ThirdCardAsked", **ids)
+            case "CoupSettled":
+                return c.SettleCoup(**ids)
+            case "PayoutMade" | "CommissionTaken" | "CoupClosed":
+                return c.PayCoup(**ids)
+        return None
+
+    def _card(self, expected: Any, e: Any) -> None:
+        if expected.position != e.position:
+            self._differ("shoe position", f"version {e.originator_version}", expected.position,
                          e.position)
-        if self.order is not None:
-            expected = self.order[position]
-            if expected != card:
-                self._differ("card", f"position {position} ({e.side})", expected, card)
-            card = expected
-        side = self.state.deal(card)
-        if side != e.side:
-            self._differ("card's hand", f"position {position}", side, e.side)
+        if expected.card != e.card:
+            self._differ("card", f"position {expected.position} ({e.side})", expected.card,
+                         e.card)
+        if expected.side != e.side:
+            self._differ("card's hand", f"position {expected.position}", expected.side, e.side)
 
-    def _settle(self, e: Any) -> None:
-        outcomes = self.state.settle()
-        points = self.state.points()
-        for side in sorted(set(outcomes) | set(e.outcomes)):
-            if outcomes.get(side) != e.outcomes.get(side):
-                self._differ("outcome", str(side), outcomes.get(side), e.outcomes.get(side))
-        for side in sorted(set(points) | set(e.points)):
-            if points.get(side) != e.points.get(side):
-                self._differ("point", str(side), points.get(side), e.points.get(side))
+    def _settle(self, expected: Any, e: Any) -> None:
+        for side in sorted(set(expected.outcomes) | set(e.outcomes)):
+            if expected.outcomes.get(side) != e.outcomes.get(side):
+                self._differ("outcome", str(side), expected.outcomes.get(side),
+                             e.outcomes.get(side))
+        for side in sorted(set(expected.points) | set(e.points)):
+            if expected.points.get(side) != e.points.get(side):
+                self._differ("point", str(side), expected.points.get(side), e.points.get(side))
 
-    def _payout(self, e: Any) -> None:
-        settlement = self.state.settlement
-        assert settlement is not None
-        owed = settlement.payouts
-        expected = owed[self.paid] if self.paid < len(owed) else None
-        recorded: Payout = e.payout
-        if expected != recorded:
-            where = f"{recorded.player} (payout {self.paid + 1} of coup {e.coup})"
-            self._differ("payout", where, _payout(expected), _payout(recorded))
-        self.paid += 1
+    def _paying(self, produced: list[Any], recorded: list[Any]) -> None:
+        owed = [e.payout for e in produced if type(e).__name__ == "PayoutMade"]
+        paid = [e.payout for e in recorded if type(e).__name__ == "PayoutMade"]
+        coup = produced[-1].coup
+        for n, recorded_payout in enumerate(paid):
+            expected = owed[n] if n < len(owed) else None
+            if expected != recorded_payout:
+                where = f"{recorded_payout.player} (payout {n + 1} of coup {coup})"
+                self._differ("payout", where, _payout(expected), _payout(recorded_payout))
+        for missing in owed[len(paid):]:
+            self._differ("payout", f"{missing.player} (coup {coup})", _payout(missing), "none")
+        commission = _amount(produced)
+        if commission != _amount(recorded):
+            self._differ("commission", f"coup {coup}", commission, _amount(recorded))
+        closed, was = produced[-1], _closed(recorded)
+        if was is not None and (closed.banker, closed.bank) != (was.banker, was.bank):
+            self._differ("bank", f"after coup {coup}", f"{closed.banker}: {closed.bank}",
+                         f"{was.banker}: {was.bank}")
 
-    def _close(self, e: Any) -> None:
-        settlement = self.state.settlement
-        assert settlement is not None
-        for missing in settlement.payouts[self.paid:]:
-            self._differ("payout", f"{missing.player} (coup {e.coup})", _payout(missing),
-                         "none")
-        bank = self.state.bank + settlement.banker_net
-        if (self.state.banker, bank) != (e.banker, e.bank):
-            self._differ("bank", f"after coup {e.coup}", f"{self.state.banker}: {bank}",
-                         f"{e.banker}: {e.bank}")
+
+def _amount(events: list[Any]) -> int:
+    return sum(e.amount for e in events if type(e).__name__ == "CommissionTaken")
+
+
+def _closed(events: list[Any]) -> Any:
+    return next((e for e in events if type(e).__name__ == "CoupClosed"), None)
 
 
 def _sides(sides: Sequence[Any]) -> str:
