@@ -12,6 +12,10 @@ reads only the events recorded since (by another process), onto a fork of the ke
 aggregate (`fork`: a msgspec copy of its state, not a deep copy); a miss reads the latest
 snapshot and the events after it. The command decides on the fork, and the fork is kept once
 saved, so a refused command or a lost race never touches what is kept.
+
+Follow-up effects (waking live subscribers, a decision's deadline) are saved with the
+command's events and dispatched once it commits, through the handlers this process
+registered on `service.effects` (`infra.outbox`), whichever adapter sent the command.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import hmac
 import secrets
 import threading
 import uuid
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import suppress
@@ -42,6 +47,7 @@ from domain.table import TableState
 from domain.table_aggregate import Table
 from infra.application import SabotApplication
 from infra.errors import DuplicateCommand, SeedAlreadySealed
+from infra.outbox import Dispatcher, Effect, follow_ups
 
 RETRIES = 5
 
@@ -148,7 +154,10 @@ class TableService(SabotApplication):
         self.kept_aggregates = int(self.env.get("SABOT_KEPT_AGGREGATES") or 0)
         self._kept: OrderedDict[uuid.UUID, Any] = OrderedDict()
         self._kept_lock = threading.Lock()
+        self._writers: weakref.WeakValueDictionary[uuid.UUID, Any] = (
+            weakref.WeakValueDictionary())
         self.cards = VaultCards(self)
+        self.effects = Dispatcher(self.database)
 
     # --- reading ------------------------------------------------------------------
 
@@ -189,6 +198,14 @@ class TableService(SabotApplication):
             if kept is not None:
                 self._kept.move_to_end(aggregate_id)
             return kept
+
+    def _writing(self, aggregate_id: uuid.UUID) -> Any:
+        """The lock of one aggregate's writers in this process (kept while anyone holds it)."""
+        with self._kept_lock:
+            lock = self._writers.get(aggregate_id)
+            if lock is None:
+                lock = self._writers[aggregate_id] = threading.RLock()
+            return lock
 
     def _keep(self, aggregate: Any) -> None:
         """Keep a saved (or loaded) aggregate, unless a later version is kept already."""
@@ -243,20 +260,28 @@ class TableService(SabotApplication):
         process wrote the aggregate last. Whatever else happens on the kept one (a refusal,
         nothing to record, a version another writer took) is decided again on the aggregate
         as the store has it, and a lost race after that again, a few times."""
-        kept = self._kept_one(aggregate_id)
-        for _ in range(RETRIES):
-            final = kept is None
-            aggregate = fork(kept if kept is not None else self.load(aggregate_id, what))
-            kept = None
-            command_id, decide = plan(aggregate)
-            recorded = self._decided(aggregate, what, command_id, decide, final=final)
-            if recorded is not None:
-                return recorded
+        with self._writing(aggregate_id):  # this process's writers of one aggregate queue
+            kept = self._kept_one(aggregate_id)
+            for _ in range(RETRIES):
+                final = kept is None
+                aggregate = fork(kept if kept is not None else self.load(aggregate_id, what))
+                kept = None
+                command_id, decide = plan(aggregate)
+                decided = self._decided(aggregate, what, command_id, decide, final=final)
+                if decided is not None:
+                    break
+            else:
+                decided = None
+        if decided is not None:
+            recorded, effects = decided
+            self.effects.dispatch(command_id, effects)
+            return recorded
         raise Conflict(f"the {what} changed under this command too often; try again",
                        rule="conflict")
 
     def _decided(self, aggregate: Any, what: str, command_id: str,
-                 decide: Callable[[Any], object], *, final: bool) -> Recorded | None:
+                 decide: Callable[[Any], object], *,
+                 final: bool) -> tuple[Recorded, list[Effect]] | None:
         """Decide and save; None to decide again on the stored aggregate (the version was
         taken, or, on a kept aggregate that may be stale, `final` False, anything but a
         save). A command id seen before answers as it did: looked up only when the command
@@ -268,25 +293,26 @@ class TableService(SabotApplication):
                 return None
             answered = self._answered_for(aggregate.id, what, command_id)
             if answered is not None:
-                return answered
+                return answered, []
             raise
         if not aggregate._pending_events:
             if not final:
                 return None
             answered = self._answered_for(aggregate.id, what, command_id)
-            return answered or Recorded(aggregate.id, aggregate.version, [], aggregate)
+            return answered or Recorded(aggregate.id, aggregate.version, [], aggregate), []
         pending = list(aggregate._pending_events)
+        effects = follow_ups(aggregate) if isinstance(aggregate, Table) else []
         try:
-            self.save(aggregate, command_id=command_id)
+            self.save(aggregate, command_id=command_id, outbox=effects)
         except IntegrityError:
             return None
         except DuplicateCommand:
             answered = self._answered_for(aggregate.id, what, command_id)
             assert answered is not None
-            return answered
+            return answered, []
         self._keep(aggregate)
         return Recorded(aggregate.id, aggregate.version, [describe(e) for e in pending],
-                        aggregate)
+                        aggregate), effects
 
     def _answered_for(self, aggregate_id: uuid.UUID, what: str,
                       command_id: str) -> Recorded | None:

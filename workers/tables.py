@@ -9,29 +9,21 @@ a task delivered twice, or killed and redelivered, plays the same commands, each
 from __future__ import annotations
 
 import uuid
-from functools import lru_cache
 
 import structlog
 
 from infra.autoplay import play_coups
-from infra.service import TableService, seeds_from
 from workers.app import PLAY_TABLE, app
+from workers.services import table_service
 from workers.transient import RETRY_OPTIONS
 
 log = structlog.get_logger("sabot.workers.tables")
 
 
-@lru_cache(maxsize=8)
-def _service(database_url: str, seed_hex: str) -> TableService:
-    service = TableService(url=database_url)
-    service.seed_source = seeds_from(bytes.fromhex(seed_hex))
-    return service
-
-
 @app.task(name=PLAY_TABLE, **RETRY_OPTIONS)
 def play_table(database_url: str, table_id: str, until: int, seed_hex: str) -> int:
     """Play the table until it has closed coup `until`; returns the events recorded."""
-    service = _service(database_url, seed_hex)
+    service = table_service(database_url, seed_hex=seed_hex)
     events = play_coups(service, uuid.UUID(table_id), bytes.fromhex(seed_hex), "bots", until)
     log.info("table played", table_id=table_id, until=until, events=events)
     return events
