@@ -14,14 +14,16 @@ Actors are player ids, or officials whose ids start with `@` (`@croupier`, `@sys
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
+from functools import partial
 
 import msgspec
 
 from domain import coverage, payouts
 from domain.cards import Card, point, value
 from domain.coup import Coup, LegalStep, Outcome, Side, Step, tableaux_of
-from domain.errors import NotFound, OutOfTurn, RuleViolation
+from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
 from domain.payouts import Bet, Settlement, Spot
 from domain.settings import Burn, TableSettings, Variant
 from domain.shoe import Shoe, burn_count, cut_card_index
@@ -207,29 +209,64 @@ class TableState(msgspec.Struct, kw_only=True):
     # --- what may happen now --------------------------------------------------------
 
     def legal_actions(self) -> list[Action]:
-        match self.phase:
-            case Phase.NO_SHOE:
-                return [Action("shuffle", CROUPIER)]
-            case Phase.SHUFFLED:
-                return [Action("contribute", None), Action("cut", None)]
-            case Phase.BURNING:
-                return [Action("burn", CROUPIER, forced=True)]
-            case Phase.NO_BANK:
-                return [Action("award-bank", CROUPIER), Action("take-bank", self.bank_offered_to),
-                        Action("decline-bank", self.bank_offered_to)]
-            case Phase.BETTING:
-                actions = [Action("bet", None), Action("close-betting", CROUPIER)]
-                if self.banks_with_player:
-                    actions.insert(1, Action("banco", None))
-                    actions.append(Action("retire-bank", self.banker))
-                return actions
-            case Phase.PLAYING:
-                assert self.coup is not None
-                return [self._coup_action(s) for s in self.coup.legal_steps()]
-            case Phase.SETTLED:
-                return [Action("pay", CROUPIER, forced=True)]
-            case Phase.TAILLE_OVER:
-                return [Action("reveal-seed", CROUPIER, forced=True)]
+        """The steps the table accepts now. Each is offered because its own guard, tried on a
+        copy of the table, accepts it: the offer cannot drift from the rules. A player's step
+        (`actor` None) is offered when it is open to at least one player at the table; the
+        coup's steps are the coup's own (`Coup.legal_steps`, which its guards check)."""
+        if self.phase is Phase.PLAYING:
+            assert self.coup is not None
+            return [self._coup_action(s) for s in self.coup.legal_steps()]
+        return [action for action, tries in self._steps() if any(map(self._accepts, tries))]
+
+    def _steps(self) -> list[tuple[Action, list[Callable[[TableState], object]]]]:
+        """Every step between coups, who takes it, and the guarded calls that would take it."""
+        players, stake, offered = self.players(), self.settings.min_stake, self.bank_offered_to
+        to_offered = [offered] if offered is not None else []
+        bank = max(self.settings.min_stake, self.bank_required)
+        T = TableState
+        return [
+            (Action("shuffle", CROUPIER), [partial(T.shuffle, decks=self.settings.decks,
+                                                   algorithm="", commitment="0" * 64,
+                                                   physical=False)]),
+            (Action("contribute", None), [partial(T.contribute, player=p, entropy="00")
+                                          for p in players]),
+            (Action("cut", None), [partial(T.cut, player=p, position=1) for p in players]),
+            (Action("burn", CROUPIER, forced=True), [partial(T.burn, card=Card("As"))]),
+            (Action("award-bank", CROUPIER), [partial(T.award_bank, player=p, amount=bank)
+                                              for p in players]),
+            (Action("take-bank", offered), [partial(T.award_bank, player=p, amount=bank)
+                                            for p in to_offered]),
+            (Action("decline-bank", offered), [partial(T.decline_bank, player=p)
+                                               for p in to_offered]),
+            (Action("bet", None), [partial(T.place_bet, player=p, spot=spot, amount=stake)
+                                   for p in players for spot in Spot]),
+            (Action("stake", None), [partial(T.place_stake, player=p, tableau=t, amount=stake)
+                                     for p in players for t in tableaux_of(self.variant)]),
+            (Action("banco", None), [partial(T.call_banco, player=p) for p in players]),
+            (Action("close-betting", CROUPIER), [T.close_betting]),
+            (Action("retire-bank", self.banker), [partial(T.retire_bank, player=p)
+                                                  for p in [self.banker] if p is not None]),
+            (Action("end-taille", CROUPIER), [T.end_taille]),
+            (Action("pay", CROUPIER, forced=True), [T._pay_next]),
+            (Action("reveal-seed", CROUPIER, forced=True), [T.reveal]),
+        ]
+
+    def _pay_next(self) -> None:
+        """The croupier's `pay`: the next payout owed, or closing the coup once all are made."""
+        self.require(Phase.SETTLED, doing="pay")
+        assert self.settlement is not None
+        owed = self.settlement.payouts
+        if self.payouts_made < len(owed):
+            self.pay(owed[self.payouts_made])
+        else:
+            self.close_coup()
+
+    def _accepts(self, attempt: Callable[[TableState], object]) -> bool:
+        try:
+            attempt(_COPY_DECODER.decode(_COPY_ENCODER.encode(self)))
+        except DomainError:
+            return False
+        return True
 
     def _coup_action(self, step: LegalStep) -> Action:
         actor = CROUPIER
@@ -712,3 +749,7 @@ class TableState(msgspec.Struct, kw_only=True):
     def points(self) -> dict[Side, int]:
         assert self.coup is not None
         return {side: point(cards) for side, cards in self.coup.hands.items()}
+
+
+_COPY_ENCODER = msgspec.msgpack.Encoder()
+_COPY_DECODER = msgspec.msgpack.Decoder(TableState)
