@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import secrets
 import time
 import uuid
@@ -48,9 +49,12 @@ from domain.table_aggregate import Table
 from domain.tournament import Bust, Move, TournamentSettings, TournamentState
 from domain.tournament_aggregate import TableOrder, Tournament
 from infra.autoplay import play_coups
+from infra.checkpoints import write_checkpoint
 from infra.errors import SeedAlreadySealed
 from infra.leases import Leases
 from infra.service import Recorded, TableService, seeds_from
+
+log = logging.getLogger("sabot.director")
 
 ORGANISER = "@organiser"
 DIRECTOR = "@director"
@@ -349,6 +353,7 @@ class Director:
             self._do(tournament_id, f"{here}/end", lambda t: t.end_round(
                 chips=chips, actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
             self._balance(tournament_id, f"{here}/end/balance", epoch)
+            self._checkpoint()
         else:
             tables = self.tournaments.tables(tournament_id)
             coups = {name: table.coup_number for name, table in tables.items()}
@@ -364,6 +369,13 @@ class Director:
     def _do(self, tournament_id: uuid.UUID, command_id: str,
             decide: Callable[[Tournament], object]) -> Recorded:
         return self.tournaments.apply(tournament_id, command_id, decide)
+
+    def _checkpoint(self) -> None:
+        """A signed checkpoint of the store at each round's end (`infra.checkpoints`)."""
+        try:
+            write_checkpoint(self.service)
+        except Exception as error:  # the round stands; the next write checkpoints anyway
+            log.warning("no checkpoint at the round's end: %s", error)
 
     def _stuck(self, tournament_id: uuid.UUID, state: TournamentState) -> bool:
         """No table can play a coup and nobody is to be put out: the round can only end."""
