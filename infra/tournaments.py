@@ -47,6 +47,7 @@ from domain.shoe import commitment
 from domain.table import Phase, TableState
 from domain.table_aggregate import Table
 from domain.tournament import Bust, Move, TournamentSettings, TournamentState
+from domain.tournament import Phase as TournamentPhase
 from domain.tournament_aggregate import TableOrder, Tournament
 from infra.autoplay import play_coups
 from infra.checkpoints import write_checkpoint
@@ -116,7 +117,7 @@ class Tournaments:
     def results(self, tournament_id: uuid.UUID) -> Results:
         tournament = self.tournament(tournament_id)
         state = tournament.state
-        finished = state.phase.value == "finished"
+        finished = state.phase is TournamentPhase.FINISHED
         positions = [Position(player=r.player, position=r.position, tied=r.tied, prize=r.prize)
                      for r in state.results()] if finished else [
             Position(player=e.player, position=e.position, tied=e.tied, prize=e.prize or 0)
@@ -333,16 +334,16 @@ class Director:
     def _step(self, tournament_id: uuid.UUID, epoch: int) -> Tick:
         now = self.clock()
         state = self.tournaments.state(tournament_id)
-        if state.phase.value == "finished":
+        if state.phase is TournamentPhase.FINISHED:
             return Tick.FINISHED
-        if state.phase.value == "registration" or state.paused:
+        if state.phase is TournamentPhase.REGISTRATION or state.paused:
             return Tick.WAITING
         here = f"{tournament_id}/r{state.round}"
         if state.decided:
             self._finish(tournament_id, epoch)
         elif state.playoff is not None:
             self._playoff(tournament_id, state, epoch)
-        elif state.phase.value in ("seated", "between-rounds"):
+        elif state.phase in (TournamentPhase.SEATED, TournamentPhase.BETWEEN_ROUNDS):
             cid = f"{tournament_id}/r{state.round + 1}/start"
             self._do(tournament_id, cid, lambda t: t.start_round(
                 actor=DIRECTOR, command_id=cid, at=now, epoch=epoch))
@@ -530,7 +531,7 @@ def view_of(tournament: Tournament, tables: dict[str, TableState], now: float) -
     state = tournament.state
     chips = {p: t.holding(p) for t in tables.values() for p in t.players()}
     winners = [r.player for r in state.results() if r.position == 1]
-    finished = state.status.value == "finished"
+    finished = state.phase is TournamentPhase.FINISHED
     left = winners if finished else state.in_play() if state.seating else list(state.entrants)
     stacks = [chips.get(p, state.entrants[p].chips or state.settings.starting_chips)
               for p in left]
