@@ -52,7 +52,7 @@ from domain.tournament_aggregate import TableOrder, Tournament
 from infra.autoplay import play_coups
 from infra.checkpoints import write_checkpoint
 from infra.errors import SeedAlreadySealed
-from infra.leases import Leases
+from infra.leases import Lease, Leases
 from infra.service import Recorded, TableService, seeds_from
 
 log = logging.getLogger("sabot.director")
@@ -112,6 +112,7 @@ class Tournaments:
 
     def view(self, tournament_id: uuid.UUID, now: float | None = None) -> TournamentView:
         return view_of(self.tournament(tournament_id), self.tables(tournament_id),
+                       Leases(self.service.database).held(tournament_id),
                        time.time() if now is None else now)
 
     def results(self, tournament_id: uuid.UUID) -> Results:
@@ -487,6 +488,16 @@ class TableLine(msgspec.Struct, frozen=True):
     players: list[SeatLine]
 
 
+class DirectorLine(msgspec.Struct, frozen=True, kw_only=True):
+    """Who directs the tournament; `alive` false: its lease ran out (its worker died or was
+    stopped) and no other took it: the tournament waits for a worker."""
+
+    holder: str
+    epoch: int
+    alive: bool
+    seconds_since: float  # since the lease ran out (0 while alive)
+
+
 class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     """A tournament as the big screen shows it (`GET /tournaments/{id}`)."""
 
@@ -507,6 +518,7 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     next_cut: int | None
     playoff: list[str]
     winner: str | None
+    director: DirectorLine | None  # None: no director has taken it yet
     tables: list[TableLine]
 
 
@@ -527,7 +539,8 @@ class Results(msgspec.Struct, frozen=True, kw_only=True):
     positions: list[Position]
 
 
-def view_of(tournament: Tournament, tables: dict[str, TableState], now: float) -> TournamentView:
+def view_of(tournament: Tournament, tables: dict[str, TableState], lease: Lease | None,
+            now: float) -> TournamentView:
     state = tournament.state
     chips = {p: t.holding(p) for t in tables.values() for p in t.players()}
     winners = [r.player for r in state.results() if r.position == 1]
@@ -547,4 +560,7 @@ def view_of(tournament: Tournament, tables: dict[str, TableState], now: float) -
         average_stack=sum(stacks) // len(stacks) if stacks else 0, prize_pool=state.pool,
         next_cut=state.next_cut(), playoff=state.playoff.players if state.playoff else [],
         winner=winners[0] if finished and len(winners) == 1 else None,
+        director=None if lease is None else DirectorLine(
+            holder=lease.holder, epoch=lease.epoch, alive=lease.expires >= now,
+            seconds_since=round(max(0.0, now - lease.expires), 1)),
         tables=lines)
