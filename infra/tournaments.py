@@ -43,6 +43,7 @@ from domain import commands as c
 from domain.bots import playable
 from domain.coup import Side
 from domain.errors import OutOfTurn, RuleViolation
+from domain.formats import Dealing
 from domain.shoe import commitment
 from domain.table import Phase, TableState
 from domain.table_aggregate import Table
@@ -349,7 +350,7 @@ class Director:
             self._do(tournament_id, cid, lambda t: t.start_round(
                 actor=DIRECTOR, command_id=cid, at=now, epoch=epoch))
         elif state.step is not None:
-            self._play_step(tournament_id, state, epoch)
+            return self._play_step(tournament_id, state, epoch)
         elif state.round_over(now) or self._stuck(tournament_id, state):
             chips = self.tournaments.chips(tournament_id)
             self._do(tournament_id, f"{here}/end", lambda t: t.end_round(
@@ -386,10 +387,11 @@ class Director:
         return not any(playable(table) for table in tables) and all(
             table.holding(p) >= minimum for table in tables for p in table.players())
 
-    def _play_step(self, tournament_id: uuid.UUID, state: TournamentState, epoch: int) -> None:
+    def _play_step(self, tournament_id: uuid.UUID, state: TournamentState, epoch: int) -> Tick:
         """Every table of the step plays to the coup after the one it had closed at the step's
-        start; then the players who cannot cover the round's minimum are out, with their
-        chips at the step's start; the tables are balanced; the step ends."""
+        start (the workers deal it, or, with croupiers, the director waits for them); then
+        the players who cannot cover the round's minimum are out, with their chips at the
+        step's start; the tables are balanced; the step ends."""
         step = state.step
         assert step is not None
         here = f"{tournament_id}/r{state.round}/k{step.number}"
@@ -397,8 +399,13 @@ class Director:
         for name, coups in step.coups.items():
             if self._lease(tournament_id) != epoch:  # lost the lease: the successor plays on
                 raise OutOfTurn("this director's lease has passed on", rule="stale-epoch")
-            if name in state.tables:
-                play_coups(self.service, Table.create_id(name), master, "bots", coups + 1)
+            if name not in state.tables:
+                continue
+            table_id = Table.create_id(name)
+            if state.settings.dealing is Dealing.AUTOMATIC:
+                play_coups(self.service, table_id, master, "bots", coups + 1)
+            elif not dealt(self.service.state(table_id), coups + 1):
+                return Tick.WAITING
         minimum = state.limits.min_stake
         for name, table in self.tournaments.tables(tournament_id).items():
             busted = [Bust(player=p, chips=max(1, step.chips.get(p, table.holding(p))))
@@ -409,6 +416,7 @@ class Director:
         self._balance(tournament_id, f"{here}/balance", epoch)
         self._do(tournament_id, f"{here}/end", lambda t: t.end_step(
             actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
+        return Tick.ACTED
 
     def _bust(self, tournament_id: uuid.UUID, table: str, coup: int, busted: list[Bust],
               command_id: str, epoch: int) -> None:
@@ -462,6 +470,12 @@ class Director:
         state = self.tournaments.state(tournament_id)
         for number in range(1, state.tables_opened + 1):
             close(self.service, Table.create_id(state.table_name(number)), f"{cid}:{number}")
+
+
+def dealt(table: TableState, coup: int) -> bool:
+    """The table has closed coup `coup` and is between coups, or cannot play on."""
+    between = table.coup is None and table.phase is not Phase.TAILLE_OVER
+    return (table.coup_number >= coup and between) or (between and not playable(table))
 
 
 def close(service: TableService, table_id: uuid.UUID, command_id: str) -> None:
