@@ -347,6 +347,7 @@ class Director:
             self._playoff(tournament_id, state, epoch)
         elif state.phase in (TournamentPhase.SEATED, TournamentPhase.BETWEEN_ROUNDS):
             cid = f"{tournament_id}/r{state.round + 1}/start"
+            self._balance(tournament_id, f"{cid}/balance", epoch)  # if a crash skipped it
             self._do(tournament_id, cid, lambda t: t.start_round(
                 actor=DIRECTOR, command_id=cid, at=now, epoch=epoch))
         elif state.step is not None:
