@@ -337,12 +337,14 @@ class Director:
         now = self.clock()
         state = self.tournaments.state(tournament_id)
         if state.phase is TournamentPhase.FINISHED:
+            self._close_tables(tournament_id, state)
             return Tick.FINISHED
         if state.phase is TournamentPhase.REGISTRATION or state.paused:
             return Tick.WAITING
         here = f"{tournament_id}/r{state.round}"
         if state.decided:
             self._finish(tournament_id, epoch)
+            self._close_tables(tournament_id, self.tournaments.state(tournament_id))
         elif state.playoff is not None:
             self._playoff(tournament_id, state, epoch)
         elif state.phase in (TournamentPhase.SEATED, TournamentPhase.BETWEEN_ROUNDS):
@@ -462,15 +464,18 @@ class Director:
         self._balance(tournament_id, f"{here}/balance", epoch)
 
     def _finish(self, tournament_id: uuid.UUID, epoch: int) -> None:
-        """Award the prizes and reveal the seating seed; every table the tournament opened
-        ends its taille and reveals its shoe's seed, so that every card can be checked."""
+        """Award the prizes and reveal the seating seed."""
         seed = self.tournaments.seating_seed(tournament_id)
         cid = f"{tournament_id}/finish"
         self._do(tournament_id, cid, lambda t: t.finish(
             seed=seed, actor=DIRECTOR, command_id=cid, epoch=epoch))
-        state = self.tournaments.state(tournament_id)
+
+    def _close_tables(self, tournament_id: uuid.UUID, state: TournamentState) -> None:
+        """Every table the tournament opened ends its taille and reveals its shoe's seed, so
+        that every card can be checked (again after a crash: each step applies once)."""
         for number in range(1, state.tables_opened + 1):
-            close(self.service, Table.create_id(state.table_name(number)), f"{cid}:{number}")
+            close(self.service, Table.create_id(state.table_name(number)),
+                  f"{tournament_id}/finish:{number}")
 
 
 def dealt(table: TableState, coup: int) -> bool:
