@@ -413,3 +413,25 @@ def test_a_writer_without_its_configured_key_refuses_to_start(
     assert lines and all(c.signed_by_its_key() for c in lines)
     assert not Path(sqlite_url[len("sqlite:///"):] + ".signing.key").exists()
 
+
+
+def test_the_checkpoint_and_witness_commands(played: Played, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    key = tmp_path / "witness.key"
+    assert main(["keys", "create", "--out", str(key)]) == 0
+    assert main(["audit", "witness", "--key", str(key), "--database", played.url]) == 0
+    assert f"co-signed: checkpoint of {played.count} events" in capsys.readouterr().out
+    assert main(["audit", "checkpoint", "--database", played.url]) == 0
+    assert "no new checkpoint" in capsys.readouterr().out
+    with a_service(played.url) as service:
+        play(service, played.table_id, 14, prefix="round-2")
+        assert main(["audit", "checkpoint", "--database", played.url]) == 0  # a round's end
+        assert "checkpoint: #" in capsys.readouterr().out
+    wrong = "00" * 32
+    assert main(["audit", "witness", "--key", str(key), "--database", played.url,
+                 "--public-key", wrong]) == 1
+    assert "not the operator's" in capsys.readouterr().err
+    assert main(["audit", "witness", "--key", str(tmp_path / "none.key"),
+                 "--database", played.url]) == 2
+    assert main(["audit", "witness", "--key", str(key), "--database", played.url]) == 0
+    assert main(["audit", "verify", "--database", played.url]) == 0
