@@ -124,10 +124,11 @@ def run(args: argparse.Namespace) -> int:
 
 def describe(report: AuditReport, url: str) -> str:
     lines = [f"store:   {url}"]
-    rate = report.events / report.seconds if report.seconds else 0
-    lines.append(f"events:  {report.events} verified in {report.seconds:.2f}s "
-                 f"({rate:,.0f}/s)" + (f", from checkpoint {report.since}"
-                                        if report.since is not None else ""))
+    walked = report.events - (report.since or 0)
+    rate = walked / report.walk_seconds if report.walk_seconds else 0
+    lines.append(f"events:  {report.events} verified in {report.seconds:.2f}s (chain, tree and "
+                 f"signatures: {report.walk_seconds:.2f}s, {rate:,.0f} events/s)"
+                 + (f", from checkpoint {report.since}" if report.since is not None else ""))
     lines.append(f"streams: {report.streams}")
     if report.head_notification_id is not None:
         label = "head:   " if report.first_break is None else "last good:"
@@ -135,7 +136,8 @@ def describe(report: AuditReport, url: str) -> str:
     if report.trust:
         lines.append(f"tree:    {report.tree_size} leaves, root {report.tree_root}")
         lines.append(f"signed:  {report.signatures} signatures verified, {report.covered} "
-                     f"covered by checkpoints; keys {', '.join(report.keys) or 'none'} "
+                     f"covered by checkpoints")
+        lines.append(f"key:     {', '.join(report.public_keys) or 'none'} "
                      f"(trusted: {report.trust})")
         lines.append(f"checkpoints: {report.checkpoints} matched"
                      + (f"; consistency proof of {report.proof} hashes"
