@@ -10,6 +10,8 @@ beside the store, or to `$SABOT_CHECKPOINTS` on PostgreSQL), then tampers.
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -405,14 +407,15 @@ def test_a_writer_without_its_configured_key_refuses_to_start(
                     f"with `sabot keys create --out {tmp_path}/absent.key`")
     assert main(["keys", "create", "--out", str(tmp_path / "absent.key")]) == 0
     assert "public key:" in capsys.readouterr().out
-    assert main(["play", "--database", sqlite_url, "--coups", "1"]) == 0
-    capsys.readouterr()
+    played = subprocess.run(  # a process of its own: it checkpoints when it stops
+        [sys.executable, "-m", "api.cli", "play", "--database", sqlite_url, "--coups", "1",
+         "--json"], capture_output=True, text=True, timeout=120, check=False)
+    assert played.returncode == 0, played.stderr
     report = verify(sqlite_url)
     assert report.ok and report.trust == "the store's key file"
     lines = checkpoints(read_lines(Path(sqlite_url[len("sqlite:///"):] + ".checkpoints")))
     assert lines and all(c.signed_by_its_key() for c in lines)
     assert not Path(sqlite_url[len("sqlite:///"):] + ".signing.key").exists()
-
 
 
 def test_the_checkpoint_and_witness_commands(played: Played, tmp_path: Path,
