@@ -47,6 +47,22 @@ async function refresh() {
   setTimeout(refresh, POLL_MS);
 }
 
+// The record's fingerprint: the latest signed checkpoint, short enough to photograph.
+async function showRecord() {
+  try {
+    const response = await fetch("/audit/checkpoints?last=1");
+    const body = await response.json();
+    const record = document.getElementById("record");
+    record.textContent = body.fingerprint
+      ? `record ${body.fingerprint} · key ${body.key}` : `record: no checkpoint yet · key ${body.key}`;
+  } catch (error) {
+    document.getElementById("record").textContent = "";
+  }
+  setTimeout(showRecord, RECORD_MS);
+}
+
+const RECORD_MS = 10000;
 document.title = `${tournament} · Sabot`;
 document.getElementById("name").textContent = tournament;
 refresh();
+showRecord();
