@@ -320,7 +320,8 @@ class Checkpointer:
         try:
             return self.write()
         except Exception as error:  # at exit the store may be gone: say so, do not crash
-            log.warning("no checkpoint written to %s: %s", self.path, error)
+            reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            log.warning("no checkpoint written to %s: %s", self.path, reason)
             return None
 
     def write(self, *, force: bool = False) -> Checkpoint | None:
