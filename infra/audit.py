@@ -186,7 +186,7 @@ def verify(
         try:
             walk = _Walk(store.database, dict(anchors or {}), page_size)
             if signatures:
-                walk.sign(_trust(store.database, trusted_keys, checkpoint_lines),
+                walk.expect_signed(_trust(store.database, trusted_keys, checkpoint_lines),
                           checkpoint_lines, all_signatures, since)
             first_break = walk.run()
             walked = time.perf_counter() - started
@@ -237,9 +237,12 @@ def _trust(database: Database, given: Sequence[bytes] | None,
     if lines:
         first = min(lines, key=lambda c: (c.size, c.time))
         return Trust({first.key: bytes.fromhex(first.public_key)}, "the checkpoint file")
-    with database.transaction(write=False) as cursor:
-        rows = database.execute(cursor, "SELECT key_id, public_key FROM {signing_keys}")
-        recorded = {row["key_id"]: bytes(row["public_key"]) for row in rows.fetchall()}
+    try:
+        with database.transaction(write=False) as cursor:
+            rows = database.execute(cursor, "SELECT key_id, public_key FROM {signing_keys}")
+            recorded = {row["key_id"]: bytes(row["public_key"]) for row in rows.fetchall()}
+    except PersistenceError:
+        recorded = {}  # not a store: the walk says so, naming its events
     return Trust(recorded, "the store itself (no key outside it: pass a public key)")
 
 
@@ -297,7 +300,7 @@ class _Walk:
 
     # --- what is checked besides the chain ---------------------------------------------
 
-    def sign(self, trust: Trust, lines: Sequence[Checkpoint], all_signatures: bool,
+    def expect_signed(self, trust: Trust, lines: Sequence[Checkpoint], all_signatures: bool,
              since: int | None) -> None:
         """Check signatures and checkpoints too, trusting `trust`'s keys."""
         self.trust = trust

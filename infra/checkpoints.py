@@ -40,7 +40,7 @@ import weakref
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
@@ -190,7 +190,9 @@ def last_checkpoint(path: Path) -> Checkpoint | None:
     return None
 
 
-class TreeHead(msgspec.Struct, frozen=True):
+class TreeHead(NamedTuple):
+    """The store's Merkle tree, its last notification id and the chain's digest there."""
+
     tree: Frontier
     head: int
     chain: bytes
