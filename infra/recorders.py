@@ -54,7 +54,7 @@ from infra import ledger
 from infra.checkpoints import Checkpointer, checkpoint_path, interval
 from infra.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.errors import DuplicateCommand, RecordedCommand
-from infra.signing import Signer, key_env, signer_for
+from infra.signing import Signer, SigningKeyError, key_env, key_path, signer_for
 
 __all__ = [
     "ChainedPostgresApplicationRecorder",
@@ -85,8 +85,18 @@ class _Ledgered:
         self.signer()  # a writer refuses to start without its key
 
     def signer(self) -> Signer:
+        """The store's signer. A default key is created for a new store only: a store that
+        was signed before and lost its key file refuses, rather than start a new key."""
         if self._signer is None:
-            self._signer = signer_for(key_env(self.database))
+            env = key_env(self.database)
+            path = key_path(env)
+            if path is not None and not env["SABOT_SIGNING_KEY"] and not path.exists():
+                recorded = ledger.recorded_keys(self.database)
+                if recorded:
+                    raise SigningKeyError(
+                        f"the store was signed with key {recorded[0]} but its key file {path} "
+                        "is missing: restore it, or set SABOT_SIGNING_KEY")
+            self._signer = signer_for(env)
         return self._signer
 
     def checkpointer(self) -> Checkpointer | None:

@@ -41,7 +41,7 @@ from infra.checkpoints import (
 from infra.merkle import Frontier, event_leaf
 from infra.service import TableService
 from infra.shoe_audit import ShoeAudit
-from infra.signing import Signer, create_key
+from infra.signing import Signer, SigningKeyError, create_key
 from infra.store import open_store
 from projections.registry import VIEWS
 from projections.runner import Runner
@@ -438,3 +438,15 @@ def test_the_checkpoint_and_witness_commands(played: Played, tmp_path: Path,
                  "--database", played.url]) == 2
     assert main(["audit", "witness", "--key", str(key), "--database", played.url]) == 0
     assert main(["audit", "verify", "--database", played.url]) == 0
+
+
+def test_a_store_that_lost_its_key_file_refuses_a_new_key(sqlite_url: str) -> None:
+    a_game(sqlite_url, coups=2).close()
+    key = Path(sqlite_url[len("sqlite:///"):] + ".signing.key")
+    key.rename(key.with_suffix(".moved"))
+    with pytest.raises(SigningKeyError, match=r"its key file .* is missing"):
+        a_service(sqlite_url)
+    assert not key.exists()  # no new key was made in its place
+    key.with_suffix(".moved").rename(key)
+    with a_service(sqlite_url) as service:
+        assert service.chained_recorder.signer().key_id in verify(sqlite_url).keys
