@@ -82,7 +82,8 @@ class _Ledgered:
 
     def create_ledger(self) -> None:
         ledger.create_tables(self.database)
-        self.signer()  # a writer refuses to start without its key
+        self.checkpointer()  # a writer refuses to start without its key, or misconfigured
+        self.signer()
 
     def signer(self) -> Signer:
         """The store's signer. A default key is created for a new store only: a store that
