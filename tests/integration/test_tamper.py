@@ -9,6 +9,7 @@ beside the store, or to `$SABOT_CHECKPOINTS` on PostgreSQL), then tampers.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -38,7 +39,7 @@ from infra.checkpoints import (
     witness,
     write_checkpoint,
 )
-from infra.merkle import Frontier, event_leaf
+from infra.merkle import Frontier, event_leaf, verify_inclusion
 from infra.service import TableService
 from infra.shoe_audit import ShoeAudit
 from infra.signing import Signer, SigningKeyError, create_key
@@ -450,3 +451,21 @@ def test_a_store_that_lost_its_key_file_refuses_a_new_key(sqlite_url: str) -> No
     key.with_suffix(".moved").rename(key)
     with a_service(sqlite_url) as service:
         assert service.chained_recorder.signer().key_id in verify(sqlite_url).keys
+
+
+def test_an_event_s_inclusion_proof_in_the_latest_checkpoint(
+        played: Played, capsys: pytest.CaptureFixture[str]) -> None:
+    dealt = [e for e in played.events if isinstance(e, Table.CardDealt)][1]
+    nid, topic, state = event_row(played.url, played.table_id, dealt.originator_version)
+    assert main(["audit", "prove", str(nid), "--json", "--database", played.url]) == 0
+    body = json.loads(capsys.readouterr().out)
+    leaf = event_leaf(nid, canonical_bytes(played.table_id, dealt.originator_version, topic,
+                                           state))
+    assert body["leaf"] == leaf.hex() and body["holds"] is True
+    checkpoint = body["checkpoint"]
+    assert verify_inclusion(leaf, body["position"], checkpoint["size"],
+                            bytes.fromhex(checkpoint["root"]),
+                            [bytes.fromhex(node) for node in body["proof"]])
+    forge_and_rechain(played.url, dealt, card=other_card(dealt.card))
+    assert main(["audit", "prove", str(nid), "--database", played.url]) == 1
+    assert "DOES NOT HOLD" in capsys.readouterr().out
