@@ -86,12 +86,15 @@ class _Ledgered:
         self.signer()
 
     def signer(self) -> Signer:
-        """The store's signer. A default key is created for a new store only: a store that
-        was signed before and lost its key file refuses, rather than start a new key."""
+        """The store's signer. The default key beside a SQLite store is created for a new
+        store only: a store that was signed before and lost its key file refuses, rather than
+        start a new key. (PostgreSQL's default key is per working directory: each process
+        makes its own; set SABOT_SIGNING_KEY for one key.)"""
         if self._signer is None:
             env = key_env(self.database)
             path = key_path(env)
-            if path is not None and not env["SABOT_SIGNING_KEY"] and not path.exists():
+            beside = "SQLITE_DBNAME" in env and not env["SABOT_SIGNING_KEY"]
+            if path is not None and beside and not path.exists():
                 recorded = ledger.recorded_keys(self.database)
                 if recorded:
                     raise SigningKeyError(
