@@ -7,6 +7,7 @@ four variants are one engine with four sets of defaults, not four engines.
 from __future__ import annotations
 
 from enum import StrEnum
+from fractions import Fraction
 from typing import Any
 
 import msgspec
@@ -49,6 +50,8 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     decks: int
     commission_percent: int
     tie_pays: int
+    commission_basis_points: int | None = None  # a rate in hundredths of a percent (1.25%:
+    # 125), for the rates a whole percent cannot say; None: `commission_percent`
     banker_options: bool = False
     first_bank: FirstBank = FirstBank.HOUSE
     hand_holder: HandHolder = HandHolder.LARGEST_STAKE
@@ -69,6 +72,17 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
         """Punto banco and the family game's side bets are banked by the house."""
         return self.variant in (Variant.PUNTO_BANCO, Variant.SIMPLIFIED)
 
+    @property
+    def commission_bp(self) -> int:
+        """The commission rate in basis points (hundredths of a percent)."""
+        if self.commission_basis_points is not None:
+            return self.commission_basis_points
+        return self.commission_percent * 100
+
+    @property
+    def commission_rate(self) -> Fraction:
+        return Fraction(self.commission_bp, 10_000)
+
     def model_without_options(self) -> TableSettings:
         """The same table with the banker's optional cases turned back into fixed ones."""
         return msgspec.structs.replace(self, banker_options=False)
@@ -79,7 +93,7 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
 
         if not 1 <= self.decks <= 8:
             raise RuleViolation("a shoe holds 1 to 8 decks", rule="settings-decks")
-        if not 0 <= self.commission_percent <= 25:
+        if not 0 <= self.commission_percent <= 25 or not 0 <= self.commission_bp <= 2500:
             raise RuleViolation("commission is 0 to 25 percent", rule="settings-commission")
         if self.tie_pays < 0:
             raise RuleViolation("tie odds cannot be negative", rule="settings-tie-odds")

@@ -119,6 +119,7 @@ class TableState(msgspec.Struct, kw_only=True):
     payouts_made: int = 0
     house_result: int = 0
     commission_total: int = 0
+    commission_box: dict[str, int] = msgspec.field(default_factory=dict)  # payouts.BOX_UNITS
     chips_in: int = 0  # brought to the table: seats and adjustments
     chips_out: int = 0  # carried away by players who left
 
@@ -268,6 +269,7 @@ class TableState(msgspec.Struct, kw_only=True):
             self.bank_offered_to = nxt[0] if nxt else None
         self.seats.remove(seat)
         self.chips_out += seat.chips
+        self.commission_box.pop(player, None)  # a credit left in the box lapses
         if self.passed_hand_returns_to == player:
             self.passed_hand_returns_to = None
         if self.banco_suivi == player:
@@ -570,16 +572,19 @@ class TableState(msgspec.Struct, kw_only=True):
         return outcomes
 
     def _settlement(self, outcomes: dict[Side, Outcome]) -> Settlement:
+        boxes = self.commission_box
         if self.variant is Variant.PUNTO_BANCO:
-            return payouts.house_bets(self.settings, outcomes[Side.PUNTER], self.bets)
+            return payouts.house_bets(self.settings, outcomes[Side.PUNTER], self.bets, boxes)
         if self.variant is Variant.SIMPLIFIED:
-            side_bets = payouts.house_bets(self.settings, outcomes[Side.PUNTER], self.bets)
+            side_bets = payouts.house_bets(self.settings, outcomes[Side.PUNTER], self.bets,
+                                           boxes)
             duel = payouts.duel(outcomes[Side.PUNTER], self.duel[0], self.duel[1],
                                 self.settings.duel_stake)
             return Settlement(duel.payouts + side_bets.payouts, 0, side_bets.commission,
-                              side_bets.house_net).check()
-        assert self.covered is not None
-        return payouts.against_bank(self.settings, outcomes, self.covered.engaged)
+                              side_bets.house_net, side_bets.boxes).check()
+        assert self.covered is not None and self.banker is not None
+        return payouts.against_bank(self.settings, outcomes, self.covered.engaged,
+                                    self.banker, boxes.get(self.banker, 0))
 
     # --- paying and what follows ----------------------------------------------------
 
@@ -604,6 +609,7 @@ class TableState(msgspec.Struct, kw_only=True):
             raise OutOfTurn("every payout is made before the coup closes", rule="payouts-due")
         self.house_result += settlement.house_net
         self.commission_total += settlement.commission
+        self.commission_box.update(settlement.boxes)
         self.bank += settlement.banker_net
         outcomes = self.coup.outcomes
         match self.variant:
