@@ -2,7 +2,11 @@
 
 Chemin de fer (000, 001): a banco covers the whole bank alone and has priority, the banco
 suivi first, then seat order from the banker's right, standing punters last. Otherwise the
-stakes are covered in that order until the bank is covered; the rest is not engaged.
+stakes are covered in that order until the bank is covered; the rest is not engaged. "Un
+joueur debout peut faire banco tout seul mais il n'est pas prioritaire" (001): a standing
+punter's banco comes after the seated players, their bancos and their stakes alike. It holds
+only when no seated punter stakes; otherwise the seated stakes are covered first and the
+standing caller covers what they leave, before the other standing punters.
 
 À deux tableaux (000): a banco (where allowed) covers the whole bank on both tableaux. If
 the bank covers every stake, every stake is engaged; otherwise the bank is split in two
@@ -13,7 +17,7 @@ from the closest outward, the other side's seated punters, standing punters).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import msgspec
 
@@ -41,8 +45,12 @@ class Coverage(msgspec.Struct, frozen=True):
         return sum(s.amount for s in self.engaged if s.tableau is tableau)
 
 
-def banco_winner(callers: Sequence[str], order: Sequence[str], suivi: str | None) -> str | None:
-    """Of the punters calling banco, the one with priority: the banco suivi, else seat order."""
+def banco_winner(callers: Sequence[str], order: Sequence[str], suivi: str | None,
+                 standing: Collection[str] = ()) -> str | None:
+    """Of the punters calling banco, the one with priority: the banco suivi, else seat order;
+    a standing caller, even the banco suivi, only when no seated punter calls."""
+    seated = [p for p in callers if p not in standing]
+    callers = seated or list(callers)
     if not callers:
         return None
     if suivi is not None and suivi in callers:
@@ -69,9 +77,11 @@ def chemin_de_fer(
     order: Sequence[str],
     banco: str | None,
     hand_holder: HandHolder,
+    standing: Collection[str] = (),
 ) -> Coverage:
     """Cover a chemin-de-fer bank; `order` is the punters' priority order, standing last."""
-    if banco is not None:
+    seated_stakes = [s for s in stakes if s.player not in standing]
+    if banco is not None and (banco not in standing or not seated_stakes):
         return Coverage(
             engaged=(Stake(banco, Side.PUNTER, bank),),
             returned=tuple(stakes),
@@ -79,7 +89,14 @@ def chemin_de_fer(
             hand_holders={Side.PUNTER: banco},
         )
     in_order = sorted(stakes, key=lambda s: order.index(s.player))
+    own: list[Stake] = []
+    if banco is not None:  # a standing banco yields to the seated stakes, then covers the rest
+        own = [s for s in in_order if s.player == banco]
+        in_order = [*(s for s in in_order if s.player not in standing),
+                    Stake(banco, Side.PUNTER, bank),
+                    *(s for s in in_order if s.player in standing and s.player != banco)]
     engaged, returned = _cover_in_order(bank, in_order)
+    returned = [s for s in returned if s.player != banco] + own  # an offer is not a stake
     holders: dict[Side, str] = {}
     if engaged:
         if hand_holder is HandHolder.LARGEST_STAKE:

@@ -114,6 +114,7 @@ class TableState(msgspec.Struct, kw_only=True):
     bets: list[Bet] = msgspec.field(default_factory=list)
     stakes: list[coverage.Stake] = msgspec.field(default_factory=list)
     banco_calls: list[str] = msgspec.field(default_factory=list)
+    tie_replay: bool = False  # chemin de fer: the stakes of a tied coup play it again
     covered: coverage.Coverage | None = None
     settlement: Settlement | None = None
     payouts_made: int = 0
@@ -369,6 +370,11 @@ class TableState(msgspec.Struct, kw_only=True):
             raise RuleViolation(
                 f"the bank must be at least {max(self.settings.min_stake, self.bank_required)}",
                 rule="bank-too-small")
+        if self.bank_required and amount != self.bank_required:
+            # 000: "celui qui prend la main doit mettre au jeu une somme égale à celle que
+            # retire le banquier qui s'en va, la mise première comprise"
+            raise RuleViolation(f"a passed hand is taken with exactly {self.bank_required}, "
+                                "the sum the banker withdrew", rule="bank-not-equal")
         if amount > seat.chips:
             raise RuleViolation(f"{player} has only {seat.chips} chips", rule="chips-short")
         if self.passed_hand_returns_to == player:
@@ -423,7 +429,13 @@ class TableState(msgspec.Struct, kw_only=True):
 
     # --- stakes ---------------------------------------------------------------------
 
+    def _refuse_during_tie_replay(self) -> None:
+        if self.tie_replay:
+            raise RuleViolation("after a tie the coup is played again with the same stakes: "
+                                "close betting", rule="tie-replay")
+
     def _check_amount(self, player: str, amount: int) -> Seat:
+        self._refuse_during_tie_replay()
         seat = self.seat_of(player)
         if amount < self.settings.min_stake:
             raise RuleViolation(f"the minimum stake is {self.settings.min_stake}",
@@ -472,6 +484,7 @@ class TableState(msgspec.Struct, kw_only=True):
             raise RuleViolation("this table plays no banco", rule="no-banco")
         if player == self.banker:
             raise RuleViolation("the banker cannot call banco", rule="banker-banco")
+        self._refuse_during_tie_replay()
         seat = self.seat_of(player)
         if player in self.banco_calls:
             raise RuleViolation(f"{player} has already called banco", rule="banco-twice")
@@ -497,14 +510,16 @@ class TableState(msgspec.Struct, kw_only=True):
         self.coup_number += 1
         self.coup = Coup.start(self.settings)
         self.settlement = None
+        self.tie_replay = False
         self.phase = Phase.PLAYING
 
     def _coverage(self) -> coverage.Coverage:
         order = self.punter_order()
-        winner = coverage.banco_winner(self.banco_calls, order, self.banco_suivi)
+        standing = {s.player for s in self.seats if s.standing}
+        winner = coverage.banco_winner(self.banco_calls, order, self.banco_suivi, standing)
         if self.variant is Variant.CHEMIN_DE_FER:
             return coverage.chemin_de_fer(self.bank, self.stakes, order, winner,
-                                          self.settings.hand_holder)
+                                          self.settings.hand_holder, standing)
         orders = {t: self._tableau_order(t) for t in tableaux_of(self.variant)}
         holders = {t: h for t in orders if (h := self._holder_with_stake(t, orders[t]))}
         return coverage.deux_tableaux(self.bank, self.stakes, orders, winner, holders)
@@ -621,10 +636,16 @@ class TableState(msgspec.Struct, kw_only=True):
                 self._rotate_duel(outcomes[Side.PUNTER])
             case Variant.PUNTO_BANCO:
                 pass
-        self.bets, self.stakes, self.banco_calls, self.covered = [], [], [], None
-        self.coup = None
+        self.coup, self.covered = None, None
         assert self.shoe is not None
-        if self.shoe.last_coup or self.shoe.remaining < self.cards_per_coup():
+        taille_over = self.shoe.last_coup or self.shoe.remaining < self.cards_per_coup()
+        # 001: "si les deux points sont identiques il y a égalité, on refait le coup en donnant
+        # de nouvelles cartes": the stakes and the banco stay for the coup played again.
+        self.tie_replay = not taille_over and self.variant is Variant.CHEMIN_DE_FER and (
+            outcomes[Side.PUNTER] is Outcome.TIE)
+        if not self.tie_replay:
+            self.bets, self.stakes, self.banco_calls = [], [], []
+        if taille_over:
             self._end_taille()
             return
         self.shoe.last_coup = self.shoe.cut_card_out
@@ -633,6 +654,8 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def _rotate_chemin_de_fer(self, outcome: Outcome) -> None:
         assert self.covered is not None and self.banker is not None
+        if outcome is Outcome.TIE:
+            return  # the coup is played again: the same bank, banco and banco suivi
         banco = self.covered.banco
         self.banco_suivi = banco if banco and outcome is Outcome.BANKER else None
         if outcome is Outcome.PUNTER or self.bank <= 0:

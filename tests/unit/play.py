@@ -176,7 +176,8 @@ class Driver:
             chips = state.seat_of(offered).chips
             if chips >= required:
                 self._declines = 0
-                state.award_bank(offered, max(required, min(chips, self.bank)))
+                state.award_bank(offered, state.bank_required
+                                 or max(required, min(chips, self.bank)))
                 return "take-bank"
             self._declines += 1
             if self._declines > len(state.players()):
@@ -193,6 +194,8 @@ class Driver:
     def _betting_plan(self) -> list[Callable[[], str]]:
         """The stakes, bets and bancos of one coup, checked against free chips as planned."""
         state, rng, settings = self.state, self.rng, self.state.settings
+        if state.tie_replay:  # a tied chemin-de-fer coup is played again as it was staked
+            return [self._close_betting]
         if (state.variant is Variant.CHEMIN_DE_FER and self.retire_rate
                 and rng.random() < self.retire_rate):
             return [self._retire]
