@@ -12,12 +12,17 @@ standing caller covers what they leave, before the other standing punters.
 the bank covers every stake, every stake is engaged; otherwise the bank is split in two
 halves, one per tableau (the odd chip to the right), and each tableau's stakes are covered
 in its own order (the caller gives it: the hand holder, the seated punters of that side
-from the closest outward, the other side's seated punters, standing punters).
+from the closest outward, the other side's seated punters, standing punters). "On commence
+toujours par couvrir les pontes à droite et à gauche, en commençant par celui qui est assis
+le plus près du banquier": the engaged stakes are paid right and left alternately, first the
+punters seated on their tableau's side, then those seated on the other side, then the
+standing punters, who "sont toujours payés les derniers".
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from itertools import zip_longest
 
 import msgspec
 
@@ -116,8 +121,10 @@ def deux_tableaux(
     orders: Mapping[Side, Sequence[str]],
     banco: str | None,
     hand_holders: Mapping[Side, str],
+    sides: Mapping[str, Side | None] | None = None,
 ) -> Coverage:
-    """Cover an à deux tableaux bank; `orders` gives each tableau's coverage order."""
+    """Cover an à deux tableaux bank; `orders` gives each tableau's coverage order, `sides`
+    the side each punter sits on (None or absent: standing)."""
     right_half = bank - bank // 2
     if banco is not None:
         return Coverage(
@@ -127,13 +134,23 @@ def deux_tableaux(
             hand_holders={Side.RIGHT: banco, Side.LEFT: banco},
         )
     covers_all = sum(s.amount for s in stakes) <= bank
-    engaged: list[Stake] = []
+    engaged: dict[Side, list[Stake]] = {}
     returned: list[Stake] = []
     for tableau, half in ((Side.RIGHT, right_half), (Side.LEFT, bank // 2)):
         order = orders[tableau]
         mine = sorted((s for s in stakes if s.tableau is tableau),
                       key=lambda s: order.index(s.player))
-        taken, back = _cover_in_order(bank if covers_all else half, mine)
-        engaged += taken
+        engaged[tableau], back = _cover_in_order(bank if covers_all else half, mine)
         returned += back
-    return Coverage(tuple(engaged), tuple(returned), None, dict(hand_holders))
+    seated_on = sides or {}
+
+    def tier(stake: Stake) -> int:
+        side = seated_on.get(stake.player)
+        return 2 if side is None else int(side is not stake.tableau)
+
+    in_pay_order: list[Stake] = []
+    for rank in range(3):
+        right, left = ([s for s in engaged[t] if tier(s) == rank] for t in (Side.RIGHT, Side.LEFT))
+        for pair in zip_longest(right, left):
+            in_pay_order += [s for s in pair if s is not None]
+    return Coverage(tuple(in_pay_order), tuple(returned), None, dict(hand_holders))

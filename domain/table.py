@@ -108,7 +108,7 @@ class TableState(msgspec.Struct, kw_only=True):
     bank_declined_by: list[str] = msgspec.field(default_factory=list)
     passed_hand_returns_to: str | None = None
     banco_suivi: str | None = None
-    bancos_in_a_row: int = 0
+    bancos_in_a_row: int = 0  # à deux tableaux: bancos against this bank, two at most (000)
     hand_holders: dict[Side, str] = msgspec.field(default_factory=dict)
     duel: list[str] = msgspec.field(default_factory=list)
     bets: list[Bet] = msgspec.field(default_factory=list)
@@ -261,10 +261,13 @@ class TableState(msgspec.Struct, kw_only=True):
     def leave(self, player: str) -> int:
         """A player leaves between coups, taking their chips."""
         seat = self.seat_of(player)
-        if self.phase in (Phase.PLAYING, Phase.SETTLED) or self.committed(player):
+        if self.phase in (Phase.PLAYING, Phase.SETTLED) or (
+            self.committed(player) and not self.tie_replay
+        ):
             raise OutOfTurn(f"{player} has chips in play", rule="chips-in-play")
         if player == self.banker:
             raise OutOfTurn("the banker retires the bank before leaving", rule="banker-leaving")
+        self._withdraw_from_tie_replay(player)
         if player == self.bank_offered_to:
             nxt = [p for p in self.rotation_after(player) if p != player]
             self.bank_offered_to = nxt[0] if nxt else None
@@ -381,6 +384,7 @@ class TableState(msgspec.Struct, kw_only=True):
             self.passed_hand_returns_to = None
         seat.chips -= amount
         self.banker, self.bank = player, amount
+        self.bancos_in_a_row = 0
         self.bank_offered_to, self.bank_required, self.bank_declined_by = None, 0, []
         if self.variant is Variant.DEUX_TABLEAUX:
             self._seat_hand_holders()
@@ -408,8 +412,9 @@ class TableState(msgspec.Struct, kw_only=True):
         between_coups = (Phase.BETTING, Phase.NO_SHOE, Phase.SHUFFLED, Phase.BURNING)
         self.require(*between_coups, doing="retire the bank")
         self._require_player(player, self.banker, "retire the bank")
-        if self.stakes or self.banco_calls:
+        if (self.stakes or self.banco_calls) and not self.tie_replay:
             raise OutOfTurn("stakes are already placed against this bank", rule="stakes-placed")
+        self._withdraw_from_tie_replay(None)
         retiring, amount = self.banker, self.bank
         assert retiring is not None
         self._bank_back_to_banker()
@@ -428,6 +433,16 @@ class TableState(msgspec.Struct, kw_only=True):
         self.banker, self.bank = None, 0
 
     # --- stakes ---------------------------------------------------------------------
+
+    def _withdraw_from_tie_replay(self, player: str | None) -> None:
+        """Whoever leaves a tied coup before it is played again takes their stake and banco
+        back (the tie moved nothing); with nothing left staked, or when the banker retires
+        or the taille ends (`player` None), the replay is void and the table bets afresh."""
+        if not self.tie_replay:
+            return
+        self.stakes = [s for s in self.stakes if player is not None and s.player != player]
+        self.banco_calls = [p for p in self.banco_calls if player is not None and p != player]
+        self.tie_replay = bool(self.stakes or self.banco_calls)
 
     def _refuse_during_tie_replay(self) -> None:
         if self.tie_replay:
@@ -522,7 +537,8 @@ class TableState(msgspec.Struct, kw_only=True):
                                           self.settings.hand_holder, standing)
         orders = {t: self._tableau_order(t) for t in tableaux_of(self.variant)}
         holders = {t: h for t in orders if (h := self._holder_with_stake(t, orders[t]))}
-        return coverage.deux_tableaux(self.bank, self.stakes, orders, winner, holders)
+        sides = {s.player: None if s.standing else s.side for s in self.seats}
+        return coverage.deux_tableaux(self.bank, self.stakes, orders, winner, holders, sides)
 
     def _side_order(self, side: Side) -> list[str]:
         """A side's seated punters from the hand holder outward, the closest ones after."""
@@ -672,7 +688,10 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def _pass_hands(self, outcomes: dict[Side, Outcome]) -> None:
         assert self.covered is not None
-        self.bancos_in_a_row = self.bancos_in_a_row + 1 if self.covered.banco else 0
+        # 000: "Après le second banco, chaque tableau reprend son droit, et il n'est plus
+        # permis à un seul joueur de faire le banco": no third banco on this bank, ordinary
+        # coups between or not; a new bank restores the right (`award_bank`).
+        self.bancos_in_a_row += 1 if self.covered.banco else 0
         self.banco_suivi = self.covered.banco if Outcome.BANKER in outcomes.values() else None
         for side, outcome in outcomes.items():
             holder = self.covered.hand_holders.get(side)
@@ -711,8 +730,9 @@ class TableState(msgspec.Struct, kw_only=True):
         """The croupier ends the taille between coups (the table closes, or a tournament ends
         with cards left in the shoe); an RNG shoe's seed is then revealed as usual."""
         self.require(Phase.BETTING, Phase.NO_BANK, doing="end the taille")
-        if self.bets or self.stakes or self.banco_calls:
+        if (self.bets or self.stakes or self.banco_calls) and not self.tie_replay:
             raise OutOfTurn("stakes are placed: play the coup first", rule="stakes-placed")
+        self._withdraw_from_tie_replay(None)
         self._end_taille()
 
     def _end_taille(self) -> None:

@@ -157,3 +157,17 @@ def test_celui_qui_prend_la_main_met_une_somme_egale(amount: int) -> None:
     assert error.value.rule in ("bank-too-small", "bank-not-equal")
     state.award_bank("p1", 195)
     assert (state.banker, state.bank) == ("p1", 195)
+
+
+def test_a_punter_leaving_a_tied_coup_takes_his_stake_back() -> None:
+    """The tie moved nothing: a punter may leave before the coup is played again (a
+    tournament's round ends), his stake going back; the others' stakes stay."""
+    state = table()
+    state.place_stake("p1", P, 60)
+    state.place_stake("p2", P, 40)
+    play_coup(state, TIE)
+    assert state.leave("p1") == 1000
+    assert [(s.player, s.amount) for s in state.stakes] == [("p2", 40)] and state.tie_replay
+    state.retire_bank("p0")  # the banker may still retire: the replay is void
+    assert state.stakes == [] and not state.tie_replay
+    assert state.chips_accounted()

@@ -462,7 +462,8 @@ def test_deux_tableaux_losing_hand_holder_passes_the_hand_on_his_side() -> None:
     assert state.covered is not None
     assert state.covered.hand_holders == {R: "r2", L: "l1"}
     assert state.settlement is not None
-    assert [p.player for p in state.settlement.payouts] == ["r2", "r3", "r1", "l1", "l2"]
+    # right and left alternately, each side from its hand holder outward (000)
+    assert [p.player for p in state.settlement.payouts] == ["r2", "l1", "r3", "l2", "r1"]
     for payout in state.settlement.payouts:
         state.pay(payout)
     state.close_coup()
