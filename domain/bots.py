@@ -149,6 +149,8 @@ def _play(state: TableState, command_id: CommandId) -> c.TableCommand:
             return c.ShowNaturals(command_id=command_id(label))
         case "settle":
             return c.SettleCoup(command_id=command_id(label))
+        case "offer":  # the banker's default: "Je donne" (domain.policies)
+            return c.OfferCard(command_id=command_id(label), actor=state.banker or CROUPIER)
     side = step.side
     assert side is not None
     actor = state.hand_holder(side) or CROUPIER

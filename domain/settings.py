@@ -59,6 +59,7 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     burn: Burn = Burn.NONE
     burn_cards: int = 0
     cut_card_from_end: int = 0
+    banker_offers: bool = False  # the banker offers a card or shows down first (002)
     punter_draws_on_five: bool = False
     banker_draws_on_five: bool = False
     push_on_tie: bool = True  # the family game loses Banque and Ponte bets on a tie (003)
@@ -132,6 +133,7 @@ _DEFAULTS: dict[Variant, dict[str, Any]] = {
         "cut_card_from_end": 16,
     },
     Variant.DEUX_TABLEAUX: {
+        "banker_offers": True,
         "decks": 3,
         "commission_percent": 0,
         "tie_pays": 0,

@@ -225,7 +225,7 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def _coup_action(self, step: LegalStep) -> Action:
         actor = CROUPIER
-        if step.step in (Step.DRAW, Step.STAND) and step.side is not None:
+        if step.step in (Step.DRAW, Step.STAND, Step.OFFER, Step.SHOW_DOWN) and step.side:
             actor = self.hand_holder(step.side) or CROUPIER
         return Action(step.step.value, actor, step.side, step.forced)
 
@@ -594,6 +594,21 @@ class TableState(msgspec.Struct, kw_only=True):
             coup.draw(side)
         else:
             coup.stand(side)
+
+    def offer_card(self, actor: str) -> None:
+        """À deux tableaux, the banker says "Je donne": the punters may draw (002)."""
+        coup = self._playing()
+        coup._expect(Step.OFFER)
+        self._require_player(actor, self.banker, "offer a card")
+        coup.offer()
+
+    def show_down(self, actor: str) -> None:
+        """À deux tableaux, the banker shows his first two cards, whatever their point: the
+        coup is settled as the cards lie (002)."""
+        coup = self._playing()
+        coup._expect(Step.SHOW_DOWN)
+        self._require_player(actor, self.banker, "show down")
+        coup.show_down()
 
     def settle(self) -> dict[Side, Outcome]:
         outcomes = self._playing().settle()

@@ -278,6 +278,24 @@ class Table(Aggregate):
     def stand(self, coup: int, side: Side, actor: str, command_id: str) -> None:
         self.state.decide(actor, side, draw=False)
 
+    class CardOffered(Event):
+        """À deux tableaux, the banker said "Je donne" (002)."""
+
+        coup: int
+
+    @event(CardOffered)
+    def offer_card(self, coup: int, actor: str, command_id: str) -> None:
+        self.state.offer_card(actor)
+
+    class BankerShowedDown(Event):
+        """À deux tableaux, the banker showed his first two cards, ending the coup (002)."""
+
+        coup: int
+
+    @event(BankerShowedDown)
+    def show_down(self, coup: int, actor: str, command_id: str) -> None:
+        self.state.show_down(actor)
+
     class CoupSettled(Event):
         coup: int
         outcomes: dict[Side, Outcome]

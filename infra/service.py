@@ -224,7 +224,14 @@ class TableService(SabotApplication):
                 if s.phase is Phase.PLAYING and s.coup_number == number and (
                     s.coup is not None and s.coup.to_act() is side
                 ):
-                    self._decide_hand(table, side, default_draw(s, side), who)
+                    if s.coup.awaits_offer():  # the banker's default: "Je donne"
+                        table.offer_card(coup=number, **who)
+                    else:
+                        self._decide_hand(table, side, default_draw(s, side), who)
+            case c.OfferCard():
+                table.offer_card(coup=s.coup_number, **who)
+            case c.ShowDown():
+                table.show_down(coup=s.coup_number, **who)
             case c.SettleCoup():
                 coup = self._coup(s)
                 table.settle(coup=s.coup_number, outcomes=coup.outcomes_now(),

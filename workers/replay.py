@@ -119,6 +119,10 @@ class _CoupRun:
                 self._differ("naturals", f"coup {e.coup}", _sides(shown), _sides(e.sides))
         elif kind in _DECISIONS:
             state.decide(e.actor, e.side, draw=_DECISIONS[kind])
+        elif kind == "CardOffered":
+            state.offer_card(e.actor)
+        elif kind == "BankerShowedDown":
+            state.show_down(e.actor)
         elif kind == "CoupSettled":
             self._settle(e)
         elif kind == "PayoutMade":

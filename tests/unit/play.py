@@ -280,6 +280,9 @@ class Driver:
                 state.show_naturals()
             case Step.SETTLE:
                 state.settle()
+            case Step.OFFER:  # the banker's default: "Je donne" (domain.policies)
+                assert action.actor is not None
+                state.offer_card(action.actor)
             case Step.DRAW | Step.STAND:
                 side = action.side
                 assert side is not None and action.actor is not None
@@ -346,9 +349,11 @@ def play_coup(
     draws: Mapping[Side, bool] | None = None,
     *,
     pay: bool = True,
+    show_down: bool = False,
 ) -> dict[Side, Outcome]:
     """Close betting, then play one coup with exactly `cards`, in the order the coup asks for
-    them. A hand draws as `draws` says where given, else by the default policy. With `pay`,
+    them. A hand draws as `draws` says where given, else by the default policy; an à deux
+    tableaux banker offers a card, or with `show_down` shows his first two cards. With `pay`,
     pay every payout and close the coup. The outcomes."""
     state.close_betting()
     shoe: Iterator[str] = iter(cards)
@@ -362,6 +367,12 @@ def play_coup(
                 state.show_naturals()
             case Step.SETTLE:
                 outcomes = state.settle()
+            case Step.OFFER | Step.SHOW_DOWN:
+                assert action.actor is not None
+                if show_down:
+                    state.show_down(action.actor)
+                else:
+                    state.offer_card(action.actor)
             case Step.DRAW | Step.STAND:
                 side = action.side
                 assert side is not None and action.actor is not None

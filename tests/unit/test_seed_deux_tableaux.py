@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from domain.cards import card
 from domain.coup import Outcome, Side
-from domain.errors import RuleViolation
+from domain.errors import OutOfTurn, RuleViolation
 from domain.table import Phase, TableState
 from tests.unit.play import physical_table, play_coup
 
@@ -101,3 +102,54 @@ def test_a_short_bank_is_halved_and_each_half_covered_alternately() -> None:
     assert state.covered is not None
     assert [(s.player, s.amount) for s in state.covered.engaged] == [
         ("r1", 20), ("l1", 20), ("r2", 10), ("l2", 10)]
+
+
+# --- the banker speaks first: "Je donne", or he shows his cards (002) ----------------------
+
+# Right 3, left 6, banker 5; no natural.
+RIGHT_3_LEFT_6_BANKER_5 = ["3s", "6h", "2d", "Ts", "Th", "3d"]
+
+
+def dealt(state: TableState, cards: list[str]) -> None:
+    state.close_betting()
+    for code in cards:
+        state.deal(card(code))
+    state.show_naturals()
+
+
+def test_le_banquier_a_le_droit_dabattre_son_jeu_du_premier_coup() -> None:
+    """002: "Quel que soit son jeu, et à perte ou à gain, le banquier a le droit d'abattre
+    son jeu du premier coup": on 5 he shows down, losing to the left's 6, beating the
+    right's 3; nobody draws."""
+    state = table()
+    state.place_stake("r1", R, 10)
+    state.place_stake("l1", L, 10)
+    outcomes = play_coup(state, RIGHT_3_LEFT_6_BANKER_5, show_down=True)
+    assert outcomes == {R: Outcome.BANKER, L: Outcome.PUNTER}
+    assert state.seat_of("r1").chips == 4990 and state.seat_of("l1").chips == 5010
+
+
+def test_les_pontes_ne_peuvent_tirer_une_carte_que_sur_loffre_du_banquier() -> None:
+    """002: "Les pontes ne peuvent tirer une carte que sur l'offre du banquier", who says
+    "Je donne"; only the banker may say it."""
+    state = table()
+    state.place_stake("r1", R, 10)
+    state.place_stake("l1", L, 10)
+    dealt(state, RIGHT_3_LEFT_6_BANKER_5)
+    assert [(a.step, a.actor) for a in state.legal_actions()] == [
+        ("offer", "b"), ("show-down", "b")]
+    with pytest.raises(RuleViolation) as error:
+        state.decide("r1", R, True)
+    assert error.value.rule == "no-offer"
+    with pytest.raises(OutOfTurn):
+        state.offer_card("r1")
+    state.offer_card("b")
+    state.decide("r1", R, True)  # on 3 the right draws
+    assert state.coup is not None and state.coup.awaiting_card is R
+
+
+def test_a_banker_natural_needs_no_offer() -> None:
+    """002: "Si, du premier coup, le banquier a 8 ou 9, il abat son jeu": nothing to offer."""
+    state = table()
+    state.place_stake("r1", R, 10)
+    assert play_coup(state, BOTH_LOSE) == {R: Outcome.BANKER, L: Outcome.BANKER}
