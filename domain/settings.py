@@ -43,6 +43,14 @@ class Burn(StrEnum):
     BY_FIRST_CARD = "by-first-card"  # the first card is turned; that many burned, 10 for a bûche
 
 
+class Preset(StrEnum):
+    """A set of house rules applied over a variant's defaults (`_PRESETS`)."""
+
+    SEEDS = "seeds"  # the seeds, and Sabot's defaults where they are silent
+    FRANCE_2007 = "france-2007"  # the French casino regulation, arrêté of 14 May 2007
+    FRANCE_2007_BANQUE_OUVERTE = "france-2007-banque-ouverte"  # its à banque ouverte form
+
+
 class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Every rule option of a table. Build with `TableSettings.default(variant, **overrides)`."""
 
@@ -67,6 +75,7 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     decision_seconds: int = 0  # a hand's time to decide before the default is played; 0: none
     min_stake: int = 1
     max_stake: int = 0  # 0: no table maximum
+    preset: Preset = Preset.SEEDS  # the house rules the defaults came from
 
     @property
     def house_banks(self) -> bool:
@@ -112,7 +121,14 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
         """The defaults RULES.md gives for a variant, with any setting overridden."""
         v = Variant(variant)
         base: dict[str, Any] = _DEFAULTS[v]
-        return msgspec.convert({**base, **overrides, "variant": v}, cls).check()
+        preset = Preset(overrides.get("preset", Preset.SEEDS))
+        house = _PRESETS.get(preset, {})
+        if preset is not Preset.SEEDS and v not in house:
+            from domain.errors import RuleViolation
+
+            raise RuleViolation(f"the {preset} rules do not cover {v}", rule="settings-preset")
+        return msgspec.convert({**base, **house.get(v, {}), **overrides, "variant": v},
+                               cls).check()
 
 
 _DEFAULTS: dict[Variant, dict[str, Any]] = {
@@ -144,5 +160,19 @@ _DEFAULTS: dict[Variant, dict[str, Any]] = {
         "commission_percent": 0,
         "tie_pays": 5,
         "push_on_tie": False,
+    },
+}
+
+
+# The arrêté of 14 May 2007 (relatif à la réglementation des jeux dans les casinos), title III,
+# chapter III, "jeux de cercle"; README.md cites the articles.
+_PRESETS: dict[Preset, dict[Variant, dict[str, Any]]] = {
+    Preset.FRANCE_2007: {
+        Variant.PUNTO_BANCO: {"commission_percent": 5, "tie_pays": 8},
+        Variant.CHEMIN_DE_FER: {"commission_percent": 5, "cut_card_from_end": 7},
+        Variant.DEUX_TABLEAUX: {"commission_percent": 2, "cut_card_from_end": 10},
+    },
+    Preset.FRANCE_2007_BANQUE_OUVERTE: {
+        Variant.DEUX_TABLEAUX: {"commission_basis_points": 125, "cut_card_from_end": 10},
     },
 }
