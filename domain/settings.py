@@ -35,6 +35,15 @@ class HandHolder(StrEnum):
     BANKERS_RIGHT = "bankers-right"  # 000
 
 
+class PunterFive(StrEnum):
+    """What the punters' hand does on a two-card 5: 001 leaves it "Facultatif / au choix";
+    a house may impose one (chemin de fer, à deux tableaux)."""
+
+    CHOICE = "choice"
+    DRAW = "draw"
+    STAND = "stand"
+
+
 class Burn(StrEnum):
     """How many cards are burned after the cut."""
 
@@ -68,7 +77,8 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     burn_cards: int = 0
     cut_card_from_end: int = 0
     banker_offers: bool = False  # the banker offers a card or shows down first (002)
-    punter_draws_on_five: bool = False
+    punter_five: PunterFive = PunterFive.CHOICE  # a house rule that fixes the choice on 5
+    punter_draws_on_five: bool = False  # the default policy where 5 is a choice
     banker_draws_on_five: bool = False
     push_on_tie: bool = True  # the family game loses Banque and Ponte bets on a tie (003)
     duel_stake: int = 10  # the family game: what Banque and Ponte each put up

@@ -16,8 +16,8 @@ from rich.console import Console
 from rich.table import Table
 
 from domain.errors import RuleViolation
-from domain.odds import ODDS_VARIANTS, Odds, Outcome, exact_odds
-from domain.settings import TableSettings, Variant
+from domain.odds import ODDS_VARIANTS, Odds, OnFive, Outcome, exact_odds, on_five
+from domain.settings import PunterFive, TableSettings, Variant
 
 _BET_NAMES: dict[Variant, dict[Outcome, str]] = {
     Variant.PUNTO_BANCO: {Outcome.BANKER: "Banker", Outcome.PLAYER: "Player", Outcome.TIE: "Tie"},
@@ -57,6 +57,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--tie-pays", type=int, metavar="K", help="the tie bet pays K times the stake"
     )
+    parser.add_argument(
+        "--punter-five", choices=[f.value for f in PunterFive], metavar="RULE",
+        help="the house rule on the punters' 5: choice (001, the default), draw or stand",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
 
@@ -64,10 +68,16 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     settings = _settings(args)
     odds = exact_odds(settings)
+    five = on_five(settings)
     if args.json:
-        sys.stdout.write(msgspec.json.encode(_as_json(odds)).decode() + "\n")
+        data = _as_json(odds)
+        if five is not None:
+            data["punter_on_five"] = _five_json(five)
+        sys.stdout.write(msgspec.json.encode(data).decode() + "\n")
     else:
         _print_table(odds)
+        if five is not None:
+            _print_five(five, _BET_NAMES[odds.variant])
     return 0
 
 
@@ -81,7 +91,9 @@ def _settings(args: argparse.Namespace) -> TableSettings:
     variant = Variant(args.variant)
     if variant is Variant.CHEMIN_DE_FER and args.tie_pays is not None:
         raise RuleViolation("chemin de fer has no tie bet: a tie is void", rule="odds-tie-bet")
-    overrides: dict[str, int] = {}
+    overrides: dict[str, int | str] = {}
+    if args.punter_five is not None:
+        overrides["punter_five"] = args.punter_five
     if args.decks is not None:
         overrides["decks"] = args.decks
     if args.commission is not None:
@@ -93,6 +105,24 @@ def _settings(args: argparse.Namespace) -> TableSettings:
 
 def _exact(fraction: Fraction) -> str:
     return f"{fraction.numerator}/{fraction.denominator}"
+
+
+def _five_json(five: OnFive) -> dict[str, Any]:
+    return {
+        **{move: {
+            "edges": {o.value: _float(odds.edge(o)) for o in Outcome},
+            "edges_exact": {o.value: _exact_or_none(odds.edge(o)) for o in Outcome},
+        } for move, odds in (("stand", five.stand), ("draw", five.draw))},
+        "better": five.better.value,
+    }
+
+
+def _float(edge: Fraction | None) -> float | None:
+    return None if edge is None else float(edge)
+
+
+def _exact_or_none(edge: Fraction | None) -> str | None:
+    return None if edge is None else _exact(edge)
 
 
 def _as_json(odds: Odds) -> dict[str, Any]:
@@ -118,7 +148,9 @@ def _as_json(odds: Odds) -> dict[str, Any]:
 def _print_table(odds: Odds) -> None:
     names = _BET_NAMES[odds.variant]
     terms = [f"{odds.decks} deck{'s' if odds.decks > 1 else ''}"]
-    terms.append(f"commission {odds.commission_percent}%")
+    terms.append(f"commission {odds.commission_bp / 100:g}%")
+    if odds.variant is not Variant.PUNTO_BANCO:
+        terms.append(f"punters {'draw' if odds.punters_draw_on_five else 'stand'} on 5")
     if odds.edge(Outcome.TIE) is not None:
         terms.append(f"{names[Outcome.TIE]} pays {odds.tie_pays} to 1")
     table = Table(
@@ -141,4 +173,18 @@ def _print_table(odds: Odds) -> None:
             "no bet" if edge is None else f"{float(edge) * 100:.4f} %",
         )
     # Off a terminal (a pipe, a file) rich would wrap the table at 80 columns.
+    Console(width=None if sys.stdout.isatty() else 120).print(table)
+
+
+def _print_five(five: OnFive, names: dict[Outcome, str]) -> None:
+    table = Table(
+        title="The punters' choice on 5 (001: \"au choix\")",
+        caption=f"better for the punters: {five.better.value} on 5",
+    )
+    table.add_column("Punters on 5")
+    for outcome in (Outcome.PLAYER, Outcome.BANKER):
+        table.add_column(f"{names[outcome]} edge", justify="right")
+    for move, odds in (("stand", five.stand), ("draw", five.draw)):
+        edges = [odds.edge(outcome) for outcome in (Outcome.PLAYER, Outcome.BANKER)]
+        table.add_row(move, *(f"{float(e) * 100:.4f} %" for e in edges if e is not None))
     Console(width=None if sys.stdout.isatty() else 120).print(table)

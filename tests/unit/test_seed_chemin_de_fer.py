@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.cards import card
 from domain.coup import Outcome, Side
 from domain.errors import RuleViolation
 from domain.table import Phase, TableState
@@ -171,3 +172,36 @@ def test_a_punter_leaving_a_tied_coup_takes_his_stake_back() -> None:
     state.retire_bank("p0")  # the banker may still retire: the replay is void
     assert state.stakes == [] and not state.tie_replay
     assert state.chips_accounted()
+
+
+# --- "5 Facultatif / au choix" (001), and the house rule that fixes it ---------------------
+
+PUNTER_5_BANKER_6 = ["2s", "3h", "3s", "3d"]  # punter 5, banker 6: no natural
+
+
+@pytest.mark.parametrize("draw", [True, False])
+def test_5_facultatif_au_choix(draw: bool) -> None:
+    """001's punter table: "5 Facultatif / au choix": the hand holder may draw or stand."""
+    state = table()
+    state.place_stake("p1", P, 10)
+    state.close_betting()
+    for code in PUNTER_5_BANKER_6:
+        state.deal(card(code))
+    state.show_naturals()
+    state.decide("p1", P, draw)
+    assert state.coup is not None and state.coup.decided[P].value == ("draw" if draw else "stand")
+
+
+@pytest.mark.parametrize(("rule", "refused"), [("stand", True), ("draw", False)])
+def test_a_house_that_imposes_the_move_on_5(rule: str, refused: bool) -> None:
+    """Where a casino fixes the punters' 5 (setting `punter_five`), the other move is refused."""
+    state = table(punter_five=rule)
+    state.place_stake("p1", P, 10)
+    state.close_betting()
+    for code in PUNTER_5_BANKER_6:
+        state.deal(card(code))
+    state.show_naturals()
+    with pytest.raises(RuleViolation) as error:
+        state.decide("p1", P, refused)
+    assert error.value.rule == f"punter-{'draw' if refused else 'stand'}-forbidden"
+    state.decide("p1", P, not refused)
