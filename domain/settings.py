@@ -44,6 +44,13 @@ class PunterFive(StrEnum):
     STAND = "stand"
 
 
+class BankerStrategy(StrEnum):
+    """How the free à deux tableaux banker plays by default (bots, expired deadlines)."""
+
+    EXACT = "exact"  # the better exact expectation over both tableaux
+    BOOK = "book"  # 000's numbered rules (`domain.banker_book`)
+
+
 class Burn(StrEnum):
     """How many cards are burned after the cut."""
 
@@ -76,6 +83,7 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     burn: Burn = Burn.NONE
     burn_cards: int = 0
     cut_card_from_end: int = 0
+    banker_strategy: BankerStrategy = BankerStrategy.EXACT
     banker_offers: bool = False  # the banker offers a card or shows down first (002)
     punter_five: PunterFive = PunterFive.CHOICE  # a house rule that fixes the choice on 5
     punter_draws_on_five: bool = False  # the default policy where 5 is a choice

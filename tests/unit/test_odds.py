@@ -270,7 +270,7 @@ def test_cli_table(capsys: pytest.CaptureFixture[str]) -> None:
     "argv",
     [
         ["odds", "baccarat"],
-        ["odds", "deux-tableaux"],
+        ["odds", "deux-tableaux", "--tie-pays", "8"],
         ["odds", "punto-banco", "--decks", "0"],
         ["odds", "punto-banco", "--decks", "9"],
         ["odds", "punto-banco", "--commission", "-1"],
@@ -330,3 +330,17 @@ def test_cli_shows_the_choice_on_five(capsys: pytest.CaptureFixture[str]) -> Non
     out = capsys.readouterr().out
     assert "punters stand on 5" in out and "better for the punters: draw on 5" in out
     assert "1.2020 %" in out and "1.5477 %" in out
+
+
+def test_cli_deux_tableaux_shows_what_the_book_costs(capsys: pytest.CaptureFixture[str]) -> None:
+    """`sabot odds deux-tableaux`: the free banker has no fixed table to enumerate, so it
+    weighs 000's book against the exact optimum (domain.banker_book)."""
+    data = run_json(capsys, "deux-tableaux")
+    assert data["decks"] == 3
+    assert [(c["given"], c["banker"], c["book"], c["optimum"]) for c in data["cells"]] == [
+        (0, 3, "stand", "draw"), (4, 5, "draw", "stand")]
+    assert Fraction(data["book_cost_per_coup_exact"]) == sum(
+        Fraction(c["probability_exact"]) * Fraction(c["cost_exact"]) for c in data["cells"])
+    assert main(["odds", "deux-tableaux"]) == 0
+    out = capsys.readouterr().out
+    assert "000's book against the exact optimum" in out and "0.0963 %" in out
