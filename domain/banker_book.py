@@ -19,7 +19,7 @@ move has the lower one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 
 import msgspec
@@ -73,42 +73,34 @@ def book_cost(settings: TableSettings) -> BookCost:
     # For each banker's information (his two values, the card given), summed over the hidden
     # pairs and third cards with their weights: the result of drawing and of standing.
     sums: dict[tuple[int, int, int | None], list[int]] = {}
-    for t1 in range(10):
-        for t2 in range(t1, 10):
-            tableau = (t1 + t2) % 10
-            ways_t = _pair_ways(shoe, t1, t2)
-            if not ways_t or tableau >= 8:
-                continue
-            shoe[t1] -= 1
-            shoe[t2] -= 1
-            for b1 in range(10):
-                for b2 in range(b1, 10):
-                    banker = (b1 + b2) % 10
-                    ways_b = _pair_ways(shoe, b1, b2)
-                    if not ways_b or banker >= 8:
-                        continue
-                    shoe[b1] -= 1
-                    shoe[b2] -= 1
-                    ways = ways_t * ways_b
-                    if punter_draws(settings, tableau):
-                        for given in range(10):
-                            if shoe[given]:
-                                shoe[given] -= 1
-                                _add(sums, (b1, b2, given), ways * (shoe[given] + 1), shoe,
-                                     banker, (tableau + given) % 10)
-                                shoe[given] += 1
-                    else:
-                        _add(sums, (b1, b2, None), ways * (n - 5), shoe, banker, tableau)
-                    shoe[b1] += 1
-                    shoe[b2] += 1
-            shoe[t1] += 1
-            shoe[t2] += 1
+    for _, _, tableau, ways_t in _hands(shoe):
+        for b1, b2, banker, ways_b in _hands(shoe):
+            ways = ways_t * ways_b
+            if punter_draws(settings, tableau):
+                for given in range(10):
+                    if shoe[given]:
+                        shoe[given] -= 1
+                        _add(sums, (b1, b2, given), ways * (shoe[given] + 1), shoe, banker,
+                             (tableau + given) % 10)
+                        shoe[given] += 1
+            else:
+                _add(sums, (b1, b2, None), ways * (n - 5), shoe, banker, tableau)
     return _costs(settings.decks, sums, n)
 
 
-def _pair_ways(shoe: list[int], i: int, j: int) -> int:
-    """Ordered ways to deal two cards of values i <= j."""
-    return shoe[i] * (shoe[i] - 1) if i == j else 2 * shoe[i] * shoe[j]
+def _hands(shoe: list[int]) -> Iterator[tuple[int, int, int, int]]:
+    """Every two-card hand without a natural that `shoe` can deal, by values i <= j: i, j, its
+    point and its ordered ways; its two cards are out of `shoe` while the caller looks."""
+    for i in range(10):
+        for j in range(i, 10):
+            ways = shoe[i] * (shoe[i] - 1) if i == j else 2 * shoe[i] * shoe[j]
+            if not ways or (i + j) % 10 >= 8:
+                continue
+            shoe[i] -= 1
+            shoe[j] -= 1
+            yield i, j, (i + j) % 10, ways
+            shoe[i] += 1
+            shoe[j] += 1
 
 
 def _add(sums: dict[tuple[int, int, int | None], list[int]], info: tuple[int, int, int | None],
