@@ -4,7 +4,8 @@ Every choice the table leaves to people (the shoe's seed, the entropy contribute
 who takes the bank and for how much, the stakes and bets, a banco, retiring the bank) comes
 from one `random.Random(seed)`, so a seed replays the same game. The hands decide by the
 default policies (`domain.defaults.default_draw`, the move bots and deadlines make), or,
-with `random_choices`, by a coin wherever the drawing table leaves a choice.
+with `random_choices`, by a coin wherever the drawing table leaves a choice (and an à deux
+tableaux banker sometimes shows down instead of offering a card).
 
 Two ways in:
 - `Driver(variant, seed)` plays RNG shoes one table step at a time (`step`), a coup at a
@@ -280,8 +281,11 @@ class Driver:
                 state.show_naturals()
             case Step.SETTLE:
                 state.settle()
-            case Step.OFFER:  # the banker's default: "Je donne" (domain.policies)
+            case Step.OFFER:  # the banker's default: "Je donne"; by a coin, he shows down
                 assert action.actor is not None
+                if self.random_choices and self.rng.random() < 0.2:
+                    state.show_down(action.actor)
+                    return "show-down"
                 state.offer_card(action.actor)
             case Step.DRAW | Step.STAND:
                 side = action.side
