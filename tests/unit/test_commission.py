@@ -12,6 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 from math import ceil, gcd
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +22,7 @@ from domain.odds import Outcome as Bet
 from domain.odds import exact_odds
 from domain.payouts import BOX_UNITS, Spot
 from domain.table import CROUPIER, TableState
-from tests.unit.play import physical_table, play_coup
+from tests.unit.play import CoupRecord, Driver, physical_table, play_coup
 
 
 def banker_natural(i: int) -> list[str]:
@@ -128,3 +129,29 @@ def test_a_credit_in_the_box_lapses_when_the_player_leaves() -> None:
     assert state.leave("b") == 109
     assert state.commission_box == {}
     assert state.chips_accounted()
+
+
+def exact_commission(record: CoupRecord, bp: int) -> int:
+    """The exact commission of a played coup, in BOX_UNITS: on each winning Banker bet, or
+    on the bank's net winnings."""
+    if record.covered is None:
+        won = record.outcomes[Side.PUNTER] is Outcome.BANKER
+        return sum(p.staked * bp for p in record.settlement.payouts
+                   if won and p.reason == "bet on banker")
+    return max(0, -sum(p.net for p in record.settlement.payouts)) * bp
+
+
+@pytest.mark.parametrize("variant", ["punto-banco", "chemin-de-fer"])
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_the_box_accounts_for_every_fraction_over_whole_tailles(variant: str, seed: int) -> None:
+    """Over whole tailles of random play, what the house took is the exact commission plus
+    the players' boxes, each box under one chip: nothing is rounded away, either way."""
+    driver = Driver(variant, seed, players=5, unit=7)
+    driver.taille()
+    bp = driver.state.settings.commission_bp
+    exact = sum(exact_commission(r, bp) for r in driver.records)
+    boxes = driver.state.commission_box
+    assert driver.state.commission_total * BOX_UNITS == exact + sum(boxes.values())
+    assert all(0 <= box < BOX_UNITS for box in boxes.values())
+    assert driver.chips_accounted() == driver.issued
