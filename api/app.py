@@ -27,7 +27,13 @@ from api.routes_health import health, ready
 from api.routes_live import table_events
 from api.routes_page import page, static_router
 from api.routes_tables import TablesController
-from api.routes_views import ViewReader, table_recall, table_rotation, tournament_standings
+from api.routes_views import (
+    ViewReader,
+    table_recall,
+    table_roads,
+    table_rotation,
+    tournament_standings,
+)
 from api.tokens import TokenStore
 from infra.service import TableService
 from infra.settings import absolute_database_url
@@ -48,7 +54,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     tokens = TokenStore(service.database)
     return Litestar(
         route_handlers=[health, ready, TablesController, table_events, tournament_standings,
-                        table_rotation, table_recall, page, static_router()],
+                        table_rotation, table_recall, table_roads, page, static_router()],
         plugins=[channels_plugin(broker)],
         state=State({"service": service, "tokens": tokens, "views": ViewReader(service),
                      "deadlines": clock}),

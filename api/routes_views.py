@@ -3,6 +3,7 @@
     GET /tournaments/{tournament}/standings   ranks, chips, coups played, biggest wins
     GET /tables/{table}/rotation              the bank, who holds the shoe, the order it passes in
     GET /tables/{table}/recall?last=N         the last N coups: cards, outcomes, points, payouts
+    GET /tables/{table}/roads                 the scoreboards: bead road, big road, derived roads
 
 Each read first brings its view to the head of the store (`projections.runner`), so it shows
 every event recorded before the request. A recalled coup is closed, so all its cards were
@@ -28,6 +29,7 @@ from infra.database import Database
 from infra.service import TableService
 from projections.recall import KEEP, CardLine, CoupRecall, PayoutLine, StakeLine, recall
 from projections.registry import VIEWS
+from projections.roads import Roads, roads
 from projections.rotation import Rotation, rotation
 from projections.runner import Runner
 from projections.standings import Standing, standings
@@ -112,3 +114,14 @@ async def table_recall(request: Request[Any, Any, State], table: TableRef,
     coups = await blocking(_reader(request).read, "recall",
                            lambda db: recall(db, table_id, last))
     return [RecalledCoup.of(coup) for coup in coups]
+
+
+@get("/tables/{table:str}/roads", summary="A table's scoreboards (roads) for its taille",
+     tags=["views"], responses=problems(404))
+async def table_roads(request: Request[Any, Any, State], table: TableRef) -> Roads:
+    table_id = table_id_of(table)
+    found: Roads | None = await blocking(_reader(request).read, "roads",
+                                         lambda db: roads(db, table_id))
+    if found is None:
+        raise ApiProblem(404, f"no table {table!r}", rule="unknown-table")
+    return found
