@@ -25,10 +25,12 @@ from api.openapi import add_body_schemas
 from api.problems import EXCEPTION_HANDLERS
 from api.routes_health import health, ready
 from api.routes_live import table_events
-from api.routes_page import page, static_router
+from api.routes_page import page, role_page, static_router
+from api.routes_tableau import table_tableau
 from api.routes_tables import TablesController
 from api.routes_views import (
     ViewReader,
+    list_tables,
     table_recall,
     table_roads,
     table_rotation,
@@ -54,7 +56,8 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     tokens = TokenStore(service.database)
     return Litestar(
         route_handlers=[health, ready, TablesController, table_events, tournament_standings,
-                        table_rotation, table_recall, table_roads, page, static_router()],
+                        table_rotation, table_recall, table_roads, table_tableau, list_tables,
+                        page, role_page, static_router()],
         plugins=[channels_plugin(broker)],
         state=State({"service": service, "tokens": tokens, "views": ViewReader(service),
                      "deadlines": clock}),

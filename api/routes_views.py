@@ -1,5 +1,6 @@
 """Reads from the projections, for the live page and anyone else: public, no token needed.
 
+    GET /tables                               every table: name, variant, phase, coups, seated
     GET /tournaments/{tournament}/standings   ranks, chips, coups played, biggest wins
     GET /tables/{table}/rotation              the bank, who holds the shoe, the order it passes in
     GET /tables/{table}/recall?last=N         the last N coups: cards, outcomes, points, payouts
@@ -30,7 +31,7 @@ from infra.service import TableService
 from projections.recall import KEEP, CardLine, CoupRecall, PayoutLine, StakeLine, recall
 from projections.registry import VIEWS
 from projections.roads import Roads, roads
-from projections.rotation import Rotation, rotation
+from projections.rotation import Rotation, rotation, rotations
 from projections.runner import Runner
 from projections.standings import Standing, standings
 
@@ -91,6 +92,25 @@ async def tournament_standings(request: Request[Any, Any, State],
                                tournament: TournamentRef) -> list[Standing]:
     return await blocking(_reader(request).read, "standings",
                           lambda db: standings(db, tournament=tournament))
+
+
+class TableSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """A table in the lobby's list."""
+
+    table_id: str
+    name: str
+    variant: str
+    phase: str
+    coups: int
+    banker: str | None
+    seated: list[str]
+
+
+@get("/tables", summary="Every table, by name", tags=["views"])
+async def list_tables(request: Request[Any, Any, State]) -> list[TableSummary]:
+    found = await blocking(_reader(request).read, "rotation", rotations)
+    return [TableSummary(table_id=r.table_id, name=r.table, variant=r.variant, phase=r.phase,
+                         coups=r.coups, banker=r.banker, seated=r.seated) for r in found]
 
 
 @get("/tables/{table:str}/rotation", summary="A table's bank and rotation",

@@ -1,6 +1,10 @@
-"""The live page in headless Chromium (Debian's `chromium`, driven by playwright): a coup
-played through the HTTP API appears on the table display, and a tournament's standings appear
-on the standings display, both without a reload.
+"""The pages in headless Chromium (Debian's `chromium`, driven by playwright), with real clicks
+and typing: a table's big screen follows a coup and fits the screen; a croupier deals a coup
+from a physical shoe, sees the draw the tableau forces and records it; a player bets, and
+calls banco at chemin de fer; the lobby lists the tables and signs in with a token; a page
+says when the server is gone and when it is back. Each page is photographed at 1920x1080 and
+1280x720 into `screenshots/` (kept out of git) and checked for overflow: nothing wider than
+the window, and the big screen never scrolls.
 
 Chromium comes from `make browser` (root and apt-get); without it these tests skip, and under
 CI=true they fail. Playwright's own browsers are never downloaded.
@@ -18,8 +22,11 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
 
 from api.tokens import Role
+from domain.settings import Variant
+from domain.table_aggregate import Table
 from tests.conftest import IN_CI
 from tests.e2e.test_api import Api, api  # noqa: F401 - the server fixture
+from tests.integration.test_projections import Game
 from tests.integration.test_tournament_run import run_tournament
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
@@ -31,6 +38,17 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WAIT_MS = 5000
 SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+SHOTS = Path(__file__).resolve().parents[2] / "screenshots"
+SIZES = ((1920, 1080), (1280, 720))
+OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth;
+  const wide = [...document.querySelectorAll("body *")].filter(node => {
+    const box = node.getBoundingClientRect();
+    return box.width > 0 && (box.right > width + 1 || box.left < -1);
+  }).map(node => `${node.tagName.toLowerCase()}#${node.id}.${node.className}`);
+  return { wide, scrollWidth: document.documentElement.scrollWidth, width,
+           scrollHeight: document.documentElement.scrollHeight, height: innerHeight };
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +60,8 @@ def browser() -> Iterator[BrowserContext]:
         pytest.skip(message)
     with sync_playwright() as playwright, tempfile.TemporaryDirectory() as profile:
         context = playwright.chromium.launch_persistent_context(
-            profile, executable_path=str(CHROMIUM), headless=True, args=ARGS)
+            profile, executable_path=str(CHROMIUM), headless=True, args=ARGS,
+            viewport={"width": 1280, "height": 720})
         try:
             yield context
         finally:
@@ -50,14 +69,18 @@ def browser() -> Iterator[BrowserContext]:
 
 
 @pytest.fixture
-def open_page(api: Api, browser: BrowserContext) -> Iterator[Callable[[str], Page]]:  # noqa: F811
-    """Opens a path of the server; each page is marked so that a reload (which would drop the
-    mark) is noticed, and closed before the server stops (its live stream with it)."""
+def open_page(api: Api, browser: BrowserContext) -> Iterator[Callable[..., Page]]:  # noqa: F811
+    """Opens a path of the server, signed in with `token` if given (the tab's session
+    storage, as the lobby keeps it); each page is marked so that a reload (which would drop
+    the mark) is noticed, and closed before the server stops (its live stream with it)."""
     pages: list[Page] = []
 
-    def open_path(path: str) -> Page:
+    def open_path(path: str, token: str | None = None) -> Page:
         page = browser.new_page()
         pages.append(page)
+        if token is not None:
+            page.goto(api.base_url + "/static/sabot.css")
+            page.evaluate("token => sessionStorage.setItem('sabot.token', token)", token)
         page.goto(api.base_url + path)
         page.evaluate("window.notReloaded = true")
         return page
@@ -67,12 +90,27 @@ def open_page(api: Api, browser: BrowserContext) -> Iterator[Callable[[str], Pag
         page.close()
 
 
+def shoot(page: Page, name: str, sizes: tuple[tuple[int, int], ...] = SIZES, *,
+          scrolls: bool = True) -> None:
+    """Photograph the page at each size and check that nothing is wider than the window (and,
+    for a big screen, `scrolls=False`, that nothing is below it)."""
+    SHOTS.mkdir(exist_ok=True)
+    for width, height in sizes:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)  # a frame for the roads to fit their columns
+        page.screenshot(path=str(SHOTS / f"{name}-{width}x{height}.png"))
+        found = page.evaluate(OVERFLOW)
+        assert found["wide"] == [] and found["scrollWidth"] <= width, (name, width, found)
+        if not scrolls:
+            assert found["scrollHeight"] <= height, (name, height, found)
+
+
 def card_text(code: str) -> str:
     return ("10" if code[0] == "T" else code[0]) + SUITS[code[1]]
 
 
-class Croupier:
-    """Sends a table's commands as the organiser."""
+class Organiser:
+    """Sends a table's commands as the organiser (for what a test does not do in a page)."""
 
     def __init__(self, api: Api, table: str) -> None:  # noqa: F811
         self.api = api
@@ -101,12 +139,16 @@ class Croupier:
         return response.json()
 
 
-def test_a_coup_played_through_the_api_appears_on_the_table_page(
-        api: Api, open_page: Callable[[str], Page]) -> None:  # noqa: F811
+def open_table(api: Api, name: str, variant: str, **settings: Any) -> Organiser:  # noqa: F811
     opened = api.call("POST", "/tables", api.token(Role.ORGANISER),
-                      json={"name": "salon", "variant": "punto-banco"})
+                      json={"name": name, "variant": variant, "settings": settings})
     assert opened.status_code == 201, opened.text
-    croupier = Croupier(api, "salon")
+    return Organiser(api, name)
+
+
+def test_a_coup_played_through_the_api_appears_on_the_table_screen(
+        api: Api, open_page: Callable[..., Page]) -> None:  # noqa: F811
+    croupier = open_table(api, "salon", "punto-banco")
     for player in ("alice", "bob"):
         croupier.send("seat", player=player, chips=1000)
     croupier.send("shuffle")
@@ -115,10 +157,12 @@ def test_a_coup_played_through_the_api_appears_on_the_table_page(
 
     page = open_page("/?table=salon")
     expect(page.locator("#status")).to_have_text("live", timeout=WAIT_MS)
-    expect(page.locator("#rotation li")).to_have_text(["alice", "bob"])
+    expect(page.locator("#phase")).to_have_text("Place your bets")
     croupier.send("bet", player="bob", spot="punter", amount=50)
     expect(page.locator("#seats tbody tr").nth(1).locator("td")).to_have_text(
         ["bob", "1000", "50"], timeout=WAIT_MS)
+    expect(page.locator("#bets li")).to_have_text(["bob · 50 on punter"])
+    expect(page.locator("#log li").first).to_have_text("bob bets 50 on punter")
     croupier.send("close-betting")
 
     croupier.send("deal")
@@ -129,6 +173,8 @@ def test_a_coup_played_through_the_api_appears_on_the_table_page(
     assert len(faces) >= 4
     expect(page.locator("#hands .card:not(.down)")).to_have_text(faces, timeout=WAIT_MS)
     expect(page.locator("#hands .outcome")).to_have_count(1, timeout=WAIT_MS)
+    reds = [face for face in faces if face[-1] in "♥♦"]
+    expect(page.locator("#hands .card.red")).to_have_text(reds)
     croupier.play_while("settled")  # paid and closed: the coup goes to the last coups
     [coup] = croupier.view("/recall?last=1")
     expected_cards = " | ".join(
@@ -139,11 +185,31 @@ def test_a_coup_played_through_the_api_appears_on_the_table_page(
     outcome = coup["outcomes"]["punter"]
     winner = "tie" if outcome == "tie" else f"{outcome} wins"
     expect(row.locator("td.result")).to_contain_text(winner)
+    # between coups the screen keeps the last coup's cards, and the bead road has its result
+    expect(page.locator("#hands .caption")).to_have_text(f"last coup ({coup['coup']})")
+    expect(page.locator("#roads .bead")).to_have_text([outcome[0].upper()], timeout=WAIT_MS)
     assert page.evaluate("window.notReloaded") is True
 
 
+def test_big_screens_fit_the_projector_with_their_roads(
+        api: Api, open_page: Callable[..., Page]) -> None:  # noqa: F811
+    for variant in (Variant.CHEMIN_DE_FER, Variant.DEUX_TABLEAUX):
+        Game.open(api.service, variant.value, variant, players=6).coups(14)
+    page = open_page("/screen?table=chemin-de-fer")
+    roads = api.call("GET", "/tables/chemin-de-fer/roads").json()
+    [board] = roads["boards"]
+    expect(page.locator("#roads .bead")).to_have_count(len(board["bead"]), timeout=WAIT_MS)
+    expect(page.locator("#rotation li.holder")).to_contain_text("holds the shoe")
+    shoot(page, "screen-chemin-de-fer", scrolls=False)
+    page = open_page("/screen?table=deux-tableaux")
+    expect(page.locator("#roads .scoreboard h2")).to_have_text(["right tableau",
+                                                                "left tableau"], timeout=WAIT_MS)
+    expect(page.locator("#hands .hand")).to_have_count(3)
+    shoot(page, "screen-deux-tableaux", ((1600, 900), *SIZES), scrolls=False)
+
+
 def test_a_tournament_s_standings_appear_live_winner_first(
-        api: Api, open_page: Callable[[str], Page], postgres_url: str) -> None:  # noqa: F811
+        api: Api, open_page: Callable[..., Page], postgres_url: str) -> None:  # noqa: F811
     page = open_page("/?tournament=cup")
     expect(page.locator("#empty")).to_be_visible(timeout=WAIT_MS)  # nothing played yet
 
@@ -156,4 +222,76 @@ def test_a_tournament_s_standings_appear_live_winner_first(
     standings = api.call("GET", "/tournaments/cup/standings").json()
     assert standings[0]["player"] == winner and standings[0]["rank"] == 1
     expect(rows.locator("td.player")).to_have_text([s["player"] for s in standings])
+    assert page.evaluate("window.notReloaded") is True
+
+
+def pick(page: Page, code: str) -> None:
+    """Pick a card in the croupier's card entry: its rank, then its suit."""
+    rank = "10" if code[0] == "T" else code[0]
+    suit = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}[code[1]]
+    page.get_by_title(f"rank {rank}", exact=True).click()
+    page.get_by_title(suit, exact=True).click()
+
+
+def test_a_croupier_deals_a_physical_shoe_and_records_the_forced_draw(
+        api: Api, open_page: Callable[..., Page]) -> None:  # noqa: F811
+    organiser = open_table(api, "pit", "punto-banco", burn="none")
+    for player in ("alice", "bob"):
+        organiser.send("seat", player=player, chips=1000)
+    bob = api.token(Role.PLAYER, player="bob")
+    page = open_page("/croupier?table=pit", api.token(Role.CROUPIER, tables=("pit",)))
+    expect(page.locator("#status")).to_have_text("live", timeout=WAIT_MS)
+
+    expect(page.get_by_label("physical shoe")).to_be_checked()
+    page.get_by_role("button", name="Shuffle a new shoe").click()
+    page.get_by_label("cut at card").fill("60")
+    page.get_by_role("button", name="Cut the shoe").click()
+    expect(page.locator("#phase")).to_have_text("Bets are open", timeout=WAIT_MS)
+    placed = api.call("POST", "/tables/pit/commands", bob,
+                      json={"kind": "bet", "player": "bob", "spot": "punter", "amount": 50,
+                            "command_id": "bob-bets"})
+    assert placed.status_code == 200, placed.text
+    expect(page.locator("#bets tbody tr td")).to_have_text(["bob", "punter", "50", "house"],
+                                                           timeout=WAIT_MS)
+    page.get_by_role("button", name="Close betting").click()
+
+    deal = page.get_by_role("button", name="Deal to the punter")
+    expect(deal).to_be_disabled(timeout=WAIT_MS)  # a physical shoe's card is entered first
+    for code, to in (("4h", "punter"), ("7s", "banker"), ("Tc", "punter")):
+        pick(page, code)
+        page.get_by_role("button", name=f"Deal {card_text(code)} to the {to}").click()
+        expect(page.locator("#hands .card")).to_have_count(
+            1 + ("4h", "7s", "Tc").index(code), timeout=WAIT_MS)
+    pick(page, "Kd")
+    expect(page.locator("#preview")).to_have_text(
+        "K♦ goes to the banker (punter 4, banker 7); the tableau: the punter on 4 must draw",
+        timeout=WAIT_MS)
+    page.get_by_role("button", name="Deal K♦ to the banker").click()
+    page.get_by_role("button", name="Turn over the naturals").click()
+    expect(page.locator("#tableau")).to_have_text("the tableau: the punter on 4 must draw",
+                                                  timeout=WAIT_MS)
+    expect(page.get_by_role("button", name="Stand for the punter")).to_have_count(0)
+    shoot(page, "croupier")
+    page.get_by_role("button", name="Draw for the punter").click()
+    pick(page, "5d")
+    expect(page.locator("#preview")).to_have_text(
+        "5♦ goes to the punter (punter 9, banker 7); the tableau: the banker on 7 must stand",
+        timeout=WAIT_MS)
+    page.get_by_role("button", name="Deal 5♦ to the punter").click()
+    page.get_by_role("button", name="Stand for the banker").click()
+    page.get_by_role("button", name="Settle the coup").click()
+    expect(page.locator("#hands .outcome")).to_have_text("punter wins", timeout=WAIT_MS)
+    page.get_by_role("button", name="Pay the coup").click()
+    expect(page.locator("#error")).to_be_empty()
+    [coup] = organiser.view("/recall?last=1")
+    assert [(c["side"], c["card"], c["third"]) for c in coup["cards"]] == [
+        ("punter", "4h", False), ("banker", "7s", False), ("punter", "Tc", False),
+        ("banker", "Kd", False), ("punter", "5d", True)]
+    decisions = [(type(e).__name__, e.side, e.actor)
+                 for e in api.service.events_of(Table.create_id("pit"))
+                 if type(e).__name__ in ("ThirdCardAsked", "HandStood")]
+    assert decisions == [("ThirdCardAsked", "punter", "@croupier"),
+                         ("HandStood", "banker", "@croupier")]
+    assert coup["outcomes"] == {"punter": "punter"} and coup["points"] == {"punter": 9,
+                                                                          "banker": 7}
     assert page.evaluate("window.notReloaded") is True
