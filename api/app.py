@@ -35,6 +35,7 @@ from api.routes_views import (
     table_roads,
     table_rotation,
     tournament_standings,
+    who_am_i,
 )
 from api.tokens import TokenStore
 from infra.service import TableService
@@ -56,8 +57,10 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     tokens = TokenStore(service.database)
     return Litestar(
         route_handlers=[health, ready, TablesController, table_events, tournament_standings,
-                        table_rotation, table_recall, table_roads, table_tableau, list_tables,
-                        page, role_page, static_router()],
+                        table_rotation, table_recall,
+                        # the pages and what they read (api.routes_page, api.routes_views)
+                        table_roads, table_tableau, list_tables, who_am_i, page, role_page,
+                        static_router()],
         plugins=[channels_plugin(broker)],
         state=State({"service": service, "tokens": tokens, "views": ViewReader(service),
                      "deadlines": clock}),

@@ -1,5 +1,6 @@
 """Reads from the projections, for the live page and anyone else: public, no token needed.
 
+    GET /me                                   who the caller's token says they are
     GET /tables                               every table: name, variant, phase, coups, seated
     GET /tournaments/{tournament}/standings   ranks, chips, coups played, biggest wins
     GET /tables/{table}/rotation              the bank, who holds the shoe, the order it passes in
@@ -25,7 +26,7 @@ from litestar.params import PathParameter, QueryParameter
 
 from api.openapi import problems
 from api.problems import ApiProblem
-from api.routes_tables import TableRef, blocking, table_id_of
+from api.routes_tables import TableRef, blocking, grant_of, table_id_of
 from infra.database import Database
 from infra.service import TableService
 from projections.recall import KEEP, CardLine, CoupRecall, PayoutLine, StakeLine, recall
@@ -92,6 +93,20 @@ async def tournament_standings(request: Request[Any, Any, State],
                                tournament: TournamentRef) -> list[Standing]:
     return await blocking(_reader(request).read, "standings",
                           lambda db: standings(db, tournament=tournament))
+
+
+class Caller(msgspec.Struct, frozen=True):
+    """Who a token speaks for: its role, the player (role `player`), the tables it serves."""
+
+    role: str
+    player: str | None
+    tables: list[str]
+
+
+@get("/me", summary="Who the caller is", tags=["views"], responses=problems(401))
+async def who_am_i(request: Request[Any, Any, State]) -> Caller:
+    grant = await grant_of(request)
+    return Caller(grant.role.value, grant.player, sorted(str(t) for t in grant.tables))
 
 
 class TableSummary(msgspec.Struct, frozen=True, kw_only=True):

@@ -174,7 +174,7 @@ const Sabot = (() => {
       case "ShoeShuffled": return `a new ${e.physical ? "physical " : ""}shoe of ${e.decks} decks is shuffled`;
       case "EntropyContributed": return `${e.player} adds to the shuffle`;
       case "ShoeCut": return `${e.player} cuts the shoe`;
-      case "CardBurned": return `card burned: ${card}`;
+      case "CardBurned": return e.card ? `${cardText(e.card)} burned` : "a card is burned";
       case "TailleEnded": return "the shoe is finished";
       case "ShoeSeedRevealed": return "the shoe's seed is revealed";
       case "BankAwarded": return `${e.player} holds the bank: ${money(e.amount)}`;
@@ -241,22 +241,26 @@ const Sabot = (() => {
     while (node.children.length > keep) node.lastChild.remove();
   }
 
-  // What a page learns from a table's events besides the view: whether each stake was covered
-  // (StakeCovered / StakeReturned) and when the last event happened (the clock starts there).
+  // What a page learns from a table's events besides the view: the stakes each coup engaged or
+  // returned at the close of betting (StakeCovered / StakeReturned: a banco is one) and when the
+  // last event happened (the decision clock starts there).
   function feed() {
-    const covered = {};
+    const coverage = {};  // coup -> [{player, tableau, amount, cover}]
     const known = {
       lastEventAt: null,
       take(events) {
         for (const e of events) {
           if (e.type === "StakeCovered" || e.type === "StakeReturned") {
-            covered[`${e.coup}/${e.player}/${e.tableau}`] =
-              e.type === "StakeCovered" ? "covered" : "returned";
+            (coverage[e.coup] = coverage[e.coup] || []).push({
+              player: e.player, tableau: e.tableau, amount: e.amount,
+              cover: e.type === "StakeCovered" ? "covered" : "returned" });
           }
           known.lastEventAt = e.timestamp;
         }
       },
-      cover: (coup, stake) => covered[`${coup}/${stake.player}/${stake.tableau}`],
+      // The stakes of a coup: as covered or returned once betting closed, else as placed.
+      stakes: view => (view.phase === "playing" || view.phase === "settled") && coverage[view.coup_number]
+        ? coverage[view.coup_number] : view.stakes.map(s => ({ ...s, cover: null })),
     };
     return known;
   }
@@ -284,11 +288,28 @@ const Sabot = (() => {
     };
   }
 
+  const PHASES = {
+    "no-shoe": "Waiting for a new shoe",
+    shuffled: "The shoe is shuffled: waiting for the cut",
+    burning: "Burning cards",
+    "no-bank": "The bank is to be given",
+    betting: "Place your bets",
+    playing: "No more bets: the coup is dealt",
+    settled: "The coup is settled: paying",
+    "taille-over": "The shoe is finished",
+  };
+
+  // What the table is doing, in words.
+  function phase(view) {
+    if (view.phase === "no-bank" && view.bank_offered_to) return `The bank is offered to ${view.bank_offered_to}`;
+    return PHASES[view.phase] || view.phase;
+  }
+
   function tableParam() {
     return new URLSearchParams(location.search).get("table");
   }
 
   return { el, token, api, command, status, follow, debounce, cardText, cardName, cardNode,
            side, money, words, outcomeWords, clock, tableParam, handBox, coupHands, seatRows,
-           logEvents, feed, SUITS, SUIT_NAMES };
+           logEvents, feed, phase, SUITS, SUIT_NAMES };
 })();

@@ -235,8 +235,7 @@
     if (mine.length) byId("hands").append(el("p", `you dealt ${mine.join("; ")}`, "limits"));
     const rows = [
       ...view.bets.map(b => [b.player, side(b.spot), b.amount, "house"]),
-      ...view.stakes.map(s => [s.player, side(s.tableau), s.amount,
-                               known.cover(view.coup_number, s) || "not yet"]),
+      ...known.stakes(view).map(s => [s.player, side(s.tableau), s.amount, s.cover || "not yet"]),
     ];
     byId("bets").tBodies[0].replaceChildren(...rows.map(([player, on, amount, cover]) => {
       const row = el("tr");

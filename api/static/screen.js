@@ -9,16 +9,6 @@
   const setClock = Sabot.clock(document.getElementById("clock"));
   const known = Sabot.feed();
 
-  const PHASES = {
-    "no-shoe": "Waiting for a new shoe",
-    shuffled: "The shoe is shuffled: waiting for the cut",
-    burning: "Burning cards",
-    "no-bank": "The bank is to be given",
-    betting: "Place your bets",
-    playing: "No more bets: the coup is dealt",
-    settled: "The coup is settled: paying",
-    "taille-over": "The shoe is finished",
-  };
 
   function byId(id) {
     return document.getElementById(id);
@@ -49,10 +39,10 @@
   function renderBets(view) {
     const items = [];
     for (const b of view.bets) items.push(el("li", `${b.player} · ${money(b.amount)} on ${side(b.spot)}`));
-    for (const s of view.stakes) {
-      const cover = known.cover(view.coup_number, s);
+    for (const s of known.stakes(view)) {
+      const cover = s.cover;
       const item = el("li", `${s.player} · ${money(s.amount)} on the ${side(s.tableau)}`);
-      if (cover) item.append(el("span", cover, `tag ${cover}`));
+      if (cover) item.append(" ", el("span", cover, `tag ${cover}`));
       items.push(item);
     }
     if (view.banker) items.unshift(el("li", `bank: ${view.banker} · ${money(view.bank)}`, "bank"));
@@ -99,8 +89,7 @@
     byId("shoe").textContent = view.shoe
       ? `${view.shoe.remaining} left${view.shoe.last_coup ? " · last coup" : ""}` : "–";
     byId("bank").textContent = view.banker ? `${view.banker} ${money(view.bank)}` : "house";
-    byId("phase").textContent = view.bank_offered_to && view.phase === "no-bank"
-      ? `The bank is offered to ${view.bank_offered_to}` : PHASES[view.phase] || view.phase;
+    byId("phase").textContent = Sabot.phase(view);
     renderHands(view, coups);
     renderBets(view);
     renderSeats(view);

@@ -295,3 +295,48 @@ def test_a_croupier_deals_a_physical_shoe_and_records_the_forced_draw(
     assert coup["outcomes"] == {"punter": "punter"} and coup["points"] == {"punter": 9,
                                                                           "banker": 7}
     assert page.evaluate("window.notReloaded") is True
+
+
+def test_a_player_bets_within_the_limits_and_calls_banco(
+        api: Api, open_page: Callable[..., Page]) -> None:  # noqa: F811
+    house = open_table(api, "salle", "punto-banco", min_stake=10, max_stake=500)
+    house.send("seat", player="dan", chips=1000)
+    house.send("shuffle")
+    house.send("cut", player="dan", position=100)
+    house.play_while("burning")
+    page = open_page("/player?table=salle", api.token(Role.PLAYER, player="dan"))
+    expect(page.locator("#limits")).to_have_text("limits: 10 to 500 · you have 1,000",
+                                                 timeout=WAIT_MS)
+    page.get_by_label("on").select_option("banker")
+    page.get_by_label("amount").fill("600")
+    page.get_by_role("button", name="Place bet").click()  # over the maximum: the form says so
+    assert page.get_by_label("amount").evaluate("input => input.validity.rangeOverflow")
+    page.get_by_label("amount").fill("50")
+    page.get_by_label("amount").press("Enter")  # the keyboard places it too
+    expect(page.locator("#bets li")).to_have_text(["50 on the banker"], timeout=WAIT_MS)
+    assert house.view()["bets"] == [{"player": "dan", "spot": "banker", "amount": 50}]  # once
+    shoot(page, "player")
+
+    cercle = open_table(api, "cercle", "chemin-de-fer")
+    for player in ("alice", "bob"):
+        cercle.send("seat", player=player, chips=1000)
+    cercle.send("shuffle")
+    cercle.send("cut", player="alice", position=100)
+    cercle.play_while("burning")
+    cercle.send("award-bank", player="alice", amount=200, how="auction")
+    page = open_page("/player?table=cercle", api.token(Role.PLAYER, player="bob"))
+    page.get_by_role("button", name="Banco: cover the bank of 200").click()
+    expect(page.locator("#log li").first).to_have_text("bob calls banco!", timeout=WAIT_MS)
+    cercle.send("close-betting")
+    expect(page.locator("#bets li .tag")).to_have_text(["covered"], timeout=WAIT_MS)
+    expect(page.locator("#bets li")).to_have_text(["200 on the punter covered"])
+    for _ in range(4):
+        cercle.send("deal")
+    # bob holds the punters' hand: he sees its two cards, face down to everyone else
+    mine = page.locator("#mine .card:not(.down)")
+    expect(mine).to_have_count(2, timeout=WAIT_MS)
+    punter = next(h for h in cercle.view(token=cercle.token)["coup"]["hands"]
+                  if h["side"] == "punter")
+    expect(mine).to_have_text([card_text(c) for c in punter["cards"]])
+    assert cercle.view()["coup"]["hands"][0]["cards"] == [None, None]
+    assert page.evaluate("window.notReloaded") is True
