@@ -156,10 +156,16 @@ const Sabot = (() => {
     return Number(amount).toLocaleString("en");
   }
 
+  // A coup's result in words: "banker 7 beats punter 5", "tie at 6", per tableau.
   function outcomeWords(coup) {
+    const many = Object.keys(coup.outcomes).length > 1;
     return Object.entries(coup.outcomes).map(([tableau, outcome]) => {
-      const who = outcome === "tie" ? "tie" : `${outcome === "punter" ? side(tableau) : "banker"} wins`;
-      return `${side(tableau)} ${coup.points[tableau]}, banker ${coup.points.banker}: ${who}`;
+      const mine = coup.points[tableau];
+      const bank = coup.points.banker;
+      const name = many ? tableau : side(tableau);
+      if (outcome === "tie") return `tie at ${mine}${many ? ` on the ${tableau}` : ""}`;
+      return outcome === "banker" ? `banker ${bank} beats ${name} ${mine}`
+        : `${name} ${mine} beats banker ${bank}`;
     }).join("; ");
   }
 

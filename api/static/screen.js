@@ -70,7 +70,8 @@
   }
 
   function renderCoups(coups) {
-    byId("coups").tBodies[0].replaceChildren(...coups.slice(-4).reverse().map(coup => {
+    const shown = coups.length && Object.keys(coups[0].outcomes).length > 1 ? 3 : 4;
+    byId("coups").tBodies[0].replaceChildren(...coups.slice(-shown).reverse().map(coup => {
       const sides = {};
       for (const line of coup.cards) (sides[line.side] = sides[line.side] || []).push(Sabot.cardText(line.card));
       const row = el("tr", null, "coup");

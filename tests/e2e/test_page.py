@@ -12,20 +12,27 @@ CI=true they fail. Playwright's own browsers are never downloaded.
 
 from __future__ import annotations
 
+import re
 import tempfile
+import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+import uvicorn
 from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
 
+from api.app import create_app
 from api.tokens import Role
 from domain.settings import Variant
 from domain.table_aggregate import Table
+from infra.service import TableService
 from tests.conftest import IN_CI
-from tests.e2e.test_api import Api, api  # noqa: F401 - the server fixture
+from tests.e2e.test_api import KEY, Api, api, free_port  # noqa: F401 - the server fixture
 from tests.integration.test_projections import Game
 from tests.integration.test_tournament_run import run_tournament
 
@@ -99,6 +106,8 @@ def shoot(page: Page, name: str, sizes: tuple[tuple[int, int], ...] = SIZES, *,
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(150)  # a frame for the roads to fit their columns
         page.screenshot(path=str(SHOTS / f"{name}-{width}x{height}.png"))
+        if (width, height) == SIZES[-1]:  # a small copy, for the README (docs/pages/)
+            page.screenshot(path=str(SHOTS / f"{name}.jpg"), type="jpeg", quality=50)
         found = page.evaluate(OVERFLOW)
         assert found["wide"] == [] and found["scrollWidth"] <= width, (name, width, found)
         if not scrolls:
@@ -146,6 +155,27 @@ def open_table(api: Api, name: str, variant: str, **settings: Any) -> Organiser:
     return Organiser(api, name)
 
 
+def test_the_pages_and_their_assets(api: Api) -> None:  # noqa: F811
+    """Every page is HTML under this origin's policy; its scripts and styles are served from
+    the package; no script writes HTML; nothing outside `api/static` is served."""
+    pages = {"/": "lobby.js", "/?table=x": "screen.js", "/screen?table=x": "screen.js",
+             "/croupier?table=x": "croupier.js", "/player?table=x": "player.js",
+             "/?tournament=x": "standings.js"}
+    for path, script in pages.items():
+        page = api.call("GET", path)
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        assert "default-src 'self'" in page.headers["content-security-policy"]
+        assets = re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text)
+        assert f"/static/{script}" in assets and "/static/sabot.css" in assets
+        for asset in assets:
+            served = api.call("GET", asset)
+            assert served.status_code == 200, asset
+            assert "innerHTML" not in served.text and "http" not in served.text.split("\n", 1)[1]
+    common = api.call("GET", "/static/common.js").text
+    assert "/events?after=" in common and "Authorization" in common  # the stream, with the token
+    assert api.call("GET", "/static/../app.py").status_code == 404
+
+
 def test_a_coup_played_through_the_api_appears_on_the_table_screen(
         api: Api, open_page: Callable[..., Page]) -> None:  # noqa: F811
     croupier = open_table(api, "salon", "punto-banco")
@@ -183,8 +213,11 @@ def test_a_coup_played_through_the_api_appears_on_the_table_screen(
     row = page.locator("#coups tr.coup").first
     expect(row.locator("td.cards")).to_have_text(expected_cards, timeout=WAIT_MS)
     outcome = coup["outcomes"]["punter"]
-    winner = "tie" if outcome == "tie" else f"{outcome} wins"
-    expect(row.locator("td.result")).to_contain_text(winner)
+    points = coup["points"]
+    result = {"tie": f"tie at {points['punter']}",
+              "banker": f"banker {points['banker']} beats punter {points['punter']}",
+              "punter": f"punter {points['punter']} beats banker {points['banker']}"}[outcome]
+    expect(row.locator("td.result")).to_have_text(result)
     # between coups the screen keeps the last coup's cards, and the bead road has its result
     expect(page.locator("#hands .caption")).to_have_text(f"last coup ({coup['coup']})")
     expect(page.locator("#roads .bead")).to_have_text([outcome[0].upper()], timeout=WAIT_MS)
@@ -340,3 +373,80 @@ def test_a_player_bets_within_the_limits_and_calls_banco(
     expect(mine).to_have_text([card_text(c) for c in punter["cards"]])
     assert cercle.view()["coup"]["hands"][0]["cards"] == [None, None]
     assert page.evaluate("window.notReloaded") is True
+
+
+def test_the_lobby_lists_tables_and_signs_in_with_a_token(
+        api: Api, open_page: Callable[..., Page]) -> None:  # noqa: F811
+    for name in ("alpha", "beta"):
+        open_table(api, name, "chemin-de-fer").send("seat", player="alice", chips=500)
+    page = open_page("/")
+    tables = page.locator("#tables > li")
+    expect(tables).to_have_count(2, timeout=WAIT_MS)
+    expect(tables.first).to_contain_text("alpha")
+    expect(page.get_by_role("link", name="croupier console")).to_have_count(0)  # anonymous
+
+    page.get_by_label("token").fill("sabot_not-a-token")
+    page.get_by_label("token").press("Enter")
+    expect(page.locator("#error")).to_have_text("this token is not known", timeout=WAIT_MS)
+    page.get_by_label("token").fill(api.token(Role.CROUPIER, tables=("beta",)))
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#who")).to_have_text("signed in as croupier", timeout=WAIT_MS)
+    consoles = page.get_by_role("link", name="croupier console")
+    expect(consoles).to_have_count(1)  # only the table this croupier serves
+    expect(tables.nth(1).get_by_role("link", name="croupier console")).to_be_visible()
+    shoot(page, "lobby")
+    consoles.click()
+    expect(page).to_have_url(f"{api.base_url}/croupier?table=beta")
+    expect(page.get_by_role("button", name="Shuffle a new shoe")).to_be_visible(timeout=WAIT_MS)
+
+
+class Server:
+    """A server on its own service (closed with it, as a process's would be)."""
+
+    def __init__(self, postgres_url: str, port: int) -> None:
+        self.service = TableService(url=postgres_url, secret_key=KEY)
+        self.server = uvicorn.Server(uvicorn.Config(
+            create_app(service=self.service), host="127.0.0.1", port=port, log_level="warning",
+            timeout_graceful_shutdown=1))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        assert not self.thread.is_alive()
+
+
+def test_a_page_says_when_the_server_is_gone_and_when_it_is_back(
+        postgres_url: str, browser: BrowserContext) -> None:
+    port = free_port()
+    running = Server(postgres_url, port)
+    base = f"http://127.0.0.1:{port}"
+    organiser = Api(base, running.service).token(Role.ORGANISER)
+    auth = {"Authorization": f"Bearer {organiser}"}
+    opened = httpx.post(f"{base}/tables", json={"name": "phoenix", "variant": "punto-banco"},
+                        headers=auth, timeout=10)
+    assert opened.status_code == 201, opened.text
+    page = browser.new_page()
+    try:
+        page.goto(f"{base}/screen?table=phoenix")
+        page.evaluate("window.notReloaded = true")
+        status = page.locator("#status")
+        expect(status).to_have_text("live", timeout=WAIT_MS)
+        running.stop()
+        expect(status).to_have_text("connection lost · reconnecting…", timeout=WAIT_MS)
+        running = Server(postgres_url, port)
+        expect(status).to_have_text("connection back · live", timeout=WAIT_MS)
+        seated = httpx.post(f"{base}/tables/phoenix/commands", headers=auth, timeout=10,
+                            json={"kind": "seat", "player": "zoe", "chips": 700,
+                                  "command_id": "zoe"})
+        assert seated.status_code == 200, seated.text
+        expect(page.locator("#seats tbody td").first).to_have_text("zoe", timeout=WAIT_MS)
+        assert page.evaluate("window.notReloaded") is True
+    finally:
+        page.close()
+        running.stop()
