@@ -31,10 +31,11 @@ const Sabot = (() => {
     return sent;
   }
 
-  // GET (no body) or POST (a body) to the API; a problem answer becomes an Error with its detail.
-  async function api(path, body) {
-    const init = body === undefined ? { headers: headers() } : {
-      method: "POST", body: JSON.stringify(body),
+  // GET (no body) or POST (a body) to the API, or `method`; a problem answer becomes an Error
+  // with its detail.
+  async function api(path, body, method) {
+    const init = body === undefined ? { method: method || "GET", headers: headers() } : {
+      method: method || "POST", body: JSON.stringify(body),
       headers: headers({ "Content-Type": "application/json" }),
     };
     const response = await fetch(path, init);

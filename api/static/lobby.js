@@ -74,6 +74,7 @@
     }
     byId("who").textContent = me.role === "anonymous" ? "not signed in: the public view"
       : `signed in as ${me.role}${me.player ? ` ${me.player}` : ""}`;
+    byId("organiser-link").hidden = me.role !== "organiser";
     byId("signout").hidden = me.role === "anonymous";
   }
 
