@@ -17,9 +17,10 @@ Content-Security-Policy allows only this origin's scripts, styles and requests.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from litestar import Request, Router, get
+from litestar.datastructures import State
 from litestar.params import QueryParameter
 from litestar.response import File
 from litestar.static_files import create_static_files_router
@@ -47,7 +48,7 @@ async def page(table: Named = None, tournament: Named = None) -> File:
 
 
 @get(list(PAGES), include_in_schema=False)
-async def role_page(request: Request) -> File:  # type: ignore[type-arg]
+async def role_page(request: Request[Any, Any, State]) -> File:
     return _html(PAGES[request.url.path])
 
 

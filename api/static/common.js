@@ -114,6 +114,46 @@ const Sabot = (() => {
     loop();
   }
 
+  // A table page's live loop: from a few events before `view`, each burst of events goes into
+  // the page's feed and its latest-events list, then one `refresh()`.
+  function watch(table, view, known, log, keep, refresh) {
+    const later = debounce(() => refresh().catch(e => status(e.message, "down")), 60);
+    follow(table, Math.max(0, view.version - 60), events => {
+      known.take(events);
+      logEvents(log, events, keep);
+      later();
+    }, refresh);
+  }
+
+  // A page without a stream of its own (the lobby, a tournament): `read()` now and every `ms`,
+  // the status saying when a read fails and when one works again. `tables(name)` follows a
+  // table's stream (once a table) and reads again on its events.
+  function poll(read, ms) {
+    let lost = false;
+    const followed = new Set();
+    async function once() {
+      try {
+        await read();
+        if (lost || !followed.size) status(lost ? "connection back · live" : "live", "live");
+        lost = false;
+      } catch (error) {
+        lost = true;
+        status("connection lost · retrying…", "down");
+      }
+    }
+    const later = debounce(once, 200);
+    (async function loop() {
+      await once();
+      setTimeout(loop, ms);
+    })();
+    return async name => {
+      if (followed.has(name)) return;
+      followed.add(name);
+      const view = await api(`/tables/${encodeURIComponent(name)}`);
+      follow(name, view.version, later, once);
+    };
+  }
+
   // A burst of calls to `fn` (a payout run's events) becomes one call.
   function debounce(fn, ms) {
     let pending = null;
@@ -318,5 +358,5 @@ const Sabot = (() => {
 
   return { el, token, api, command, status, follow, debounce, cardText, cardName, cardNode,
            side, money, words, outcomeWords, clock, tableParam, handBox, coupHands, seatRows,
-           logEvents, feed, phase, SUITS, SUIT_NAMES };
+           logEvents, feed, phase, watch, poll, SUITS, SUIT_NAMES };
 })();

@@ -253,8 +253,6 @@
     return view;
   }
 
-  const later = Sabot.debounce(() => refresh().catch(e => Sabot.status(e.message, "down")), 60);
-
   async function start() {
     buildPicker();
     if (!table) {
@@ -267,11 +265,7 @@
       Sabot.status(error.message, "down");
       return;
     }
-    Sabot.follow(table, Math.max(0, view.version - 60), events => {
-      known.take(events);
-      Sabot.logEvents(byId("log"), events, 8);
-      later();
-    }, refresh);
+    Sabot.watch(table, view, known, byId("log"), 8, refresh);
   }
 
   start();

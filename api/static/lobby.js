@@ -7,7 +7,6 @@
   const POLL_MS = 3000;
   const byId = id => document.getElementById(id);
   let me = { role: "anonymous", player: null, tables: [] };
-  let lost = false;
 
   function link(text, href) {
     return el("a", text, null, { href });
@@ -44,21 +43,13 @@
     }));
   }
 
-  async function poll() {
+  async function read() {
+    renderTables(await api("/tables"));
     try {
-      renderTables(await api("/tables"));
-      try {
-        renderTournaments(await api("/tournaments"));
-      } catch (error) {
-        if (error.status !== 404 && error.status !== 405) throw error;  // no tournaments here
-      }
-      Sabot.status(lost ? "connection back · live" : "live", "live");
-      lost = false;
+      renderTournaments(await api("/tournaments"));
     } catch (error) {
-      lost = true;
-      Sabot.status("connection lost · retrying…", "down");
+      if (error.status !== 404 && error.status !== 405) throw error;  // no tournaments here
     }
-    setTimeout(poll, POLL_MS);
   }
 
   async function whoAmI() {
@@ -91,5 +82,5 @@
     renderTables(await api("/tables"));
   });
 
-  whoAmI().then(poll);
+  whoAmI().then(() => Sabot.poll(read, POLL_MS));
 })();

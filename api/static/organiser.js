@@ -1,15 +1,14 @@
 // The organiser's console for tournaments, over the tournaments resource (POST /tournaments,
 // /players, /start, /pause, /resume, /interventions). It follows the tournament's tables'
-// streams and reads the tournament again every POLL_MS.
+// streams and reads the tournament again every POLL_MS (`Sabot.poll`).
 "use strict";
 
 (() => {
   const { el, api, money } = Sabot;
   const POLL_MS = 3000;
   const byId = id => document.getElementById(id);
-  const followed = new Set();
   let current = new URLSearchParams(location.search).get("tournament");
-  let lost = false;
+  let follow = () => {};
 
   const path = () => `/tournaments/${encodeURIComponent(current)}`;
 
@@ -20,7 +19,7 @@
     } catch (error) {
       byId("error").textContent = error.message;
     }
-    await refresh();
+    await refresh().catch(() => {});
   }
 
   function optional(id) {
@@ -75,32 +74,11 @@
   }
 
   async function refresh() {
-    try {
-      await loadTournaments();
-      if (current) {
-        const view = await api(path());
-        renderView(view);
-        renderPlayers(await api(`${path()}/standings`), view.status === "registering");
-      }
-      Sabot.status(lost ? "connection back · live" : "live", "live");
-      lost = false;
-    } catch (error) {
-      if (error.status === 401 || error.status === 403) {
-        byId("error").textContent = error.message;
-        return;
-      }
-      lost = true;
-      Sabot.status("connection lost · retrying…", "down");
-    }
-  }
-
-  const later = Sabot.debounce(refresh, 200);
-
-  async function follow(table) {
-    if (followed.has(table)) return;
-    followed.add(table);
-    const view = await api(`/tables/${encodeURIComponent(table)}`);
-    Sabot.follow(table, view.version, later, refresh);
+    await loadTournaments();
+    if (!current) return;
+    const view = await api(path());
+    renderView(view);
+    renderPlayers(await api(`${path()}/standings`), view.status === "registering");
   }
 
   byId("create").addEventListener("submit", event => {
@@ -115,7 +93,7 @@
   });
   byId("tournament").addEventListener("change", () => {
     current = byId("tournament").value;
-    refresh();
+    refresh().catch(() => {});
   });
   byId("register").addEventListener("submit", event => {
     event.preventDefault();
@@ -151,8 +129,7 @@
       byId("error").textContent = error.message;
       return;
     }
-    await refresh();
-    setInterval(refresh, POLL_MS);
+    follow = Sabot.poll(refresh, POLL_MS);
   }
 
   start();

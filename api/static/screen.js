@@ -107,14 +107,6 @@
     return view;
   }
 
-  function onEvents(events) {
-    known.take(events);
-    Sabot.logEvents(byId("log"), events, 6);
-    later();
-  }
-
-  const later = Sabot.debounce(() => refresh().catch(e => Sabot.status(e.message, "down")), 60);
-
   async function start() {
     if (!table) {
       byId("pick").hidden = false;
@@ -128,7 +120,7 @@
       Sabot.status(error.message, "down");
       return;
     }
-    Sabot.follow(table, Math.max(0, view.version - 40), onEvents, refresh);
+    Sabot.watch(table, view, known, byId("log"), 6, refresh);
   }
 
   start();

@@ -1,7 +1,7 @@
 // The tournament's big screen: its numbers (GET /tournaments/{t}), the standings in the official
 // order (its /standings, as given) or, once finished, the results with their prizes. It follows
 // the live streams of the tournament's tables and refetches on their events; the tournament's
-// own steps (start, pause, a new round) are caught by a read every POLL_MS.
+// own steps (start, pause, a new round) are caught by a read every POLL_MS (`Sabot.poll`).
 "use strict";
 
 (() => {
@@ -11,9 +11,8 @@
   const name = new URLSearchParams(location.search).get("tournament");
   const path = `/tournaments/${encodeURIComponent(name)}`;
   const byId = id => document.getElementById(id);
-  const followed = new Set();
   let clockAt = null;  // when seconds_left was read, and its value
-  let lost = false;
+  let follow = () => {};
 
   function minutes(seconds) {
     const s = Math.max(0, Math.round(seconds));
@@ -74,37 +73,16 @@
     byId("empty").hidden = results.positions.length > 0;
   }
 
-  async function refresh() {
-    try {
-      const view = await api(path).catch(error => {
-        if (error.status === 404) return null;  // not created yet: the standings say so
-        throw error;
-      });
-      if (view) renderView(view);
-      if (view && view.status === "finished") renderResults(await api(`${path}/results`));
-      else renderStandings(await api(`${path}/standings`));
-      if (lost || !followed.size) Sabot.status(lost ? "connection back · live" : "live", "live");
-      lost = false;
-    } catch (error) {
-      lost = true;
-      Sabot.status("connection lost · retrying…", "down");
-    }
+  async function read() {
+    const view = await api(path).catch(error => {
+      if (error.status === 404) return null;  // not created yet: the standings say so
+      throw error;
+    });
+    if (view) renderView(view);
+    if (view && view.status === "finished") renderResults(await api(`${path}/results`));
+    else renderStandings(await api(`${path}/standings`));
   }
 
-  const later = Sabot.debounce(refresh, 200);
-
-  async function follow(table) {
-    if (followed.has(table)) return;
-    followed.add(table);
-    const view = await api(`/tables/${encodeURIComponent(table)}`);
-    Sabot.follow(table, view.version, later, refresh);
-  }
-
-  async function poll() {
-    await refresh();
-    setTimeout(poll, POLL_MS);
-  }
-
-  if (name) poll();
+  if (name) follow = Sabot.poll(read, POLL_MS);
   else Sabot.status("no tournament: open /?tournament=NAME", "down");
 })();

@@ -4,31 +4,15 @@ board a tableau), and the view run live a few coups at a time equals the view re
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from domain.coup import tableaux_of
 from infra.service import TableService
-from infra.store import Store, open_store
+from infra.store import Store
 from projections.registry import VIEWS
 from projections.roads import roads
 from projections.runner import Runner
-from tests.integration.test_projections import Game, games
-
-
-@pytest.fixture
-def service(database_url: str) -> Iterator[TableService]:
-    app = TableService(url=database_url, secret_key=b"k" * 32)
-    yield app
-    app.close()
-
-
-@pytest.fixture
-def store(service: TableService) -> Iterator[Store]:
-    with open_store(service.database_url) as opened:
-        yield opened
+from tests.integration.test_projections import Game, games, service, store  # noqa: F401
 
 
 def settled_this_taille(game: Game) -> list[dict[str, Any]]:
@@ -43,8 +27,8 @@ def settled_this_taille(game: Game) -> list[dict[str, Any]]:
     return settled
 
 
-def test_roads_follow_the_settled_coups_and_rebuild_to_the_same(service: TableService,
-                                                                store: Store) -> None:
+def test_roads_follow_the_settled_coups_and_rebuild_to_the_same(service: TableService,  # noqa: F811
+                                                                store: Store) -> None:  # noqa: F811
     runner = Runner(store, VIEWS, batch_size=50)
     tables = games(service)
     for _ in range(3):
