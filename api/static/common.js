@@ -114,15 +114,23 @@ const Sabot = (() => {
     loop();
   }
 
-  // A table page's live loop: from a few events before `view`, each burst of events goes into
-  // the page's feed and its latest-events list, then one `refresh()`.
-  function watch(table, view, known, log, keep, refresh) {
-    const later = debounce(() => refresh().catch(e => status(e.message, "down")), 60);
+  // A table page's live loop: `load()` (which draws the page and answers the table view), then
+  // from a few events before it, each burst of events into the page's feed and its
+  // latest-events list, and one `load()` again. A first load that fails is said, and ends it.
+  async function live(table, load, known, log, keep) {
+    let view;
+    try {
+      view = await load();
+    } catch (error) {
+      status(error.message, "down");
+      return;
+    }
+    const later = debounce(() => load().catch(e => status(e.message, "down")), 60);
     follow(table, Math.max(0, view.version - 60), events => {
       known.take(events);
       logEvents(log, events, keep);
       later();
-    }, refresh);
+    }, load);
   }
 
   // A page without a stream of its own (the lobby, a tournament): `read()` now and every `ms`,
@@ -358,5 +366,5 @@ const Sabot = (() => {
 
   return { el, token, api, command, status, follow, debounce, cardText, cardName, cardNode,
            side, money, words, outcomeWords, clock, tableParam, handBox, coupHands, seatRows,
-           logEvents, feed, phase, watch, poll, SUITS, SUIT_NAMES };
+           logEvents, feed, phase, live, poll, SUITS, SUIT_NAMES };
 })();

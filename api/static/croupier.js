@@ -259,13 +259,7 @@
       Sabot.status("no table: open /croupier?table=NAME", "down");
       return;
     }
-    try {
-      await refresh();
-    } catch (error) {
-      Sabot.status(error.message, "down");
-      return;
-    }
-    Sabot.watch(table, view, known, byId("log"), 8, refresh);
+    Sabot.live(table, refresh, known, byId("log"), 8);
   }
 
   start();

@@ -139,16 +139,14 @@
       Sabot.status("no table: open /player?table=NAME", "down");
       return;
     }
-    try {
-      const caller = await api("/me");
-      if (caller.role !== "player") throw new Error("sign in with a player's token (from the lobby)");
-      me = caller.player;
-      await refresh();
-    } catch (error) {
-      Sabot.status(error.message, "down");
-      return;
-    }
-    Sabot.watch(table, view, known, byId("log"), 8, refresh);
+    Sabot.live(table, async () => {
+      if (me === null) {
+        const caller = await api("/me");
+        if (caller.role !== "player") throw new Error("sign in with a player's token (from the lobby)");
+        me = caller.player;
+      }
+      return refresh();
+    }, known, byId("log"), 8);
   }
 
   start();

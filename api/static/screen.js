@@ -113,14 +113,7 @@
       Sabot.status("choose a table", "");
       return;
     }
-    let view;
-    try {
-      view = await refresh();
-    } catch (error) {
-      Sabot.status(error.message, "down");
-      return;
-    }
-    Sabot.watch(table, view, known, byId("log"), 6, refresh);
+    Sabot.live(table, refresh, known, byId("log"), 6);
   }
 
   start();
