@@ -4,8 +4,9 @@
     /screen?table=NAME          a table's big screen (public: the rail's view)
     /croupier?table=NAME        the croupier's console (a croupier's or organiser's token)
     /player?table=NAME          a player's view (the player's token)
-    /?table=NAME                the big screen too (the first page's address)
-    /?tournament=NAME           a tournament's standings on the big screen
+    /organiser                  the organiser's console for tournaments (the organiser's token)
+    /?tournament=NAME           a tournament's big screen (public)
+    /?table=NAME                a table's big screen too (the first page's address)
 
 Each page is plain HTML with one script that reads the API as its user may: the token typed
 in the lobby is kept in the tab's `sessionStorage` and sent as `Authorization: Bearer`, never
@@ -32,7 +33,8 @@ STATIC = Path(__file__).parent / "static"
 POLICY = {"Content-Security-Policy": "default-src 'self'; object-src 'none'; "
                                      "base-uri 'none'; frame-ancestors 'none'"}
 
-PAGES = {"/screen": "screen.html", "/croupier": "croupier.html", "/player": "player.html"}
+PAGES = {"/screen": "screen.html", "/croupier": "croupier.html", "/player": "player.html",
+         "/organiser": "organiser.html"}
 
 
 def _html(name: str) -> File:
@@ -43,7 +45,7 @@ def _html(name: str) -> File:
 @get("/", include_in_schema=False)
 async def page(table: Named = None, tournament: Named = None) -> File:
     if tournament is not None:
-        return _html("standings.html")
+        return _html("tournament.html")
     return _html("screen.html" if table is not None else "index.html")
 
 
