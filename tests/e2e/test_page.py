@@ -227,7 +227,7 @@ def test_a_coup_played_through_the_api_appears_on_the_table_screen(
 def test_big_screens_fit_the_projector_with_their_roads(
         api: Api, open_page: Callable[..., Page]) -> None:  # noqa: F811
     for variant in (Variant.CHEMIN_DE_FER, Variant.DEUX_TABLEAUX):
-        Game.open(api.service, variant.value, variant, players=6).coups(14)
+        Game.open(api.service, variant.value, variant, players=5).coups(10)
     page = open_page("/screen?table=chemin-de-fer")
     roads = api.call("GET", "/tables/chemin-de-fer/roads").json()
     [board] = roads["boards"]
@@ -286,12 +286,19 @@ def test_a_croupier_deals_a_physical_shoe_and_records_the_forced_draw(
     assert placed.status_code == 200, placed.text
     expect(page.locator("#bets tbody tr td")).to_have_text(["bob", "punter", "50", "house"],
                                                            timeout=WAIT_MS)
-    page.get_by_role("button", name="Close betting").click()
+    page.get_by_role("button", name="Close betting").focus()
+    page.keyboard.press("Enter")  # the console works from the keyboard
 
     deal = page.get_by_role("button", name="Deal to the punter")
     expect(deal).to_be_disabled(timeout=WAIT_MS)  # a physical shoe's card is entered first
     for code, to in (("4h", "punter"), ("7s", "banker"), ("Tc", "punter")):
-        pick(page, code)
+        if code == "Tc":  # by keyboard: a rank and a suit are radio buttons
+            page.get_by_role("radio", name="10", exact=True).focus()
+            page.keyboard.press("Space")
+            page.get_by_role("radio", name="clubs").focus()
+            page.keyboard.press("Space")
+        else:
+            pick(page, code)
         page.get_by_role("button", name=f"Deal {card_text(code)} to the {to}").click()
         expect(page.locator("#hands .card")).to_have_count(
             1 + ("4h", "7s", "Tc").index(code), timeout=WAIT_MS)
