@@ -7,7 +7,9 @@
 `{table}` is a table's UUID or its name. A command's `Idempotency-Key` header, when present,
 is its command id (else the body's `command_id`); a key sent again answers what it answered
 the first time and records nothing. The body's `actor` is ignored: the token says who acts.
-The service is synchronous (psycopg's pool, SQLite): its calls run in worker threads.
+The service is synchronous (psycopg's pool, SQLite): its calls run in worker threads. What
+follows a command (live push, a decision's deadline) is the service's to dispatch
+(`infra.outbox`), not the route's.
 """
 
 from __future__ import annotations
@@ -19,12 +21,10 @@ from typing import Annotated, Any, TypeVar
 import msgspec
 from anyio import to_thread
 from litestar import Controller, Request, get, post
-from litestar.channels import ChannelsPlugin
 from litestar.datastructures import State
 from litestar.params import HeaderParameter, PathParameter
 
 from api import auth
-from api.live import wake_subscribers
 from api.openapi import CommandOperation, OpenTableOperation, problems
 from api.problems import ApiProblem, decode_json, invalid
 from api.schemas import OpenTable, Recorded, TableView
@@ -142,13 +142,11 @@ class TablesController(Controller):
         service = self._service(request)
         recorded: ServiceRecorded = await blocking(service.execute, table_id, command)
         events = recorded.events
-        if events:
-            wake_subscribers(request.app.plugins.get(ChannelsPlugin), table_id,
-                             recorded.version)
-            state = await blocking(service.state, table_id)
-            await blocking(request.app.state.deadlines.after, table_id, state)
-            if any(e["type"] in _HIDDEN_CARDS for e in events):
-                events = visible_events(state, grant, events)
+        if any(e["type"] in _HIDDEN_CARDS for e in events):
+            state = recorded.state
+            if state is None:  # a command id sent again: its first answer, not the table
+                state = await blocking(service.state, table_id)
+            events = visible_events(state, grant, events)
         return Recorded(recorded.table_id, recorded.version, events)
 
     @staticmethod

@@ -7,6 +7,8 @@ are msgspec structs tagged by `kind`, so one JSON body decodes to the right comm
 
 from __future__ import annotations
 
+from typing import get_args
+
 import msgspec
 
 from domain.cards import Card
@@ -138,3 +140,6 @@ TableCommand = (
     | CloseBetting | DealCard | ShowNaturals | Decide | SettleCoup | PayCoup | RevealSeed
     | EndTaille | PlayDefault
 )
+
+TABLE_COMMANDS: tuple[type[Command], ...] = get_args(TableCommand)
+"""Every table command, to refuse anything else at run time."""

@@ -14,14 +14,16 @@ Actors are player ids, or officials whose ids start with `@` (`@croupier`, `@sys
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
+from functools import partial
 
 import msgspec
 
 from domain import coverage, payouts
 from domain.cards import Card, point, value
 from domain.coup import Coup, LegalStep, Outcome, Side, Step, tableaux_of
-from domain.errors import NotFound, OutOfTurn, RuleViolation
+from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
 from domain.payouts import Bet, Settlement, Spot
 from domain.settings import Burn, TableSettings, Variant
 from domain.shoe import Shoe, burn_count, cut_card_index
@@ -31,7 +33,17 @@ _HEX = frozenset("0123456789abcdef")
 
 
 def is_official(actor: str) -> bool:
+    """Officials (`@croupier`, `@organiser`, `@deadline`...) act for anyone at the table."""
     return actor.startswith("@")
+
+
+def require_actor(actor: str, player: str | None, doing: str, *,
+                  rule: str = "not-your-turn") -> None:
+    """Who may act for whom, decided here only: an official for anyone, a player for
+    themselves (`player`: whose step it is; None: an official's step)."""
+    if is_official(actor) or (player is not None and actor == player):
+        return
+    raise OutOfTurn(f"{actor} may not {doing}: it is for {player or 'an official'}", rule=rule)
 
 
 class Phase(StrEnum):
@@ -197,29 +209,64 @@ class TableState(msgspec.Struct, kw_only=True):
     # --- what may happen now --------------------------------------------------------
 
     def legal_actions(self) -> list[Action]:
-        match self.phase:
-            case Phase.NO_SHOE:
-                return [Action("shuffle", CROUPIER)]
-            case Phase.SHUFFLED:
-                return [Action("contribute", None), Action("cut", None)]
-            case Phase.BURNING:
-                return [Action("burn", CROUPIER, forced=True)]
-            case Phase.NO_BANK:
-                return [Action("award-bank", CROUPIER), Action("take-bank", self.bank_offered_to),
-                        Action("decline-bank", self.bank_offered_to)]
-            case Phase.BETTING:
-                actions = [Action("bet", None), Action("close-betting", CROUPIER)]
-                if self.banks_with_player:
-                    actions.insert(1, Action("banco", None))
-                    actions.append(Action("retire-bank", self.banker))
-                return actions
-            case Phase.PLAYING:
-                assert self.coup is not None
-                return [self._coup_action(s) for s in self.coup.legal_steps()]
-            case Phase.SETTLED:
-                return [Action("pay", CROUPIER, forced=True)]
-            case Phase.TAILLE_OVER:
-                return [Action("reveal-seed", CROUPIER, forced=True)]
+        """The steps the table accepts now. Each is offered because its own guard, tried on a
+        copy of the table, accepts it: the offer cannot drift from the rules. A player's step
+        (`actor` None) is offered when it is open to at least one player at the table; the
+        coup's steps are the coup's own (`Coup.legal_steps`, which its guards check)."""
+        if self.phase is Phase.PLAYING:
+            assert self.coup is not None
+            return [self._coup_action(s) for s in self.coup.legal_steps()]
+        return [action for action, tries in self._steps() if any(map(self._accepts, tries))]
+
+    def _steps(self) -> list[tuple[Action, list[Callable[[TableState], object]]]]:
+        """Every step between coups, who takes it, and the guarded calls that would take it."""
+        players, stake, offered = self.players(), self.settings.min_stake, self.bank_offered_to
+        to_offered = [offered] if offered is not None else []
+        bank = max(self.settings.min_stake, self.bank_required)
+        T = TableState
+        return [
+            (Action("shuffle", CROUPIER), [partial(T.shuffle, decks=self.settings.decks,
+                                                   algorithm="", commitment="0" * 64,
+                                                   physical=False)]),
+            (Action("contribute", None), [partial(T.contribute, player=p, entropy="00")
+                                          for p in players]),
+            (Action("cut", None), [partial(T.cut, player=p, position=1) for p in players]),
+            (Action("burn", CROUPIER, forced=True), [partial(T.burn, card=Card("As"))]),
+            (Action("award-bank", CROUPIER), [partial(T.award_bank, player=p, amount=bank)
+                                              for p in players]),
+            (Action("take-bank", offered), [partial(T.award_bank, player=p, amount=bank)
+                                            for p in to_offered]),
+            (Action("decline-bank", offered), [partial(T.decline_bank, player=p)
+                                               for p in to_offered]),
+            (Action("bet", None), [partial(T.place_bet, player=p, spot=spot, amount=stake)
+                                   for p in players for spot in Spot]),
+            (Action("stake", None), [partial(T.place_stake, player=p, tableau=t, amount=stake)
+                                     for p in players for t in tableaux_of(self.variant)]),
+            (Action("banco", None), [partial(T.call_banco, player=p) for p in players]),
+            (Action("close-betting", CROUPIER), [T.close_betting]),
+            (Action("retire-bank", self.banker), [partial(T.retire_bank, player=p)
+                                                  for p in [self.banker] if p is not None]),
+            (Action("end-taille", CROUPIER), [T.end_taille]),
+            (Action("pay", CROUPIER, forced=True), [T._pay_next]),
+            (Action("reveal-seed", CROUPIER, forced=True), [T.reveal]),
+        ]
+
+    def _pay_next(self) -> None:
+        """The croupier's `pay`: the next payout owed, or closing the coup once all are made."""
+        self.require(Phase.SETTLED, doing="pay")
+        assert self.settlement is not None
+        owed = self.settlement.payouts
+        if self.payouts_made < len(owed):
+            self.pay(owed[self.payouts_made])
+        else:
+            self.close_coup()
+
+    def _accepts(self, attempt: Callable[[TableState], object]) -> bool:
+        try:
+            attempt(_COPY_DECODER.decode(_COPY_ENCODER.encode(self)))
+        except DomainError:
+            return False
+        return True
 
     def _coup_action(self, step: LegalStep) -> Action:
         actor = CROUPIER
@@ -232,12 +279,6 @@ class TableState(msgspec.Struct, kw_only=True):
             wanted = " or ".join(p.value for p in phases)
             raise OutOfTurn(f"cannot {doing} now: the table is at {self.phase.value}, "
                             f"not {wanted}", rule="out-of-turn")
-
-    def _require_player(self, actor: str, player: str | None, doing: str) -> None:
-        if is_official(actor) or actor == player:
-            return
-        raise OutOfTurn(f"{actor} may not {doing}: it is for {player or 'an official'}",
-                        rule="not-your-turn")
 
     # --- seats ----------------------------------------------------------------------
 
@@ -383,7 +424,7 @@ class TableState(msgspec.Struct, kw_only=True):
         seated has let it pass, the sum a passed hand required lapses and the bank is given
         afresh (auction or lot)."""
         self.require(Phase.NO_BANK, doing="decline the bank")
-        self._require_player(player, self.bank_offered_to, "decline the bank")
+        require_actor(player, self.bank_offered_to, "decline the bank")
         offered = self.bank_offered_to
         if offered is None:
             raise OutOfTurn("the shoe is offered to nobody: the bank is given by auction or lot",
@@ -399,7 +440,7 @@ class TableState(msgspec.Struct, kw_only=True):
         """The banker retires between coups, taking the bank; the shoe passes (000)."""
         between_coups = (Phase.BETTING, Phase.NO_SHOE, Phase.SHUFFLED, Phase.BURNING)
         self.require(*between_coups, doing="retire the bank")
-        self._require_player(player, self.banker, "retire the bank")
+        require_actor(player, self.banker, "retire the bank")
         if self.stakes or self.banco_calls:
             raise OutOfTurn("stakes are already placed against this bank", rule="stakes-placed")
         retiring, amount = self.banker, self.bank
@@ -556,7 +597,7 @@ class TableState(msgspec.Struct, kw_only=True):
     def decide(self, actor: str, side: Side, draw: bool) -> None:
         coup = self._playing()
         coup._expect(Step.DRAW if draw else Step.STAND, side)
-        self._require_player(actor, self.hand_holder(side), f"decide for the {side} hand")
+        require_actor(actor, self.hand_holder(side), f"decide for the {side} hand")
         if draw:
             coup.draw(side)
         else:
@@ -708,3 +749,7 @@ class TableState(msgspec.Struct, kw_only=True):
     def points(self) -> dict[Side, int]:
         assert self.coup is not None
         return {side: point(cards) for side, cards in self.coup.hands.items()}
+
+
+_COPY_ENCODER = msgspec.msgpack.Encoder()
+_COPY_DECODER = msgspec.msgpack.Decoder(TableState)

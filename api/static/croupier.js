@@ -12,8 +12,8 @@
   const setClock = Sabot.clock(document.getElementById("clock"));
   const known = Sabot.feed();
   const RANKS = "A23456789TJQK";
-  const PLAYERS_STEPS = new Set(["contribute", "bet", "banco", "take-bank", "decline-bank",
-                                 "retire-bank"]);
+  const PLAYERS_STEPS = new Set(["contribute", "bet", "stake", "banco", "take-bank",
+                                 "decline-bank", "retire-bank"]);
   const PHASES = {
     "no-shoe": "No shoe: shuffle a new one", shuffled: "Shuffled: the shoe is to be cut",
     burning: "Burn the cards", "no-bank": "The bank is to be given",
@@ -40,6 +40,7 @@
       case "settle": return "Settle the coup";
       case "pay": return "Pay the coup";
       case "reveal-seed": return "Reveal the shoe's seed";
+      case "end-taille": return "End the shoe now";
       default: return step;
     }
   }

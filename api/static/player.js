@@ -81,7 +81,8 @@
       select.dataset.spots = spots.join();
       select.replaceChildren(...spots.map(s => el("option", side(s), null, { value: s })));
     }
-    const open = view.legal_actions.some(a => a.step === "bet") && me !== view.banker;
+    const open = view.legal_actions.some(a => a.step === "bet" || a.step === "stake") &&
+      me !== view.banker;
     byId("place").disabled = !open;
     byId("place").textContent = houseBanked() ? "Place bet" : "Stake";
     const seat = view.seats.find(s => s.player === me);

@@ -12,6 +12,7 @@ CI=true they fail. Playwright's own browsers are never downloaded.
 
 from __future__ import annotations
 
+import random
 import re
 import tempfile
 import threading
@@ -457,3 +458,63 @@ def test_a_page_says_when_the_server_is_gone_and_when_it_is_back(
     finally:
         page.close()
         running.stop()
+
+
+def money(amount: int) -> str:
+    return f"{amount:,}"
+
+
+def test_an_organiser_runs_a_tournament_and_its_big_screen_follows(
+        api: Api, open_page: Callable[..., Page]) -> None:  # noqa: F811
+    token = api.token(Role.ORGANISER)
+    page = open_page("/organiser", token)
+    page.get_by_label("name", exact=True).fill("spring")
+    page.get_by_label("preset").select_option("punto-banco-heats")
+    page.get_by_label("coups a round").fill("2")
+    page.get_by_label("tables", exact=True).fill("2")
+    page.get_by_label("starting chips").fill("2000")
+    page.get_by_role("button", name="Create").click()
+    expect(page.locator("#summary")).to_contain_text("registering", timeout=WAIT_MS)
+    names = ["ann", "ben", "cat", "dan", "eve", "fay", "gus", "hal", "ivy"]
+    for n, player in enumerate(names, 1):
+        page.get_by_label("player", exact=True).fill(player)
+        page.get_by_label("player", exact=True).press("Enter")  # the keyboard registers
+        expect(page.locator("#players tbody tr")).to_have_count(n, timeout=WAIT_MS)
+    page.get_by_role("button", name="remove ivy").click()
+    expect(page.locator("#players tbody tr")).to_have_count(8, timeout=WAIT_MS)
+    shoot(page, "organiser")
+    page.get_by_role("button", name="Start (seat the players)").click()
+    expect(page.locator("#error")).to_be_empty()
+    expect(page.locator("#summary")).to_contain_text("running", timeout=WAIT_MS)
+    expect(page.locator("#tables > li")).to_have_count(2, timeout=WAIT_MS)
+
+    page.get_by_label("what").select_option("correct-chips")
+    page.get_by_label("player concerned").fill("ann")
+    page.get_by_label("chips (+/−)").fill("100")
+    before = api.events()
+    page.get_by_role("button", name="Record the intervention").click()  # no reason: refused
+    assert page.get_by_label("reason (required)").evaluate("f => f.validity.valueMissing")
+    assert api.events() == before
+    page.get_by_label("reason (required)").fill("miscounted at the draw")
+    page.get_by_role("button", name="Record the intervention").click()
+    expect(page.locator("#error")).to_be_empty()
+    expect(page.get_by_label("reason (required)")).to_have_value("", timeout=WAIT_MS)
+
+    screen = open_page("/?tournament=spring")
+    view = api.call("GET", "/tournaments/spring").json()
+    expect(screen.locator("#players")).to_have_text("8 of 8", timeout=WAIT_MS)
+    expect(screen.locator("#average")).to_have_text(money(view["average_stack"]))
+    assert view["average_stack"] == (2100 + 7 * 2000) // 8
+    expect(screen.locator("#pool")).to_have_text(money(view["prize_pool"]))
+    expect(screen.locator("#round")).to_have_text(f"{view['stage']} · {view['round']}")
+    standings = api.call("GET", "/tournaments/spring/standings").json()
+    expect(screen.locator("#standings td.player")).to_have_text([s["player"] for s in standings])
+    shoot(screen, "tournament", scrolls=False)
+
+    table = view["tables"][0]["name"]
+    Game(api.service, table, Table.create_id(table), random.Random(table)).coups(1)
+    settled = api.call("GET", "/tournaments/spring/standings").json()
+    assert settled != standings  # a coup settled moved chips
+    expect(screen.locator("#standings td.chips")).to_have_text(
+        [money(s["chips"]) for s in settled], timeout=2 * WAIT_MS)
+    assert screen.evaluate("window.notReloaded") is True
