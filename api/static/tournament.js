@@ -34,7 +34,7 @@
     byId("players").textContent = `${t.players_left} of ${t.entrants}`;
     byId("average").textContent = money(t.average_stack);
     byId("pool").textContent = money(t.prize_pool);
-    byId("cut").textContent = t.next_cut === null ? "–" : `top ${t.next_cut}`;
+    byId("cut").textContent = t.next_cut === null || t.status === "finished" ? "–" : `top ${t.next_cut}`;
     byId("limits").textContent = `${money(t.min_stake)} to ${t.max_stake ? money(t.max_stake) : "no maximum"}`;
     byId("tables").replaceChildren(...t.tables.map(line => {
       const item = el("li");

@@ -256,6 +256,13 @@ def test_a_tournament_s_standings_appear_live_winner_first(
     standings = api.call("GET", "/tournaments/cup/standings").json()
     assert standings[0]["player"] == winner and standings[0]["rank"] == 1
     expect(rows.locator("td.player")).to_have_text([s["player"] for s in standings])
+    # finished: the winner, and the results with their prizes in the results' order
+    results = api.call("GET", "/tournaments/cup/results").json()
+    expect(page.locator("#winner")).to_have_text(f"Winner: {winner}")
+    expect(page.locator("#standings-title")).to_have_text("Results")
+    expect(rows.locator("td.player")).to_have_text([p["player"] for p in results["positions"]])
+    expect(rows.first.locator("td").last).to_have_text(money(results["positions"][0]["prize"]))
+    shoot(page, "tournament-finished", scrolls=False)
     assert page.evaluate("window.notReloaded") is True
 
 
