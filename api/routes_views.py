@@ -16,6 +16,7 @@ table is 404. A tournament's standings are the tournaments resource's
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
@@ -85,6 +86,17 @@ def _reader(request: Request[Any, Any, State]) -> ViewReader:
     return reader
 
 
+async def _table_doc(request: Request[Any, Any, State], view: str,
+                     query: Callable[[Database, uuid.UUID], T | None], table: str) -> T:
+    """A view's document of one table, brought to the head first; 404 for no such table."""
+    table_id = table_id_of(table)
+    found: T | None = await blocking(_reader(request).read, view,
+                                     lambda db: query(db, table_id))
+    if found is None:
+        raise ApiProblem(404, f"no table {table!r}", rule="unknown-table")
+    return found
+
+
 class Caller(msgspec.Struct, frozen=True):
     """Who a token speaks for: its role, the player (role `player`), the tables it serves."""
 
@@ -121,12 +133,7 @@ async def list_tables(request: Request[Any, Any, State]) -> list[TableSummary]:
 @get("/tables/{table:str}/rotation", summary="A table's bank and rotation",
      tags=["views"], responses=problems(404))
 async def table_rotation(request: Request[Any, Any, State], table: TableRef) -> Rotation:
-    table_id = table_id_of(table)
-    found: Rotation | None = await blocking(_reader(request).read, "rotation",
-                                            lambda db: rotation(db, table_id))
-    if found is None:
-        raise ApiProblem(404, f"no table {table!r}", rule="unknown-table")
-    return found
+    return await _table_doc(request, "rotation", rotation, table)
 
 
 @get("/tables/{table:str}/recall", summary="A table's last coups", tags=["views"],
@@ -144,9 +151,4 @@ async def table_recall(request: Request[Any, Any, State], table: TableRef,
 @get("/tables/{table:str}/roads", summary="A table's scoreboards (roads) for its taille",
      tags=["views"], responses=problems(404))
 async def table_roads(request: Request[Any, Any, State], table: TableRef) -> Roads:
-    table_id = table_id_of(table)
-    found: Roads | None = await blocking(_reader(request).read, "roads",
-                                         lambda db: roads(db, table_id))
-    if found is None:
-        raise ApiProblem(404, f"no table {table!r}", rule="unknown-table")
-    return found
+    return await _table_doc(request, "roads", roads, table)
