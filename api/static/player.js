@@ -121,9 +121,29 @@
              known.lastEventAt);
   }
 
+  // The tournament this table plays for (if any), found once among the tournaments' tables,
+  // and this player's place in its standings.
+  let tournament;
+  async function position() {
+    if (tournament === undefined) {
+      tournament = null;
+      const all = await api("/tournaments").catch(() => []);
+      for (const t of all.filter(t => t.status !== "finished")) {
+        const shown = await api(`/tournaments/${encodeURIComponent(t.name)}`);
+        if (shown.tables.some(line => line.name === view.name)) tournament = t.name;
+      }
+    }
+    if (!tournament) return;
+    const rows = await api(`/tournaments/${encodeURIComponent(tournament)}/standings`);
+    const mine = rows.find(r => r.player === me);
+    byId("position-box").hidden = !mine;
+    if (mine) byId("position").textContent = `${mine.rank} of ${rows.length} · ${tournament}`;
+  }
+
   async function refresh() {
     [view, rotation] = await Promise.all([api(path), api(`${path}/rotation`)]);
     render();
+    await position();
     return view;
   }
 

@@ -525,3 +525,8 @@ def test_an_organiser_runs_a_tournament_and_its_big_screen_follows(
     expect(screen.locator("#standings td.chips")).to_have_text(
         [money(s["chips"]) for s in settled], timeout=2 * WAIT_MS)
     assert screen.evaluate("window.notReloaded") is True
+    # a player of that table sees their place in the tournament
+    seated = view["tables"][0]["players"][0]["player"]
+    mine = open_page(f"/player?table={table}", api.token(Role.PLAYER, player=seated))
+    rank = next(s["rank"] for s in settled if s["player"] == seated)
+    expect(mine.locator("#position")).to_have_text(f"{rank} of 8 · spring", timeout=WAIT_MS)
