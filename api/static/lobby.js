@@ -34,6 +34,7 @@
 
   function renderTournaments(tournaments) {
     byId("tournaments-box").hidden = false;
+    byId("no-tournaments").hidden = tournaments.length > 0;
     byId("tournaments").replaceChildren(...tournaments.map(t => {
       const name = t.name || t.tournament_id;
       const item = el("li");
