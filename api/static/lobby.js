@@ -17,7 +17,7 @@
     byId("tables").replaceChildren(...tables.map(t => {
       const q = `?table=${encodeURIComponent(t.name)}`;
       const item = el("li");
-      item.append(link(t.name, `/screen${q}`),
+      item.append(link(t.name, `/screen${q}`), " ",
                   el("span", `${t.variant} · ${t.phase} · ${t.coups} coups · ${t.seated.length} seated`, "limits"));
       const links = el("div", null, "links");
       links.append(link("big screen", `/screen${q}`));
@@ -38,7 +38,7 @@
     byId("tournaments").replaceChildren(...tournaments.map(t => {
       const name = t.name || t.tournament_id;
       const item = el("li");
-      item.append(link(name, `/?tournament=${encodeURIComponent(name)}`),
+      item.append(link(name, `/?tournament=${encodeURIComponent(name)}`), " ",
                   el("span", [t.status, t.stage].filter(Boolean).join(" · "), "limits"));
       return item;
     }));

@@ -394,9 +394,14 @@ def test_the_lobby_lists_tables_and_signs_in_with_a_token(
         api: Api, open_page: Callable[..., Page]) -> None:  # noqa: F811
     for name in ("alpha", "beta"):
         open_table(api, name, "chemin-de-fer").send("seat", player="alice", chips=500)
+    created = api.call("POST", "/tournaments", api.token(Role.ORGANISER),
+                       json={"name": "open", "preset": "chemin-de-fer-freeze-out"})
+    assert created.status_code == 201, created.text
     page = open_page("/")
     tables = page.locator("#tables > li")
     expect(tables).to_have_count(2, timeout=WAIT_MS)
+    expect(page.locator("#tournaments > li")).to_have_text(["open registering · freeze-out"])
+    expect(page.get_by_role("link", name="open")).to_have_attribute("href", "/?tournament=open")
     expect(tables.first).to_contain_text("alpha")
     expect(page.get_by_role("link", name="croupier console")).to_have_count(0)  # anonymous
 
