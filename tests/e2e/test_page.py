@@ -54,7 +54,10 @@ OVERFLOW = """() => {
     const box = node.getBoundingClientRect();
     return box.width > 0 && (box.right > width + 1 || box.left < -1);
   }).map(node => `${node.tagName.toLowerCase()}#${node.id}.${node.className}`);
-  return { wide, scrollWidth: document.documentElement.scrollWidth, width,
+  const unlabelled = [...document.querySelectorAll("input, select, button, textarea")].filter(
+    node => !(node.labels && node.labels.length) && !node.getAttribute("aria-label") &&
+            !node.textContent.trim()).map(node => node.outerHTML);
+  return { wide, unlabelled, scrollWidth: document.documentElement.scrollWidth, width,
            scrollHeight: document.documentElement.scrollHeight, height: innerHeight };
 }"""
 
@@ -101,7 +104,8 @@ def open_page(api: Api, browser: BrowserContext) -> Iterator[Callable[..., Page]
 def shoot(page: Page, name: str, sizes: tuple[tuple[int, int], ...] = SIZES, *,
           scrolls: bool = True) -> None:
     """Photograph the page at each size and check that nothing is wider than the window (and,
-    for a big screen, `scrolls=False`, that nothing is below it)."""
+    for a big screen, `scrolls=False`, that nothing is below it), and that every control has a
+    name (a label, an aria-label or its text)."""
     SHOTS.mkdir(exist_ok=True)
     for width, height in sizes:
         page.set_viewport_size({"width": width, "height": height})
@@ -111,6 +115,7 @@ def shoot(page: Page, name: str, sizes: tuple[tuple[int, int], ...] = SIZES, *,
             page.screenshot(path=str(SHOTS / f"{name}.jpg"), type="jpeg", quality=50)
         found = page.evaluate(OVERFLOW)
         assert found["wide"] == [] and found["scrollWidth"] <= width, (name, width, found)
+        assert found["unlabelled"] == [], (name, found["unlabelled"])  # every control named
         if not scrolls:
             assert found["scrollHeight"] <= height, (name, height, found)
 
