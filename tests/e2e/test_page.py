@@ -370,14 +370,14 @@ def test_a_player_bets_within_the_limits_and_calls_banco(
     assert house.view()["bets"] == [{"player": "dan", "spot": "banker", "amount": 50}]  # once
     shoot(page, "player")
 
-    cercle = open_table(api, "cercle", "chemin-de-fer")
+    cercle = open_table(api, "baccara", "chemin-de-fer", decision_seconds=30)
     for player in ("alice", "bob"):
         cercle.send("seat", player=player, chips=1000)
     cercle.send("shuffle")
     cercle.send("cut", player="alice", position=100)
     cercle.play_while("burning")
     cercle.send("award-bank", player="alice", amount=200, how="auction")
-    page = open_page("/player?table=cercle", api.token(Role.PLAYER, player="bob"))
+    page = open_page("/player?table=baccara", api.token(Role.PLAYER, player="bob"))
     page.get_by_role("button", name="Banco: cover the bank of 200").click()
     expect(page.locator("#log li").first).to_have_text("bob calls banco!", timeout=WAIT_MS)
     cercle.send("close-betting")
@@ -392,6 +392,13 @@ def test_a_player_bets_within_the_limits_and_calls_banco(
                   if h["side"] == "punter")
     expect(mine).to_have_text([card_text(c) for c in punter["cards"]])
     assert cercle.view()["coup"]["hands"][0]["cards"] == [None, None]
+    cercle.send("show-naturals")  # no natural: bob's hand, on 6 or 7, must stand
+    expect(page.locator("#clock")).to_have_text(re.compile(r"^(30|2\d) s to decide$"),
+                                                timeout=WAIT_MS)
+    expect(page.get_by_role("button", name="Draw")).to_have_count(0)
+    page.get_by_role("button", name="Stand (the tableau says so)").click()
+    expect(page.locator("#clock")).to_be_hidden(timeout=WAIT_MS)
+    assert cercle.view(token=cercle.token)["legal_actions"][0]["side"] == "banker"
     assert page.evaluate("window.notReloaded") is True
 
 
