@@ -3,8 +3,8 @@
 Routes: `/health` and `/ready` (`api.routes_health`), the tables resource
 (`api.routes_tables`), the tournaments resource (`api.routes_tournaments`), live events
 (`api.routes_live` on `api.live`'s channels), the reads from the projections
-(`api.routes_views`: rotation, recall), the live page at `/`
-(`api.routes_page`); the OpenAPI document at `/schema`
+(`api.routes_views`: tables, rotation, recall, roads, and `/me`), the tableau's look-ahead
+(`api.routes_tableau`), the pages at `/` (`api.routes_page`); the OpenAPI document at `/schema`
 (`/schema/openapi.json`). Bodies are msgspec structs (`api.schemas`); every refusal is an
 RFC 9457 problem (`api.problems`); callers are known by bearer tokens kept hashed in the
 same database (`api.tokens`, `api.auth`). The database: `database_url`, else
