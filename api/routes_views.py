@@ -1,4 +1,4 @@
-"""Reads from the projections, for the live page and anyone else: public, no token needed.
+"""Reads from the projections, for the pages and anyone else: public (`/me` reads the token).
 
     GET /me                                   who the caller's token says they are
     GET /tables                               every table: name, variant, phase, coups, seated
