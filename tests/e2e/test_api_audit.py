@@ -1,5 +1,5 @@
 """`GET /audit/checkpoints`: the store's signed checkpoints and their fingerprint, public, and
-the fingerprint on the standings screen (headless Chromium, as `test_page`)."""
+the fingerprint on the tournament's big screen (headless Chromium, as `test_page`)."""
 
 from __future__ import annotations
 
