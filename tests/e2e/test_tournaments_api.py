@@ -24,6 +24,7 @@ import pytest
 from api.commands.worker import running_worker
 from api.tokens import Role
 from domain.presets import PRESETS
+from domain.tournament import secret_commitment
 from domain.tournament_aggregate import Tournament
 from tests.e2e.test_api import KEY, PROBLEM, Api, api, free_port  # noqa: F401 - the fixture
 from tests.unit.test_tournament import check_places
@@ -116,6 +117,13 @@ def test_a_tournament_from_a_preset_is_played_to_the_end_by_a_worker(
     assert [(e.kind, e.player, e.actor, e.reason, e.chips_before, e.chips_after)
             for e in made] == [("penalise", "bob", "@organiser", "slow play", 2000, 1900)]
     assert any(isinstance(e, Tournament.TournamentFinished) for e in events)
+    placed = {e.player: e for e in events if isinstance(e, Tournament.SecretBetPlaced)}
+    revealed = [e for e in events if isinstance(e, Tournament.SecretBetRevealed)]
+    assert bool(revealed) == PRESETS[preset].plan()[-1].secret_bet  # the bots' secret bets
+    for bet in revealed:  # a commitment first, opened only once the coup was dealt
+        assert placed[bet.player].commitment == secret_commitment(bet.spot, bet.amount,
+                                                                  bet.nonce)
+        assert placed[bet.player].originator_version < bet.originator_version
 
 
 class _Row:
