@@ -158,6 +158,8 @@ def test_bad_input_is_a_problem_and_records_nothing(api: Api) -> None:  # noqa: 
                                      "seats_per_table": 4}})
     assert created.status_code == 201, created.text
     assert heats.late_rounds == 1
+    refused(api, 422, "tournament-exists", "POST", "/tournaments", organiser,
+            {"name": "closed", "preset": "punto-banco-heats"})
     path = "/tournaments/closed"
     for player in ("alice", "bob"):
         assert api.call("POST", f"{path}/players", organiser,
