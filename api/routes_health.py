@@ -1,7 +1,9 @@
 """Liveness and readiness: `/health` answers while the process runs, `/ready` while the store does.
 
 A load balancer sends traffic only to a ready instance and restarts one that is not alive;
-readiness runs one read-only statement on the store, so a lost database makes it 503.
+readiness runs one read-only statement on the store, so a lost database makes it 503. What
+does not stop this instance from serving is reported in the answer, with status `degraded`:
+a projection stopped by an event it cannot apply (its views answer from where it stopped).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from litestar import Request, get
 from litestar.datastructures import State
 
 from api.problems import ApiProblem
-from api.schemas import Health, Ready
+from api.routes_views import ViewReader
+from api.schemas import Health, Ready, StoppedProjection
 from infra.service import TableService
 
 
@@ -25,15 +28,17 @@ async def health() -> Health:
 @get("/ready", tags=["health"], summary="Readiness: the store answers")
 async def ready(request: Request[Any, Any, State]) -> Ready:
     service: TableService = request.app.state.service
+    views: ViewReader = request.app.state.views
     try:
-        await to_thread.run_sync(_ping, service)
+        stopped = await to_thread.run_sync(_stopped, views)
     except Exception as error:
         raise ApiProblem(503, f"the store does not answer: {type(error).__name__}",
                          rule="store-unavailable") from None
-    return Ready(status="ready", database=service.database.dialect)
+    return Ready(status="degraded" if stopped else "ready", database=service.database.dialect,
+                 stopped_projections=stopped)
 
 
-def _ping(service: TableService) -> None:
-    database = service.database
-    with database.transaction(write=False) as cursor:
-        database.execute(cursor, "SELECT 1").fetchone()
+def _stopped(views: ViewReader) -> list[StoppedProjection]:
+    """The projections stopped by an event (reading them is the store's check too)."""
+    return [StoppedProjection(f.projection, f.notification_id, f.error)
+            for f in views.runner().failures()]

@@ -5,7 +5,8 @@
     GET /tables/{table}/recall?last=N         the last N coups: cards, outcomes, points, payouts
 
 Each read first brings its view to the head of the store (`projections.runner`), so it shows
-every event recorded before the request. A recalled coup is closed, so all its cards were
+every event recorded before the request (a view stopped by an event it cannot apply answers
+from where it stopped; `/ready` names it). A recalled coup is closed, so all its cards were
 turned over at the settlement; the recorded steps (command ids) are left out. An unknown
 tournament has no standings (an empty list); an unknown table is 404.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Annotated, Any, TypeVar
 
 import msgspec
@@ -31,6 +33,7 @@ from projections.registry import VIEWS
 from projections.rotation import Rotation, rotation
 from projections.runner import Runner
 from projections.standings import Standing, standings
+from projections.view import ProjectionFailed
 
 T = TypeVar("T")
 
@@ -68,14 +71,20 @@ class ViewReader:
     def __init__(self, service: TableService) -> None:
         self.service = service
         self._runner: Runner | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     def read(self, view: str, query: Callable[[Database], T]) -> T:
+        """`query` on `view` brought to the head; a view stopped by an event it cannot apply
+        answers from where it stopped (the failure is in `/ready`, the logs and the status)."""
+        with self._lock, suppress(ProjectionFailed):
+            self.runner().catch_up(view)
+        return query(self.service.database)
+
+    def runner(self) -> Runner:
         with self._lock:
             if self._runner is None:
                 self._runner = Runner(self.service, VIEWS)
-            self._runner.catch_up(view)
-        return query(self.service.database)
+            return self._runner
 
 
 def _reader(request: Request[Any, Any, State]) -> ViewReader:

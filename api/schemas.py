@@ -15,6 +15,7 @@ import msgspec
 
 from domain.coup import Outcome, Side
 from domain.coverage import Stake
+from domain.limits import Name
 from domain.payouts import Bet
 from domain.settings import TableSettings, Variant
 
@@ -22,10 +23,10 @@ from domain.settings import TableSettings, Variant
 class OpenTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Open a table: its name (its id follows from it), variant and setting overrides."""
 
-    name: str
+    name: Name
     variant: Variant
     settings: dict[str, Any] = msgspec.field(default_factory=dict)
-    tournament: str | None = None
+    tournament: Name | None = None
 
 
 class Recorded(msgspec.Struct, frozen=True):
@@ -107,6 +108,17 @@ class Health(msgspec.Struct, frozen=True):
     status: str
 
 
-class Ready(msgspec.Struct, frozen=True):
+class StoppedProjection(msgspec.Struct, frozen=True):
+    """A projection stopped at an event it cannot apply (`at`: its notification id)."""
+
+    projection: str
+    at: int
+    error: str
+
+
+class Ready(msgspec.Struct, frozen=True, omit_defaults=True):
+    """`ready`, or `degraded` when something below does not stop this instance serving."""
+
     status: str
     database: str
+    stopped_projections: list[StoppedProjection] = msgspec.field(default_factory=list)

@@ -15,6 +15,7 @@ from eventsourcing.domain import Aggregate, event
 from domain.cards import Card
 from domain.coup import Outcome, Side
 from domain.errors import RuleViolation
+from domain.limits import check_name
 from domain.payouts import Payout, Spot
 from domain.settings import TableSettings
 from domain.table import Phase, TableState
@@ -46,7 +47,7 @@ class Table(Aggregate):
     @event(Opened)
     def __init__(self, name: str, settings: TableSettings, tournament: str | None,
                  actor: str, command_id: str) -> None:
-        self.name = name
+        self.name = check_name(name, "table's name")
         self.tournament = tournament
         self.state = TableState(settings=settings.check())
 
