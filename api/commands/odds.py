@@ -18,6 +18,7 @@ from rich.table import Table
 from domain.errors import RuleViolation
 from domain.odds import ODDS_VARIANTS, Odds, Outcome, exact_odds
 from domain.settings import TableSettings, Variant
+from infra.errors import SettingsError
 
 _BET_NAMES: dict[Variant, dict[Outcome, str]] = {
     Variant.PUNTO_BANCO: {Outcome.BANKER: "Banker", Outcome.PLAYER: "Player", Outcome.TIE: "Tie"},
@@ -62,8 +63,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    odds = exact_odds(settings)
+    try:
+        odds = exact_odds(_settings(args))
+    except RuleViolation as error:  # a variant or options it cannot price: usage (exit 2)
+        raise SettingsError(f"{error.message} [{error.rule}]") from None
     if args.json:
         sys.stdout.write(msgspec.json.encode(_as_json(odds)).decode() + "\n")
     else:

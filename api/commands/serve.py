@@ -1,16 +1,22 @@
-"""`sabot serve`: the HTTP API (`api.app`) under uvicorn."""
+"""`sabot serve`: the HTTP API (`api.app`) under uvicorn.
+
+Before anything starts, the store and the broker must answer and the address must be free:
+otherwise one line names what is wrong, and the exit code is 2.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import socket
 
-from api.commands._common import add_database
+from api.commands._common import add_database, port
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("serve", help="run the HTTP API")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+    parser.add_argument("--port", type=port, default=8000, help="port to listen on (1-65535)")
     parser.add_argument("--broker", metavar="URL",
                         help="Redis URL for live channels shared by several API processes "
                              "(default: $SABOT_BROKER_URL; in memory when none)")
@@ -22,8 +28,25 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from api.app import create_app
+    from infra.reachability import check_broker
 
+    check_broker(args.broker if args.broker is not None
+                 else os.environ.get("SABOT_BROKER_URL", ""))
+    listening = listen(args.host, args.port)
     app = create_app(args.database, broker_url=args.broker)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info",
-                proxy_headers=False, timeout_graceful_shutdown=5)  # live streams never end
+    config = uvicorn.Config(app, log_level="info", proxy_headers=False,
+                            timeout_graceful_shutdown=5)  # live streams never end
+    uvicorn.Server(config).run(sockets=[listening])
     return 0
+
+
+def listen(host: str, number: int) -> socket.socket:
+    """A socket bound to `host:number`; a busy port or an unknown host is one line."""
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        listening = socket.socket(family, socket.SOCK_STREAM)
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind((host, number))
+    except OSError as error:
+        raise OSError(f"cannot listen on {host}:{number}: {error.strerror or error}") from None
+    return listening

@@ -12,6 +12,7 @@ carry their own store's URL.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from api.commands._common import add_database
@@ -41,8 +42,13 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("sabot worker: --concurrency must be at least 1")
     if args.audit_every is not None and args.audit_every <= 0:
         raise SystemExit("sabot worker: --audit-every must be positive")
+    from infra.reachability import check_broker, check_database
+    from infra.settings import resolve_database_url
     from workers.app import AUDIT_EVERY, QUEUE, app, audit_schedule, broker_config
 
+    check_broker(args.broker if args.broker is not None
+                 else os.environ.get("SABOT_BROKER_URL", ""))
+    check_database(resolve_database_url(args.database))
     queue = args.queue or QUEUE
     if args.broker is not None:
         app.conf.update(broker_config(args.broker))
