@@ -1,7 +1,7 @@
 """Who is calling and what they may do: bearer tokens to grants, grants to permissions.
 
 No `Authorization` header: the caller is anonymous (may read what the public sees). A header
-that is not `Bearer <token>`, or a token never issued: 401. Then, by role:
+that is not `Bearer <token>`, a token never issued, expired or revoked: 401. Then, by role:
 
 | role      | open tables | table commands                                   | reads        |
 |-----------|-------------|--------------------------------------------------|--------------|
@@ -21,6 +21,7 @@ its rightful sender and make the real command a no-op.
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
 from api.problems import ApiProblem
 from api.tokens import Grant, Role, TokenStore
@@ -52,11 +53,15 @@ def authenticate(tokens: TokenStore, authorization: str | None) -> Grant:
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiProblem(401, "the Authorization header must be `Bearer <token>`",
                          rule="bad-authorization", headers=_CHALLENGE)
-    grant = tokens.grant(token.strip())
-    if grant is None:
+    issued = tokens.lookup(token.strip())
+    if issued is None:
         raise ApiProblem(401, "this token is not known", rule="unknown-token",
                          headers=_CHALLENGE)
-    return grant
+    refusal = issued.refusal(datetime.now(UTC))
+    if refusal is not None:
+        raise ApiProblem(401, f"this token is {refusal.removeprefix('token-')}", rule=refusal,
+                         headers=_CHALLENGE)
+    return issued.grant
 
 
 def actor_of(grant: Grant) -> str:
