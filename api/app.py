@@ -20,6 +20,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
 from api.deadlines import DeadlineClock
+from api.idempotency import Idempotency
 from api.live import channels_plugin
 from api.openapi import add_body_schemas
 from api.problems import EXCEPTION_HANDLERS
@@ -51,7 +52,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
                         table_rotation, table_recall, page, static_router()],
         plugins=[channels_plugin(broker)],
         state=State({"service": service, "tokens": tokens, "views": ViewReader(service),
-                     "deadlines": clock}),
+                     "deadlines": clock, "idempotency": Idempotency(service.database)}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=OpenAPIConfig(
             title="Sabot", version="0.1.0", path="/schema", security=[{"bearer": []}],

@@ -6,15 +6,17 @@
 
 `{table}` is a table's UUID or its name. A command's `Idempotency-Key` header, when present,
 is its command id (else the body's `command_id`); a key sent again answers what it answered
-the first time and records nothing. The body's `actor` is ignored: the token says who acts.
+the first time and records nothing (`api.idempotency`: the same key with another body is
+422, while its first request runs 409). The body's `actor` is ignored: the token says who acts.
 The service is synchronous (psycopg's pool, SQLite): its calls run in worker threads.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
-from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypeVar, cast
 
 import msgspec
 from anyio import to_thread
@@ -24,6 +26,7 @@ from litestar.datastructures import State
 from litestar.params import HeaderParameter, PathParameter
 
 from api import auth
+from api.idempotency import Idempotency, fingerprint
 from api.live import wake_subscribers
 from api.openapi import CommandOperation, OpenTableOperation, problems
 from api.problems import ApiProblem, decode_json, invalid
@@ -37,6 +40,7 @@ from infra.service import Recorded as ServiceRecorded
 from infra.service import TableService
 
 T = TypeVar("T")
+log = logging.getLogger("sabot.api")
 
 IdempotencyKey = Annotated[
     str | None,
@@ -99,6 +103,27 @@ def command_of(raw: Any, grant: Grant, key: str | None) -> TableCommand:
     return command
 
 
+async def once(request: Request[Any, Any, State], grant: Grant, key: str | None, raw: Any,
+               status: int, respond: Callable[[], Awaitable[Recorded]]) -> Recorded:
+    """`respond()`, under the IETF `Idempotency-Key` rules when the request has a key (a
+    replayed answer comes as a litestar `Response` holding the first answer's body)."""
+    if key is None:
+        return await respond()
+    keys: Idempotency = request.app.state.idempotency
+    answer = await keys.run(auth.scope_key(grant, key),
+                            fingerprint(request.method, request.url.path, raw), status, respond)
+    return cast(Recorded, answer)
+
+
+async def after_commit(work: Awaitable[Any]) -> None:
+    """Follow-up work of a recorded command (its decision deadline): a failure is logged and
+    never turns the recorded command into an error answer."""
+    try:
+        await work
+    except Exception:
+        log.exception("the command is recorded; its follow-up failed")
+
+
 class TablesController(Controller):
     path = "/tables"
     tags = ["tables"]  # noqa: RUF012 (litestar's own attribute)
@@ -109,17 +134,23 @@ class TablesController(Controller):
                          idempotency_key: IdempotencyKey) -> Recorded:
         grant = await grant_of(request)
         auth.may_open_tables(grant)
-        try:
-            body = msgspec.convert(decode_json(await request.body()), OpenTable)
-        except msgspec.ValidationError as error:
-            raise invalid(error) from None
-        settings = settings_of(body)
-        command_id = auth.scope_command_id(grant, idempotency_key or f"open/{uuid.uuid4()}")
-        service = self._service(request)
-        recorded: ServiceRecorded = await blocking(
-            lambda: service.open_table(body.name, settings, command_id=command_id,
-                                       tournament=body.tournament, actor=auth.actor_of(grant)))
-        return Recorded(recorded.table_id, recorded.version, recorded.events)
+        raw = decode_json(await request.body())
+
+        async def open_it() -> Recorded:
+            try:
+                body = msgspec.convert(raw, OpenTable)
+            except msgspec.ValidationError as error:
+                raise invalid(error) from None
+            settings = settings_of(body)
+            command_id = auth.scope_command_id(grant, idempotency_key or f"open/{uuid.uuid4()}")
+            service = self._service(request)
+            recorded: ServiceRecorded = await blocking(
+                lambda: service.open_table(body.name, settings, command_id=command_id,
+                                           tournament=body.tournament,
+                                           actor=auth.actor_of(grant)))
+            return Recorded(recorded.table_id, recorded.version, recorded.events)
+
+        return await once(request, grant, idempotency_key, raw, 201, open_it)
 
     @get("/{table:str}", summary="A table as the caller may see it",
          responses=problems(401, 404))
@@ -137,19 +168,24 @@ class TablesController(Controller):
         grant = await grant_of(request)
         auth.require_writer(grant)
         table_id = table_id_of(table)
-        command = command_of(decode_json(await request.body()), grant, idempotency_key)
-        auth.may_send(grant, table_id, command)
-        service = self._service(request)
-        recorded: ServiceRecorded = await blocking(service.execute, table_id, command)
-        events = recorded.events
-        if events:
-            wake_subscribers(request.app.plugins.get(ChannelsPlugin), table_id,
-                             recorded.version)
-            state = await blocking(service.state, table_id)
-            await blocking(request.app.state.deadlines.after, table_id, state)
-            if any(e["type"] in _HIDDEN_CARDS for e in events):
-                events = visible_events(state, grant, events)
-        return Recorded(recorded.table_id, recorded.version, events)
+        raw = decode_json(await request.body())
+
+        async def send() -> Recorded:
+            command = command_of(raw, grant, idempotency_key)
+            auth.may_send(grant, table_id, command)
+            service = self._service(request)
+            recorded: ServiceRecorded = await blocking(service.execute, table_id, command)
+            events = recorded.events
+            if events:
+                wake_subscribers(request.app.plugins.get(ChannelsPlugin), table_id,
+                                 recorded.version)
+                state = await blocking(service.state, table_id)
+                await after_commit(blocking(request.app.state.deadlines.after, table_id, state))
+                if any(e["type"] in _HIDDEN_CARDS for e in events):
+                    events = visible_events(state, grant, events)
+            return Recorded(recorded.table_id, recorded.version, events)
+
+        return await once(request, grant, idempotency_key, raw, 200, send)
 
     @staticmethod
     def _service(request: Request[Any, Any, State]) -> TableService:

@@ -66,6 +66,7 @@ class Grant(msgspec.Struct, frozen=True):
     role: Role
     player: str | None = None
     tables: frozenset[uuid.UUID] = frozenset()
+    token_id: str | None = None  # the listed id of the token that carries this grant
 
     def check(self) -> Grant:
         if self.role is Role.ANONYMOUS:
@@ -198,7 +199,7 @@ class TokenStore:
 def _issued(row: dict[str, object]) -> Issued:
     tables = frozenset(uuid.UUID(t) for t in str(row["tables"]).split(",") if t)
     grant = Grant(role=Role(str(row["role"])), player=row["player"],  # type: ignore[arg-type]
-                  tables=tables)
+                  tables=tables, token_id=str(row["token_hash"])[:ID_DIGITS])
     expires = row["expires_at"]
     revoked = row["revoked_at"]
     return Issued(id=str(row["token_hash"])[:ID_DIGITS], grant=grant,

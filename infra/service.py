@@ -1,8 +1,9 @@
 """The table service: a command in, the Table aggregate decides, its events are stored.
 
 One command is one transaction. A command id seen before answers what it answered the first
-time and records nothing. Two commands racing on one table: the loser reloads and tries
-again, and after a few rounds gets a `Conflict`. RNG shoes are drawn here (the domain has no
+time and records nothing. Commands on one table queue in the process; two processes racing
+on one table: the loser waits a jittered moment, reloads and tries again, and after a few
+rounds gets a `Conflict`. RNG shoes are drawn here (the domain has no
 randomness): the seed goes to the vault, sealed, and only its commitment into the events;
 each card is read off the shoe's order when it is dealt or burned.
 """
@@ -11,10 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import random
 import secrets
+import threading
+import time
 import uuid
-from collections.abc import Callable
-from contextlib import suppress
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from functools import lru_cache
 from typing import Any, ClassVar
 
@@ -34,7 +38,22 @@ from domain.table_aggregate import Table
 from infra.application import SabotApplication
 from infra.errors import DuplicateCommand, SeedAlreadySealed
 
-RETRIES = 5
+RETRIES = 8
+BACKOFF = 0.005  # seconds: the first retry waits up to 10 ms, the last up to 1.3 s
+_LOCKS: dict[uuid.UUID, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+@contextmanager
+def one_at_a_time(aggregate_id: uuid.UUID) -> Iterator[None]:
+    """Serialise this process's commands on one aggregate (others still race, and retry)."""
+    with _LOCKS_GUARD:
+        if len(_LOCKS) > 4096:
+            for key in [k for k, lock in _LOCKS.items() if not lock.locked()]:
+                del _LOCKS[key]
+        lock = _LOCKS.setdefault(aggregate_id, threading.Lock())
+    with lock:
+        yield
 
 
 class Conflict(OutOfTurn):
@@ -129,8 +148,18 @@ class TableService(SabotApplication):
 
     def apply_once(self, aggregate_id: uuid.UUID, what: str, command_id: str,
                    decide: Callable[[Any], object]) -> Recorded:
-        """Load, decide, record: once per command id; a lost race reloads and decides again."""
-        for _ in range(RETRIES):
+        """Load, decide, record: once per command id; a lost race reloads and decides again.
+
+        Commands on one aggregate queue in this process (`one_at_a_time`); a race lost to
+        another process waits a jittered, growing moment before it tries again."""
+        with one_at_a_time(aggregate_id):
+            return self._apply_once(aggregate_id, what, command_id, decide)
+
+    def _apply_once(self, aggregate_id: uuid.UUID, what: str, command_id: str,
+                    decide: Callable[[Any], object]) -> Recorded:
+        for attempt in range(RETRIES):
+            if attempt:
+                time.sleep(random.uniform(0, BACKOFF * 2**attempt))
             answered = self.answered(command_id)
             if answered is not None:
                 if answered.table_id != aggregate_id:
