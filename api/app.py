@@ -33,6 +33,7 @@ from api.tokens import TokenStore
 from infra.service import TableService
 from infra.settings import absolute_database_url
 from infra.store import open_service
+from workers import heartbeat
 
 MAX_BODY = 64 * 1024
 """A command is a few hundred bytes; anything near this is not one."""
@@ -47,12 +48,14 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     broker = broker_url if broker_url is not None else os.environ.get("SABOT_BROKER_URL", "")
     clock = deadlines or DeadlineClock(absolute_database_url(service.database_url), broker)
     tokens = TokenStore(service.database)
+    heartbeat.create_table(service.database)
     return Litestar(
         route_handlers=[health, ready, TablesController, table_events, tournament_standings,
                         table_rotation, table_recall, page, static_router()],
         plugins=[channels_plugin(broker)],
         state=State({"service": service, "tokens": tokens, "views": ViewReader(service),
-                     "deadlines": clock, "idempotency": Idempotency(service.database)}),
+                     "deadlines": clock, "idempotency": Idempotency(service.database),
+                     "broker_url": broker}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=OpenAPIConfig(
             title="Sabot", version="0.1.0", path="/schema", security=[{"bearer": []}],

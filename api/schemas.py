@@ -18,6 +18,7 @@ from domain.coverage import Stake
 from domain.limits import Name
 from domain.payouts import Bet
 from domain.settings import TableSettings, Variant
+from workers.heartbeat import Workers
 
 
 class OpenTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -117,8 +118,10 @@ class StoppedProjection(msgspec.Struct, frozen=True):
 
 
 class Ready(msgspec.Struct, frozen=True, omit_defaults=True):
-    """`ready`, or `degraded` when something below does not stop this instance serving."""
+    """`ready`, or `degraded` when something below does not stop this instance serving: a
+    stopped projection, or no worker alive (`workers`, shown once a worker ever beat)."""
 
     status: str
     database: str
     stopped_projections: list[StoppedProjection] = msgspec.field(default_factory=list)
+    workers: Workers | None = None
