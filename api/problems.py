@@ -107,7 +107,7 @@ def _too_deep() -> ApiProblem:
 
 
 def _deeper_than(value: Any, limit: int) -> bool:
-    level: list[Any] = [value]
+    level: list[Any] = [value] if isinstance(value, dict | list) else []
     for _ in range(limit + 1):
         level = [child for node in level
                  for child in (node.values() if isinstance(node, dict) else node)

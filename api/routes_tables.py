@@ -6,8 +6,9 @@
 
 `{table}` is a table's UUID or its name. A command's `Idempotency-Key` header, when present,
 is its command id (else the body's `command_id`); a key sent again answers what it answered
-the first time and records nothing (`api.idempotency`: the same key with another body is
-422, while its first request runs 409). The body's `actor` is ignored: the token says who acts.
+the first time and records nothing (`api.idempotency`, which takes a body's `command_id` as
+the key when no header gives one: the same key with another body is 422, while its first
+request runs 409). The body's `actor` is ignored: the token says who acts.
 The service is synchronous (psycopg's pool, SQLite): its calls run in worker threads.
 """
 
@@ -28,7 +29,13 @@ from litestar.params import HeaderParameter, PathParameter
 from api import auth
 from api.idempotency import Idempotency, fingerprint
 from api.live import wake_subscribers
-from api.openapi import CommandOperation, OpenTableOperation, problems
+from api.openapi import (
+    BEARER,
+    BEARER_OR_ANONYMOUS,
+    CommandOperation,
+    OpenTableOperation,
+    problems,
+)
 from api.problems import ApiProblem, decode_json, invalid
 from api.schemas import OpenTable, Recorded, TableView
 from api.tokens import Grant, TokenStore
@@ -89,6 +96,10 @@ def command_of(raw: Any, grant: Grant, key: str | None) -> TableCommand:
     if not isinstance(raw, dict):
         raise ApiProblem(422, "a command is a JSON object with a `kind`", rule="invalid-field")
     if key is not None:
+        if "command_id" in raw and not (isinstance(raw["command_id"], str)
+                                        and raw["command_id"]):
+            raise ApiProblem(422, "a command id is a non-empty string", rule="invalid-field",
+                             field="command_id")
         raw["command_id"] = key
     if isinstance(raw.get("command_id"), str):
         if not raw["command_id"]:
@@ -128,8 +139,8 @@ class TablesController(Controller):
     path = "/tables"
     tags = ["tables"]  # noqa: RUF012 (litestar's own attribute)
 
-    @post("/", status_code=201, summary="Open a table (organiser)",
-          operation_class=OpenTableOperation, responses=problems(400, 401, 403, 413, 422))
+    @post("/", status_code=201, summary="Open a table (organiser)", security=BEARER,
+          operation_class=OpenTableOperation, responses=problems(400, 401, 403, 409, 413, 422))
     async def open_table(self, request: Request[Any, Any, State],
                          idempotency_key: IdempotencyKey) -> Recorded:
         grant = await grant_of(request)
@@ -153,7 +164,7 @@ class TablesController(Controller):
         return await once(request, grant, idempotency_key, raw, 201, open_it)
 
     @get("/{table:str}", summary="A table as the caller may see it",
-         responses=problems(401, 404))
+         security=BEARER_OR_ANONYMOUS, responses=problems(400, 401, 404))
     async def show_table(self, request: Request[Any, Any, State], table: TableRef) -> TableView:
         grant = await grant_of(request)
         service = self._service(request)
@@ -161,7 +172,7 @@ class TablesController(Controller):
         return table_view(found, grant)
 
     @post("/{table:str}/commands", status_code=200, summary="Send a table one command",
-          operation_class=CommandOperation,
+          operation_class=CommandOperation, security=BEARER,
           responses=problems(400, 401, 403, 404, 409, 413, 422))
     async def send_command(self, request: Request[Any, Any, State], table: TableRef,
                            idempotency_key: IdempotencyKey) -> Recorded:
@@ -185,7 +196,9 @@ class TablesController(Controller):
                     events = visible_events(state, grant, events)
             return Recorded(recorded.table_id, recorded.version, events)
 
-        return await once(request, grant, idempotency_key, raw, 200, send)
+        body_id = raw.get("command_id") if isinstance(raw, dict) else None
+        key = idempotency_key or (body_id if isinstance(body_id, str) and body_id else None)
+        return await once(request, grant, key, raw, 200, send)
 
     @staticmethod
     def _service(request: Request[Any, Any, State]) -> TableService:

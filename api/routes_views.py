@@ -93,7 +93,7 @@ def _reader(request: Request[Any, Any, State]) -> ViewReader:
 
 
 @get("/tournaments/{tournament:str}/standings", summary="A tournament's standings",
-     tags=["views"])
+     tags=["views"], responses=problems(400))
 async def tournament_standings(request: Request[Any, Any, State],
                                tournament: TournamentRef) -> list[Standing]:
     return await blocking(_reader(request).read, "standings",
@@ -101,7 +101,7 @@ async def tournament_standings(request: Request[Any, Any, State],
 
 
 @get("/tables/{table:str}/rotation", summary="A table's bank and rotation",
-     tags=["views"], responses=problems(404))
+     tags=["views"], responses=problems(400, 404))
 async def table_rotation(request: Request[Any, Any, State], table: TableRef) -> Rotation:
     table_id = table_id_of(table)
     found: Rotation | None = await blocking(_reader(request).read, "rotation",
@@ -112,7 +112,7 @@ async def table_rotation(request: Request[Any, Any, State], table: TableRef) -> 
 
 
 @get("/tables/{table:str}/recall", summary="A table's last coups", tags=["views"],
-     responses=problems(404))
+     responses=problems(400, 404))
 async def table_recall(request: Request[Any, Any, State], table: TableRef,
                        last: Last = 5) -> list[RecalledCoup]:
     service: TableService = request.app.state.service
