@@ -1,9 +1,10 @@
 """The HTTP API: `create_app(database_url)` builds the litestar application on one store.
 
 Routes: `/health` and `/ready` (`api.routes_health`), the tables resource
-(`api.routes_tables`), live events (`api.routes_live` on `api.live`'s channels), the reads from
-the projections (`api.routes_views`: standings, rotation, recall), the live page at `/`
-(`api.routes_page`); the OpenAPI document at `/schema`
+(`api.routes_tables`), the tournaments resource (`api.routes_tournaments`), live events
+(`api.routes_live` on `api.live`'s channels), the reads from the projections
+(`api.routes_views`: tables, rotation, recall, roads, and `/me`), the tableau's look-ahead
+(`api.routes_tableau`), the pages at `/` (`api.routes_page`); the OpenAPI document at `/schema`
 (`/schema/openapi.json`). Bodies are msgspec structs (`api.schemas`); every refusal is an
 RFC 9457 problem (`api.problems`); callers are known by bearer tokens kept hashed in the
 same database (`api.tokens`, `api.auth`). The database: `database_url`, else
@@ -21,18 +22,30 @@ from litestar.openapi.spec import Components, SecurityScheme
 
 from api.deadlines import DeadlineClock
 from api.idempotency import Idempotency
-from api.live import channels_plugin
+from api.live import channels_plugin, wake_through
 from api.openapi import add_body_schemas
 from api.problems import EXCEPTION_HANDLERS
+from api.routes_audit import audit_checkpoints
 from api.routes_health import health, ready
 from api.routes_live import table_events
-from api.routes_page import page, static_router
+from api.routes_page import page, role_page, static_router
+from api.routes_tableau import table_tableau
 from api.routes_tables import TablesController
-from api.routes_views import ViewReader, table_recall, table_rotation, tournament_standings
+from api.routes_tournaments import TournamentsController
+from api.routes_views import (
+    ViewReader,
+    list_tables,
+    table_recall,
+    table_roads,
+    table_rotation,
+    who_am_i,
+)
 from api.tokens import TokenStore
+from infra.outbox import Deadline
 from infra.service import TableService
 from infra.settings import absolute_database_url
 from infra.store import open_service
+from infra.tournaments import Tournaments
 from workers import heartbeat
 
 MAX_BODY = 64 * 1024
@@ -47,22 +60,27 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     service = service or open_service(TableService, database_url)
     broker = broker_url if broker_url is not None else os.environ.get("SABOT_BROKER_URL", "")
     clock = deadlines or DeadlineClock(absolute_database_url(service.database_url), broker)
+    service.effects.on(Deadline, clock)
+    channels = channels_plugin(broker)
     tokens = TokenStore(service.database)
     heartbeat.create_table(service.database)
     return Litestar(
-        route_handlers=[health, ready, TablesController, table_events, tournament_standings,
-                        table_rotation, table_recall, page, static_router()],
-        plugins=[channels_plugin(broker)],
+        route_handlers=[health, ready, TablesController, table_events, TournamentsController,
+                        table_rotation, table_recall, audit_checkpoints,
+                        # the pages and what they read (api.routes_page, api.routes_views)
+                        table_roads, table_tableau, list_tables, who_am_i, page, role_page,
+                        static_router()],
+        plugins=[channels],
         state=State({"service": service, "tokens": tokens, "views": ViewReader(service),
-                     "deadlines": clock, "idempotency": Idempotency(service.database),
-                     "broker_url": broker}),
+                     "tournaments": Tournaments(service),
+                     "idempotency": Idempotency(service.database), "broker_url": broker}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=OpenAPIConfig(
             title="Sabot", version="0.1.0", path="/schema",
             components=Components(security_schemes={"bearer": SecurityScheme(
                 type="http", scheme="bearer",
                 description="a token from `sabot token create`; none: anonymous")})),
-        on_startup=[add_body_schemas],
+        on_startup=[add_body_schemas, wake_through(channels, service)],
         on_shutdown=[service.close],
         request_max_body_size=MAX_BODY,
     )

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from domain.errors import DomainError
 from infra.errors import SettingsError, StoreError, VaultError
 from infra.settings import redact_url, resolve_database_url
+from infra.signing import SigningKeyError
 
 EXIT_REFUSED = 1
 EXIT_SERVICE = 2
@@ -80,7 +81,7 @@ def failure(error: Exception, args: argparse.Namespace) -> tuple[int, str]:
     from redis import RedisError
 
     text = _first_line(error)
-    if isinstance(error, StoreError | SettingsError | VaultError):
+    if isinstance(error, StoreError | SettingsError | SigningKeyError | VaultError):
         return EXIT_SERVICE, text
     if isinstance(error, PersistenceError):
         url = redact_url(resolve_database_url(getattr(args, "database", None)))

@@ -1,21 +1,20 @@
 """Decision deadlines for tables played through the API.
 
-After a command leaves a table awaiting a decision, and the table has a time limit
-(`TableSettings.decision_seconds`), the API schedules the worker task that plays the default
-move if nobody decides in time (`workers.deadlines`: it acts at most once, and not at all if
-the hand decided meanwhile). Tasks go through the broker of `sabot serve --broker` (else
-`$SABOT_BROKER_URL`, else the embedded one); a worker must run to play them.
+When a command leaves a table awaiting a decision, and the table has a time limit
+(`TableSettings.decision_seconds`), the service records a `Deadline` effect with the command
+(`infra.outbox`); in the API's process this clock sends it: the worker task that plays the
+default move if nobody decides in time (`workers.deadlines`: it acts at most once, and not at
+all if the hand decided meanwhile). Tasks go through the broker of `sabot serve --broker`
+(else `$SABOT_BROKER_URL`, else the embedded one); a worker must run to play them.
 """
 
 from __future__ import annotations
 
-import uuid
-
 from celery import Celery
 
-from domain.table import TableState
+from infra.outbox import Deadline
 from workers.app import make_app
-from workers.deadlines import schedule_deadline
+from workers.services import send_deadline
 
 
 class DeadlineClock:
@@ -23,10 +22,6 @@ class DeadlineClock:
         self.database_url = database_url
         self.broker = broker if isinstance(broker, Celery) else make_app(broker)
 
-    def after(self, table_id: uuid.UUID, state: TableState) -> str | None:
-        """Schedule the awaited decision's deadline, if the table has a time limit."""
-        seconds = state.settings.decision_seconds
-        if not seconds:
-            return None
-        return schedule_deadline(self.database_url, table_id, state, seconds=seconds,
-                                 via=self.broker)
+    def __call__(self, deadline: Deadline) -> str:
+        """Send the deadline's task (the `Deadline` effects' handler)."""
+        return send_deadline(self.database_url, deadline, via=self.broker)

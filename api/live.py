@@ -1,15 +1,22 @@
-"""The table channels: who is woken when a table records events through this API.
+"""The table channels: who is woken when a table records events.
 
-One channel a table (`table:<id>`). The message only says a new version exists; subscribers read
-the events themselves from the store, so a coalesced or dropped message loses nothing. On the
-embedded default the channels live in this process's memory; given a Redis URL (`sabot serve
---broker redis://...`, or `SABOT_BROKER_URL`), they go through Redis pub/sub, so that every API
-process wakes its subscribers whichever process recorded the command.
+One channel a table (`table:<id>`, `infra.live_push`). The message only says a new version
+exists; subscribers read the events themselves from the store, so a coalesced or dropped
+message loses nothing. On the embedded default the channels live in this process's memory;
+given a Redis URL (`sabot serve --broker redis://...`, or `SABOT_BROKER_URL`), they go through
+Redis pub/sub, so that every API process wakes its subscribers whichever process recorded
+the command (a worker publishes its wake-ups there too, `infra.live_push.RedisWake`).
+
+`wake_through(channels, service)` makes this process's channels the handler of the service's
+`Wake` effects (`infra.outbox`): every command the service records, whoever sent it, wakes the
+table's subscribers once it commits.
 """
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from collections.abc import Awaitable, Callable
 
 from litestar.channels import ChannelsPlugin
 from litestar.channels.backends.base import ChannelsBackend
@@ -17,20 +24,39 @@ from litestar.channels.backends.memory import MemoryChannelsBackend
 from litestar.channels.backends.redis import RedisChannelsPubSubBackend
 from redis.asyncio import Redis
 
+from infra.live_push import channel_of, is_redis, wake_message
+from infra.outbox import Wake
+from infra.service import TableService
+
+__all__ = ["channel_of", "channels_plugin", "wake_subscribers", "wake_through"]
+
 
 def channels_plugin(broker_url: str = "") -> ChannelsPlugin:
     """Channels in memory, or through Redis when `broker_url` is a Redis URL."""
     backend: ChannelsBackend = MemoryChannelsBackend()
-    if broker_url.startswith(("redis://", "rediss://")):
+    if is_redis(broker_url):
         backend = RedisChannelsPubSubBackend(redis=Redis.from_url(broker_url),
                                              key_prefix="SABOT_CHANNELS")
     return ChannelsPlugin(backend=backend, arbitrary_channels_allowed=True)
 
 
-def channel_of(table_id: uuid.UUID) -> str:
-    return f"table:{table_id}"
+def wake_through(channels: ChannelsPlugin,
+                 service: TableService) -> Callable[[], Awaitable[None]]:
+    """A startup hook: the service's wake-ups go to `channels`, from whatever thread the
+    command ran in (the event loop's own publishes them)."""
+
+    async def start() -> None:
+        loop = asyncio.get_running_loop()
+
+        def wake(effect: Wake) -> None:
+            loop.call_soon_threadsafe(wake_subscribers, channels, effect.table_id,
+                                      effect.version)
+
+        service.effects.on(Wake, wake)
+
+    return start
 
 
 def wake_subscribers(channels: ChannelsPlugin, table_id: uuid.UUID, version: int) -> None:
     """Tell a table's subscribers that it has events up to `version`."""
-    channels.publish({"version": version}, channel_of(table_id))
+    channels.publish(wake_message(version), channel_of(table_id))

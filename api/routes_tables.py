@@ -9,12 +9,13 @@ is its command id (else the body's `command_id`); a key sent again answers what 
 the first time and records nothing (`api.idempotency`, which takes a body's `command_id` as
 the key when no header gives one: the same key with another body is 422, while its first
 request runs 409). The body's `actor` is ignored: the token says who acts.
-The service is synchronous (psycopg's pool, SQLite): its calls run in worker threads.
+The service is synchronous (psycopg's pool, SQLite): its calls run in worker threads. What
+follows a command (live push, a decision's deadline) is the service's to dispatch
+(`infra.outbox`), not the route's.
 """
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar, cast
@@ -22,13 +23,11 @@ from typing import Annotated, Any, TypeVar, cast
 import msgspec
 from anyio import to_thread
 from litestar import Controller, Request, get, post
-from litestar.channels import ChannelsPlugin
 from litestar.datastructures import State
 from litestar.params import HeaderParameter, PathParameter
 
 from api import auth
 from api.idempotency import Idempotency, fingerprint
-from api.live import wake_subscribers
 from api.openapi import (
     BEARER,
     BEARER_OR_ANONYMOUS,
@@ -47,7 +46,6 @@ from infra.service import Recorded as ServiceRecorded
 from infra.service import TableService
 
 T = TypeVar("T")
-log = logging.getLogger("sabot.api")
 
 IdempotencyKey = Annotated[
     str | None,
@@ -126,15 +124,6 @@ async def once(request: Request[Any, Any, State], grant: Grant, key: str | None,
     return cast(Recorded, answer)
 
 
-async def after_commit(work: Awaitable[Any]) -> None:
-    """Follow-up work of a recorded command (its decision deadline): a failure is logged and
-    never turns the recorded command into an error answer."""
-    try:
-        await work
-    except Exception:
-        log.exception("the command is recorded; its follow-up failed")
-
-
 class TablesController(Controller):
     path = "/tables"
     tags = ["tables"]  # noqa: RUF012 (litestar's own attribute)
@@ -187,13 +176,11 @@ class TablesController(Controller):
             service = self._service(request)
             recorded: ServiceRecorded = await blocking(service.execute, table_id, command)
             events = recorded.events
-            if events:
-                wake_subscribers(request.app.plugins.get(ChannelsPlugin), table_id,
-                                 recorded.version)
-                state = await blocking(service.state, table_id)
-                await after_commit(blocking(request.app.state.deadlines.after, table_id, state))
-                if any(e["type"] in _HIDDEN_CARDS for e in events):
-                    events = visible_events(state, grant, events)
+            if any(e["type"] in _HIDDEN_CARDS for e in events):
+                state = recorded.state
+                if state is None:  # a command id sent again: its first answer, not the table
+                    state = await blocking(service.state, table_id)
+                events = visible_events(state, grant, events)
             return Recorded(recorded.table_id, recorded.version, events)
 
         body_id = raw.get("command_id") if isinstance(raw, dict) else None

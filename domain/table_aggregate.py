@@ -1,26 +1,41 @@
 """The Table aggregate: one table is one consistency boundary, every step an event.
 
-Each method records one past-tense event (`CardDealt`, `HandStood`, `PayoutMade`...) whose
-application is the matching step of the pure `TableState`; a refused step raises before
-the event is kept. Replaying the events through the same steps rebuilds the same table.
-Every event carries the actor and the command id; events of a coup carry its number.
+`Table.execute(command, cards)` decides: it checks the actor's right and the rule, computes
+what each event records (the coup's number, the shoe's position, the hand a card goes to,
+the naturals, the outcomes, each payout and the bank after the coup) and records it. Each
+event is applied by a private `@event` method that checks the values it carries against the
+state, then takes the matching step of the pure `TableState`; a refused step raises before
+the event is kept. Replaying the events through the same methods rebuilds the same table.
+Every event carries the actor and the command id; events of a coup carry its number. What
+only the outside world has (an RNG shoe's seed and cards) comes through a `CardSource`.
 """
 
 from __future__ import annotations
 
 import uuid
+from typing import assert_never
 
 from eventsourcing.domain import Aggregate, event
 
-from domain.cards import Card
-from domain.coup import Outcome, Side
-from domain.errors import RuleViolation
+from domain import commands as c
+from domain.card_source import CardSource
+from domain.cards import Card, card
+from domain.coup import Coup, Outcome, Side, Step
+from domain.coverage import Stake
+from domain.defaults import default_draw
+from domain.errors import OutOfTurn, RuleViolation
 from domain.limits import check_name
 from domain.payouts import Payout, Spot
 from domain.settings import TableSettings
-from domain.table import Phase, TableState
+from domain.shoe import ALGORITHM, check_seed
+from domain.table import Phase, ShoeState, TableState, require_actor
 
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-7ab1e0000000")
+
+
+def _mismatch(what: str, recorded: object, expected: object) -> RuleViolation:
+    return RuleViolation(f"the event records {what} {recorded}, the table has {expected}",
+                         rule="event-mismatch")
 
 
 class Table(Aggregate):
@@ -51,7 +66,212 @@ class Table(Aggregate):
         self.tournament = tournament
         self.state = TableState(settings=settings.check())
 
-    # --- seats --------------------------------------------------------------------
+    # --- deciding -------------------------------------------------------------------
+
+    def execute(self, command: c.TableCommand, cards: CardSource) -> None:
+        """Check `command` (its actor's right, the rules) and record what it does."""
+        if not isinstance(command, c.TABLE_COMMANDS):
+            raise RuleViolation(f"a table takes no {type(command).__name__} command",
+                                rule="unknown-command")
+        s = self.state
+        actor = command.actor
+        who = {"actor": actor, "command_id": command.command_id}
+        match command:
+            case c.SeatPlayer(player=p, chips=chips, side=side, standing=standing):
+                require_actor(actor, None, f"seat {p}", rule="official-step")
+                self._seated(player=p, chips=chips, side=side, standing=standing, **who)
+            case c.LeaveTable(player=p):
+                require_actor(actor, p, f"take {p} from the table", rule="not-yourself")
+                self._left(player=p, **who)
+            case c.AdjustChips(player=p, delta=delta, reason=reason):
+                require_actor(actor, None, f"move {p}'s chips", rule="official-step")
+                self._chips_adjusted(player=p, delta=delta, reason=reason, **who)
+            case c.ShuffleShoe(physical=physical):
+                require_actor(actor, None, "shuffle", rule="official-step")
+                s.require(Phase.NO_SHOE, doing="shuffle")
+                sealed = "" if physical else cards.seal_seed(self.id, s.taille + 1)
+                self._shuffled(taille=s.taille + 1, decks=s.settings.decks,
+                               algorithm=ALGORITHM, commitment=sealed, physical=physical,
+                               **who)
+            case c.ContributeEntropy(player=p, entropy=entropy):
+                require_actor(actor, p, f"contribute for {p}", rule="not-yourself")
+                self._entropy_contributed(player=p, entropy=entropy.lower(), **who)
+            case c.CutShoe(player=p, position=position):
+                require_actor(actor, p, f"cut for {p}", rule="not-yourself")
+                self._cut(player=p, position=position, **who)
+            case c.BurnCard(card=given):
+                require_actor(actor, None, "burn", rule="official-step")
+                burned = self._next_card(given, cards)
+                self._burned(card=burned, position=self._shoe().position, **who)
+            case c.AwardBank(player=p, amount=amount, how=how):
+                self._check_taker(actor, p)
+                self._bank_awarded(player=p, amount=amount, how=how, **who)
+            case c.DeclineBank(player=p):
+                require_actor(actor, p, f"decline the bank for {p}", rule="not-yourself")
+                self._bank_declined(player=p, **who)
+            case c.RetireBank(player=p):
+                require_actor(actor, p, f"retire the bank for {p}", rule="not-yourself")
+                self._bank_passed(player=p, amount=s.bank, **who)
+            case c.PlaceBet(player=p, spot=spot, amount=amount):
+                require_actor(actor, p, f"stake for {p}", rule="not-your-stake")
+                self._bet_placed(coup=s.coup_number + 1, player=p, spot=spot, amount=amount,
+                                 **who)
+            case c.PlaceStake(player=p, tableau=tableau, amount=amount):
+                require_actor(actor, p, f"stake for {p}", rule="not-your-stake")
+                self._stake_placed(coup=s.coup_number + 1, player=p, tableau=tableau,
+                                   amount=amount, **who)
+            case c.CallBanco(player=p):
+                require_actor(actor, p, f"call banco for {p}", rule="not-your-stake")
+                self._banco_called(coup=s.coup_number + 1, player=p, **who)
+            case c.CloseBetting():
+                require_actor(actor, None, "close betting", rule="official-step")
+                self._betting_closed(coup=s.coup_number + 1, **who)
+                self._record_coverage(actor, command.command_id)
+            case c.DealCard(card=given):
+                require_actor(actor, None, "deal", rule="official-step")
+                self._deal(given, cards, actor, command.command_id)
+            case c.ShowNaturals():
+                require_actor(actor, None, "show the naturals", rule="official-step")
+                coup = self._coup()
+                self._naturals_shown(coup=s.coup_number, sides=coup.naturals_preview(), **who)
+            case c.Decide(side=side, draw=draw):
+                self._decide_hand(side, draw, actor, command.command_id)
+            case c.PlayDefault(coup=number, side=side):
+                require_actor(actor, None, "play a default", rule="official-step")
+                if s.phase is Phase.PLAYING and s.coup_number == number and (
+                    s.coup is not None and s.coup.to_act() is side
+                ):
+                    if s.coup.awaits_offer():  # the banker's default: "Je donne"
+                        self._card_offered(coup=number, **who)
+                    else:
+                        self._decide_hand(side, default_draw(s, side), actor,
+                                          command.command_id)
+            case c.SettleCoup():
+                require_actor(actor, None, "settle", rule="official-step")
+                coup = self._coup()
+                self._coup_settled(coup=s.coup_number, outcomes=coup.outcomes_now(),
+                                   points=coup.points(), **who)
+            case c.PayCoup():
+                require_actor(actor, None, "pay", rule="official-step")
+                self._record_payment(actor, command.command_id)
+            case c.RevealSeed():
+                require_actor(actor, None, "reveal the seed", rule="official-step")
+                s.require(Phase.TAILLE_OVER, doing="reveal the seed")
+                seed = cards.seed_of(self._shoe().commitment)
+                self._seed_revealed(taille=s.taille, seed=seed.hex(), **who)
+            case c.EndTaille():
+                require_actor(actor, None, "end the taille", rule="official-step")
+                remaining = s.shoe.remaining if s.shoe else 0
+                self._taille_ended(taille=s.taille, remaining=remaining, **who)
+            case c.OfferCard():
+                self._card_offered(coup=s.coup_number, **who)
+            case c.ShowDown():
+                self._banker_showed_down(coup=s.coup_number, **who)
+            case _:
+                assert_never(command)
+
+    def _shoe(self) -> ShoeState:
+        if self.state.shoe is None:
+            raise OutOfTurn("there is no shoe yet", rule="no-shoe")
+        return self.state.shoe
+
+    def _coup(self) -> Coup:
+        s = self.state
+        if s.phase is not Phase.PLAYING or s.coup is None:
+            raise OutOfTurn(f"no coup is being played (the table is at {s.phase.value})",
+                            rule="out-of-turn")
+        return s.coup
+
+    def _next_card(self, given: Card | None, cards: CardSource) -> Card:
+        """The card coming out of the shoe: a physical shoe's as given, an RNG shoe's read
+        off its order."""
+        shoe = self._shoe()
+        if shoe.physical:
+            if given is None:
+                raise RuleViolation("a physical shoe's card must be given", rule="card-missing")
+            return card(given)
+        if given is not None:
+            raise RuleViolation("an RNG shoe deals its own cards", rule="card-given")
+        if shoe.cut == 0:
+            raise OutOfTurn("the shoe is not cut yet", rule="shoe-not-cut")
+        if shoe.remaining <= 0:
+            raise RuleViolation("the shoe is empty", rule="shoe-empty")
+        return cards.card_at(shoe.public(), shoe.position)
+
+    def _dealing_to(self) -> Side:
+        """The hand the next card goes to (a third card asked for, or the next in deal
+        order)."""
+        legal = self._coup().legal_steps()
+        if not legal or legal[0].step is not Step.DEAL or legal[0].side is None:
+            raise OutOfTurn("the coup awaits no card now", rule="out-of-turn")
+        return legal[0].side
+
+    def _deal(self, given: Card | None, cards: CardSource, actor: str,
+              command_id: str) -> None:
+        s = self.state
+        coup = self._coup()
+        dealt = self._next_card(given, cards)
+        side = self._dealing_to()
+        position = self._shoe().position
+        if coup.awaiting_card is not None:
+            self._third_card_drawn(coup=s.coup_number, card=dealt, side=side,
+                                   position=position, actor=actor, command_id=command_id)
+        else:
+            self._card_dealt(coup=s.coup_number, card=dealt, side=side, position=position,
+                             actor=actor, command_id=command_id)
+
+    def _decide_hand(self, side: Side, draw: bool, actor: str, command_id: str) -> None:
+        number = self.state.coup_number
+        if draw:
+            self._third_card_asked(coup=number, side=side, actor=actor, command_id=command_id)
+        else:
+            self._hand_stood(coup=number, side=side, actor=actor, command_id=command_id)
+
+    def _check_taker(self, actor: str, player: str) -> None:
+        """The bank is given by an official, or taken by the player it is offered to."""
+        offered = self.state.bank_offered_to
+        require_actor(actor, offered if offered == player else None,
+                      f"take the bank for {player}", rule="not-your-bank")
+
+    def _record_coverage(self, actor: str, command_id: str) -> None:
+        covered = self.state.covered
+        if covered is None:
+            return
+        coup = self.state.coup_number
+        for stake in covered.engaged:
+            self._stake_covered(coup=coup, player=stake.player, tableau=stake.tableau,
+                                amount=stake.amount, actor=actor, command_id=command_id)
+        for stake in covered.returned:
+            self._stake_returned(coup=coup, player=stake.player, tableau=stake.tableau,
+                                 amount=stake.amount, actor=actor, command_id=command_id)
+
+    def _record_payment(self, actor: str, command_id: str) -> None:
+        """Pay the settled coup in pay order, take the commission, close the coup."""
+        self.state.require(Phase.SETTLED, doing="pay")
+        settlement = self.state.settlement
+        assert settlement is not None
+        coup = self.state.coup_number
+        for payout in settlement.payouts:
+            self._payout_made(coup=coup, payout=payout, actor=actor, command_id=command_id)
+        if settlement.commission:
+            self._commission_taken(coup=coup, amount=settlement.commission, actor=actor,
+                                   command_id=command_id)
+        self._coup_closed(coup=coup, banker=self.state.banker,
+                          bank=self.state.bank + settlement.banker_net, actor=actor,
+                          command_id=command_id)
+
+    # --- checks of the values an event carries ---------------------------------------
+
+    def _check_coup(self, coup: int, *, next_one: bool = False) -> None:
+        expected = self.state.coup_number + (1 if next_one else 0)
+        if coup != expected:
+            raise _mismatch("coup", coup, expected)
+
+    def _check_position(self, position: int) -> None:
+        if position != self._shoe().position:
+            raise _mismatch("shoe position", position, self._shoe().position)
+
+    # --- seats ----------------------------------------------------------------------
 
     class PlayerSeated(Event):
         player: str
@@ -60,15 +280,15 @@ class Table(Aggregate):
         standing: bool
 
     @event(PlayerSeated)
-    def seat_player(self, player: str, chips: int, side: Side | None, standing: bool,
-                    actor: str, command_id: str) -> None:
+    def _seated(self, player: str, chips: int, side: Side | None, standing: bool,
+                actor: str, command_id: str) -> None:
         self.state.seat(player, chips, side, standing)
 
     class PlayerLeft(Event):
         player: str
 
     @event(PlayerLeft)
-    def leave(self, player: str, actor: str, command_id: str) -> None:
+    def _left(self, player: str, actor: str, command_id: str) -> None:
         self.state.leave(player)
 
     class ChipsAdjusted(Event):
@@ -77,8 +297,8 @@ class Table(Aggregate):
         reason: str
 
     @event(ChipsAdjusted)
-    def adjust_chips(self, player: str, delta: int, reason: str, actor: str,
-                     command_id: str) -> None:
+    def _chips_adjusted(self, player: str, delta: int, reason: str, actor: str,
+                        command_id: str) -> None:
         self.state.adjust_chips(player, delta)
 
     # --- the shoe -----------------------------------------------------------------
@@ -91,8 +311,10 @@ class Table(Aggregate):
         physical: bool
 
     @event(ShoeShuffled)
-    def shuffle(self, taille: int, decks: int, algorithm: str, commitment: str,
-                physical: bool, actor: str, command_id: str) -> None:
+    def _shuffled(self, taille: int, decks: int, algorithm: str, commitment: str,
+                  physical: bool, actor: str, command_id: str) -> None:
+        if taille != self.state.taille + 1:
+            raise _mismatch("taille", taille, self.state.taille + 1)
         self.state.shuffle(decks=decks, algorithm=algorithm, commitment=commitment,
                            physical=physical)
 
@@ -101,7 +323,8 @@ class Table(Aggregate):
         entropy: str
 
     @event(EntropyContributed)
-    def contribute(self, player: str, entropy: str, actor: str, command_id: str) -> None:
+    def _entropy_contributed(self, player: str, entropy: str, actor: str,
+                             command_id: str) -> None:
         self.state.contribute(player, entropy)
 
     class ShoeCut(Event):
@@ -109,7 +332,7 @@ class Table(Aggregate):
         position: int
 
     @event(ShoeCut)
-    def cut(self, player: str, position: int, actor: str, command_id: str) -> None:
+    def _cut(self, player: str, position: int, actor: str, command_id: str) -> None:
         self.state.cut(player, position)
 
     class CardBurned(Event):
@@ -117,7 +340,8 @@ class Table(Aggregate):
         position: int
 
     @event(CardBurned)
-    def burn(self, card: Card, position: int, actor: str, command_id: str) -> None:
+    def _burned(self, card: Card, position: int, actor: str, command_id: str) -> None:
+        self._check_position(position)
         self.state.burn(card)
 
     class TailleEnded(Event):
@@ -127,7 +351,11 @@ class Table(Aggregate):
         remaining: int
 
     @event(TailleEnded)
-    def end_taille(self, taille: int, remaining: int, actor: str, command_id: str) -> None:
+    def _taille_ended(self, taille: int, remaining: int, actor: str, command_id: str) -> None:
+        if taille != self.state.taille:
+            raise _mismatch("taille", taille, self.state.taille)
+        if self.state.shoe is not None and remaining != self.state.shoe.remaining:
+            raise _mismatch("cards remaining", remaining, self.state.shoe.remaining)
         self.state.end_taille()
 
     class ShoeSeedRevealed(Event):
@@ -135,7 +363,11 @@ class Table(Aggregate):
         seed: str
 
     @event(ShoeSeedRevealed)
-    def reveal(self, taille: int, seed: str, actor: str, command_id: str) -> None:
+    def _seed_revealed(self, taille: int, seed: str, actor: str, command_id: str) -> None:
+        if taille != self.state.taille:
+            raise _mismatch("taille", taille, self.state.taille)
+        self.state.require(Phase.TAILLE_OVER, doing="reveal the seed")
+        check_seed(bytes.fromhex(seed), self._shoe().commitment)
         self.state.reveal()
 
     # --- the bank -----------------------------------------------------------------
@@ -146,15 +378,15 @@ class Table(Aggregate):
         how: str
 
     @event(BankAwarded)
-    def award_bank(self, player: str, amount: int, how: str, actor: str,
-                   command_id: str) -> None:
+    def _bank_awarded(self, player: str, amount: int, how: str, actor: str,
+                      command_id: str) -> None:
         self.state.award_bank(player, amount)
 
     class BankDeclined(Event):
         player: str
 
     @event(BankDeclined)
-    def decline_bank(self, player: str, actor: str, command_id: str) -> None:
+    def _bank_declined(self, player: str, actor: str, command_id: str) -> None:
         self.state.decline_bank(player)
 
     class BankPassed(Event):
@@ -162,7 +394,9 @@ class Table(Aggregate):
         amount: int
 
     @event(BankPassed)
-    def retire_bank(self, player: str, amount: int, actor: str, command_id: str) -> None:
+    def _bank_passed(self, player: str, amount: int, actor: str, command_id: str) -> None:
+        if amount != self.state.bank:
+            raise _mismatch("a bank of", amount, self.state.bank)
         self.state.retire_bank(player)
 
     # --- stakes -------------------------------------------------------------------
@@ -174,8 +408,9 @@ class Table(Aggregate):
         amount: int
 
     @event(BetPlaced)
-    def place_bet(self, coup: int, player: str, spot: Spot, amount: int, actor: str,
-                  command_id: str) -> None:
+    def _bet_placed(self, coup: int, player: str, spot: Spot, amount: int, actor: str,
+                    command_id: str) -> None:
+        self._check_coup(coup, next_one=True)
         self.state.place_bet(player, spot, amount)
 
     class StakePlaced(Event):
@@ -185,8 +420,9 @@ class Table(Aggregate):
         amount: int
 
     @event(StakePlaced)
-    def place_stake(self, coup: int, player: str, tableau: Side, amount: int, actor: str,
-                    command_id: str) -> None:
+    def _stake_placed(self, coup: int, player: str, tableau: Side, amount: int, actor: str,
+                      command_id: str) -> None:
+        self._check_coup(coup, next_one=True)
         self.state.place_stake(player, tableau, amount)
 
     class BancoCalled(Event):
@@ -194,14 +430,16 @@ class Table(Aggregate):
         player: str
 
     @event(BancoCalled)
-    def call_banco(self, coup: int, player: str, actor: str, command_id: str) -> None:
+    def _banco_called(self, coup: int, player: str, actor: str, command_id: str) -> None:
+        self._check_coup(coup, next_one=True)
         self.state.call_banco(player)
 
     class BettingClosed(Event):
         coup: int
 
     @event(BettingClosed)
-    def close_betting(self, coup: int, actor: str, command_id: str) -> None:
+    def _betting_closed(self, coup: int, actor: str, command_id: str) -> None:
+        self._check_coup(coup, next_one=True)
         self.state.close_betting()
 
     class StakeCovered(Event):
@@ -215,7 +453,10 @@ class Table(Aggregate):
     @event(StakeCovered)
     def _stake_covered(self, coup: int, player: str, tableau: Side, amount: int, actor: str,
                        command_id: str) -> None:
-        pass
+        self._check_coup(coup)
+        covered = self.state.covered
+        if covered is None or Stake(player, tableau, amount) not in covered.engaged:
+            raise _mismatch("a covered stake", f"{player} {amount} on {tableau}", "none such")
 
     class StakeReturned(Event):
         """Informational: the part of a stake the bank did not take on."""
@@ -228,7 +469,10 @@ class Table(Aggregate):
     @event(StakeReturned)
     def _stake_returned(self, coup: int, player: str, tableau: Side, amount: int,
                         actor: str, command_id: str) -> None:
-        pass
+        self._check_coup(coup)
+        covered = self.state.covered
+        if covered is None or Stake(player, tableau, amount) not in covered.returned:
+            raise _mismatch("a returned stake", f"{player} {amount} on {tableau}", "none such")
 
     # --- the coup -----------------------------------------------------------------
 
@@ -239,8 +483,9 @@ class Table(Aggregate):
         position: int
 
     @event(CardDealt)
-    def deal(self, coup: int, card: Card, side: Side, position: int, actor: str,
-             command_id: str) -> None:
+    def _card_dealt(self, coup: int, card: Card, side: Side, position: int, actor: str,
+                    command_id: str) -> None:
+        self._check_dealt(coup, side, position, third=False)
         self.state.deal(card)
 
     class NaturalShown(Event):
@@ -248,8 +493,12 @@ class Table(Aggregate):
         sides: list[Side]
 
     @event(NaturalShown)
-    def show_naturals(self, coup: int, sides: list[Side], actor: str,
-                      command_id: str) -> None:
+    def _naturals_shown(self, coup: int, sides: list[Side], actor: str,
+                        command_id: str) -> None:
+        self._check_coup(coup)
+        shown = self._coup().naturals_preview()
+        if sorted(sides) != sorted(shown):
+            raise _mismatch("naturals on", sides, shown)
         self.state.show_naturals()
 
     class ThirdCardAsked(Event):
@@ -257,7 +506,8 @@ class Table(Aggregate):
         side: Side
 
     @event(ThirdCardAsked)
-    def ask_third_card(self, coup: int, side: Side, actor: str, command_id: str) -> None:
+    def _third_card_asked(self, coup: int, side: Side, actor: str, command_id: str) -> None:
+        self._check_coup(coup)
         self.state.decide(actor, side, draw=True)
 
     class ThirdCardDrawn(Event):
@@ -267,17 +517,48 @@ class Table(Aggregate):
         position: int
 
     @event(ThirdCardDrawn)
-    def draw_third_card(self, coup: int, card: Card, side: Side, position: int, actor: str,
-                        command_id: str) -> None:
+    def _third_card_drawn(self, coup: int, card: Card, side: Side, position: int,
+                          actor: str, command_id: str) -> None:
+        self._check_dealt(coup, side, position, third=True)
         self.state.deal(card)
+
+    def _check_dealt(self, coup: int, side: Side, position: int, *, third: bool) -> None:
+        self._check_coup(coup)
+        self._check_position(position)
+        if (self._coup().awaiting_card is not None) is not third:
+            raise _mismatch("a third card" if third else "a first card", side,
+                            "the other kind")
+        if side is not self._dealing_to():
+            raise _mismatch("a card to", side, f"it due to {self._dealing_to()}")
 
     class HandStood(Event):
         coup: int
         side: Side
 
     @event(HandStood)
-    def stand(self, coup: int, side: Side, actor: str, command_id: str) -> None:
+    def _hand_stood(self, coup: int, side: Side, actor: str, command_id: str) -> None:
+        self._check_coup(coup)
         self.state.decide(actor, side, draw=False)
+
+    class CardOffered(Event):
+        """À deux tableaux, the banker said "Je donne" (002)."""
+
+        coup: int
+
+    @event(CardOffered)
+    def _card_offered(self, coup: int, actor: str, command_id: str) -> None:
+        self._check_coup(coup)
+        self.state.offer_card(actor)
+
+    class BankerShowedDown(Event):
+        """À deux tableaux, the banker showed his first two cards, ending the coup (002)."""
+
+        coup: int
+
+    @event(BankerShowedDown)
+    def _banker_showed_down(self, coup: int, actor: str, command_id: str) -> None:
+        self._check_coup(coup)
+        self.state.show_down(actor)
 
     class CoupSettled(Event):
         coup: int
@@ -285,8 +566,11 @@ class Table(Aggregate):
         points: dict[Side, int]
 
     @event(CoupSettled)
-    def settle(self, coup: int, outcomes: dict[Side, Outcome], points: dict[Side, int],
-               actor: str, command_id: str) -> None:
+    def _coup_settled(self, coup: int, outcomes: dict[Side, Outcome],
+                      points: dict[Side, int], actor: str, command_id: str) -> None:
+        self._check_coup(coup)
+        if self._coup().points() != points:
+            raise _mismatch("points", points, self._coup().points())
         if self.state.settle() != outcomes:
             raise RuleViolation("recorded outcomes differ from the cards", rule="settle-mismatch")
 
@@ -295,7 +579,8 @@ class Table(Aggregate):
         payout: Payout
 
     @event(PayoutMade)
-    def pay(self, coup: int, payout: Payout, actor: str, command_id: str) -> None:
+    def _payout_made(self, coup: int, payout: Payout, actor: str, command_id: str) -> None:
+        self._check_coup(coup)
         self.state.pay(payout)
 
     class CommissionTaken(Event):
@@ -306,7 +591,11 @@ class Table(Aggregate):
 
     @event(CommissionTaken)
     def _commission_taken(self, coup: int, amount: int, actor: str, command_id: str) -> None:
-        pass
+        self._check_coup(coup)
+        settlement = self.state.settlement
+        if settlement is None or settlement.commission != amount:
+            raise _mismatch("a commission of", amount,
+                            settlement.commission if settlement else "none")
 
     class CoupClosed(Event):
         coup: int
@@ -314,35 +603,12 @@ class Table(Aggregate):
         bank: int
 
     @event(CoupClosed)
-    def close_coup(self, coup: int, banker: str | None, bank: int, actor: str,
-                   command_id: str) -> None:
-        self.state.close_coup()
-
-    # --- helpers for the service: record what follows from the state --------------
-
-    def record_coverage(self, actor: str, command_id: str) -> None:
-        covered = self.state.covered
-        if covered is None:
-            return
-        coup = self.state.coup_number
-        for stake in covered.engaged:
-            self._stake_covered(coup=coup, player=stake.player, tableau=stake.tableau,
-                                amount=stake.amount, actor=actor, command_id=command_id)
-        for stake in covered.returned:
-            self._stake_returned(coup=coup, player=stake.player, tableau=stake.tableau,
-                                 amount=stake.amount, actor=actor, command_id=command_id)
-
-    def record_payment(self, actor: str, command_id: str) -> None:
-        """Pay the settled coup in pay order, take the commission, close the coup."""
-        self.state.require(Phase.SETTLED, doing="pay")
+    def _coup_closed(self, coup: int, banker: str | None, bank: int, actor: str,
+                     command_id: str) -> None:
+        self._check_coup(coup)
         settlement = self.state.settlement
-        assert settlement is not None
-        coup = self.state.coup_number
-        for payout in settlement.payouts:
-            self.pay(coup=coup, payout=payout, actor=actor, command_id=command_id)
-        if settlement.commission:
-            self._commission_taken(coup=coup, amount=settlement.commission, actor=actor,
-                                   command_id=command_id)
-        bank_after = self.state.bank + settlement.banker_net
-        self.close_coup(coup=coup, banker=self.state.banker, bank=bank_after, actor=actor,
-                        command_id=command_id)
+        if settlement is not None:
+            after = (self.state.banker, self.state.bank + settlement.banker_net)
+            if (banker, bank) != after:
+                raise _mismatch("the bank after the coup as", (banker, bank), after)
+        self.state.close_coup()

@@ -70,7 +70,8 @@ class AuctionDesk:
                           player=auction.winner.player, amount=auction.winner.amount,
                           how="auction")
         placed = self.service.execute(auction.table_id, award)
-        return Recorded(placed.table_id, placed.version, closed.events + placed.events)
+        return Recorded(placed.table_id, placed.version, closed.events + placed.events,
+                        placed.aggregate)
 
     def _exists(self, auction_id: uuid.UUID) -> bool:
         return bool(self.service.events_of(auction_id, lte=1))

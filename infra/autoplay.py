@@ -13,39 +13,56 @@ from __future__ import annotations
 import random
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 from domain.bots import auction_bids, next_command, playable
+from domain.commands import TableCommand
 from domain.settings import FirstBank
 from domain.table import Phase, TableState
+from domain.table_aggregate import Table
 from infra.auctions import AuctionDesk
-from infra.service import TableService
+from infra.service import Recorded, TableService
 
 
-def play_step(service: TableService, table_id: uuid.UUID, seed: bytes, prefix: str) -> int:
-    """Move the table on by one command (or one whole auction); returns the events recorded."""
-    table = service.table(table_id)
-    state = table.state
-    ids = f"{prefix}:{table.name}:{table.version}"
-    rng = random.Random(f"{seed.hex()}/{table_id}/{table.version}")
-    wants_auction = (state.phase is Phase.NO_BANK and state.bank_offered_to is None
-                     and state.settings.first_bank is FirstBank.AUCTION)
-    if wants_auction:
-        bids = auction_bids(state, rng)
-        if bids:
-            return _auction(service, table_id, bids, ids)
-    command = next_command(state, rng, lambda label: f"{ids}:{label}")
-    return len(service.execute(table_id, command).events)
+def play_step(service: TableService, table_id: uuid.UUID, seed: bytes, prefix: str) -> Recorded:
+    """Move the table on by one command (or one whole auction): the table is loaded once,
+    the bots choose from it, and it decides. What was recorded, the table after included."""
+    def choose(table: Table) -> TableCommand:
+        state = table.state
+        ids = f"{prefix}:{table.name}:{table.version}"
+        rng = random.Random(f"{seed.hex()}/{table_id}/{table.version}")
+        wants_auction = (state.phase is Phase.NO_BANK and state.bank_offered_to is None
+                         and state.settings.first_bank is FirstBank.AUCTION)
+        if wants_auction:
+            bids = auction_bids(state, rng)
+            if bids:
+                raise _Auction(bids, ids)
+        return next_command(state, rng, lambda label: f"{ids}:{label}")
+
+    try:
+        return service.execute_next(table_id, choose)
+    except _Auction as wanted:
+        return _auction(service, table_id, wanted.bids, wanted.ids)
+
+
+class _Auction(Exception):
+    """The table wants its first bank from an auction: the bots bid at the desk instead."""
+
+    def __init__(self, bids: list[tuple[str, int]], ids: str) -> None:
+        self.bids, self.ids = bids, ids
 
 
 def _auction(service: TableService, table_id: uuid.UUID, bids: list[tuple[str, int]],
-             ids: str) -> int:
+             ids: str) -> Recorded:
     desk = AuctionDesk(service)
     auction_id = desk.open(table_id, command_id=f"{ids}:auction")
-    events = 1
+    opened = service.answered(f"{ids}:auction")
+    events: list[dict[str, Any]] = opened.events if opened else []
     for n, (player, amount) in enumerate(bids):
-        events += len(desk.bid(auction_id, player, amount, command_id=f"{ids}:bid-{n}",
-                               actor=player).events)
-    return events + len(desk.close(auction_id, command_id=f"{ids}:award").events)
+        events += desk.bid(auction_id, player, amount, command_id=f"{ids}:bid-{n}",
+                           actor=player).events
+    closed = desk.close(auction_id, command_id=f"{ids}:award")
+    return Recorded(table_id, closed.version, events + closed.events, closed.aggregate)
 
 
 def play_coups(service: TableService, table_id: uuid.UUID, seed: bytes, prefix: str,
@@ -59,7 +76,8 @@ def play_coups(service: TableService, table_id: uuid.UUID, seed: bytes, prefix: 
            or state.phase is Phase.TAILLE_OVER):
         if state.coup is None and state.phase is not Phase.TAILLE_OVER and not playable(state):
             break
-        events += play_step(service, table_id, seed, prefix)
-        state = service.state(table_id)
+        recorded = play_step(service, table_id, seed, prefix)
+        events += len(recorded.events)
+        state = recorded.state or service.state(table_id)
         on_step(state)
     return events

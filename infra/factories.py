@@ -3,7 +3,8 @@
 An `Application` finds them through `PERSISTENCE_MODULE` (set by `infra.urls.store_env`).
 They differ from eventsourcing's own factories in two ways:
 
-* the application and process recorders are always the chained ones (`infra.recorders`);
+* the application and process recorders are always the chained ones (`infra.recorders`),
+  the application's writing a command's follow-up effects with it (`infra.outbox`);
   `APPLICATION_RECORDER_TOPIC` and `PROCESS_RECORDER_TOPIC` are ignored, since another
   recorder would write events outside the chain;
 * on PostgreSQL, table names do not depend on the application's name: every application of
@@ -28,8 +29,8 @@ from eventsourcing.sqlite import SQLiteFactory
 from eventsourcing.utils import Environment, EnvType
 
 from infra.database import quote_identifier, schema_lock
+from infra.outbox import OutboxPostgresRecorder, OutboxSQLiteRecorder
 from infra.recorders import (
-    ChainedPostgresApplicationRecorder,
     ChainedPostgresProcessRecorder,
     ChainedSQLiteApplicationRecorder,
     ChainedSQLiteProcessRecorder,
@@ -40,11 +41,11 @@ R = TypeVar("R", bound=AggregateRecorder)
 
 
 class SabotSQLiteFactory(SQLiteFactory):
-    application_recorder_class = ChainedSQLiteApplicationRecorder
+    application_recorder_class = OutboxSQLiteRecorder
     process_recorder_class = ChainedSQLiteProcessRecorder
 
     def application_recorder(self) -> ChainedSQLiteApplicationRecorder:
-        recorder = ChainedSQLiteApplicationRecorder(self.datastore)
+        recorder = OutboxSQLiteRecorder(self.datastore)
         if self.env_create_table():
             recorder.create_table()
         return recorder
@@ -57,7 +58,7 @@ class SabotSQLiteFactory(SQLiteFactory):
 
 
 class SabotPostgresFactory(PostgresFactory):
-    application_recorder_class = ChainedPostgresApplicationRecorder
+    application_recorder_class = OutboxPostgresRecorder
     process_recorder_class = ChainedPostgresProcessRecorder
 
     def __init__(self, env: Environment | EnvType | None):
@@ -79,7 +80,7 @@ class SabotPostgresFactory(PostgresFactory):
         return self._created(recorder)
 
     def application_recorder(self) -> ApplicationRecorder:
-        recorder = ChainedPostgresApplicationRecorder(
+        recorder = OutboxPostgresRecorder(
             self.datastore, events_table_name=EVENTS_TABLE
         )
         return self._created(recorder)

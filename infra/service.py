@@ -1,15 +1,27 @@
-"""The table service: a command in, the Table aggregate decides, its events are stored.
+"""The table service: load a table once, let the Table aggregate decide, save its events.
 
 One command is one transaction. A command id seen before answers what it answered the first
 time and records nothing. Commands on one table queue in the process; two processes racing
 on one table: the loser waits a jittered moment, reloads and tries again, and after a few
 rounds gets a `Conflict`. RNG shoes are drawn here (the domain has no
 randomness): the seed goes to the vault, sealed, and only its commitment into the events;
-each card is read off the shoe's order when it is dealt or burned.
+each card is read off the shoe's order when it is dealt or burned (`VaultCards`, the
+domain's `CardSource`).
+
+Loading: the service keeps the tables (and auctions, tournaments) it saved, as saved. A load
+reads only the events recorded since (by another process), onto a fork of the kept
+aggregate (`fork`: a msgspec copy of its state, not a deep copy); a miss reads the latest
+snapshot and the events after it. The command decides on the fork, and the fork is kept once
+saved, so a refused command or a lost race never touches what is kept.
+
+Follow-up effects (waking live subscribers, a decision's deadline) are saved with the
+command's events and dispatched once it commits, through the handlers this process
+registered on `service.effects` (`infra.outbox`), whichever adapter sent the command.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import hmac
 import random
@@ -17,56 +29,53 @@ import secrets
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import msgspec
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
 from domain import commands as c
-from domain.cards import Card, card
-from domain.coup import Side
-from domain.defaults import default_draw
-from domain.errors import NotFound, OutOfTurn, RuleViolation
+from domain.cards import Card
+from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
 from domain.settings import TableSettings
-from domain.shoe import ALGORITHM, Shoe, check_seed, commitment, shoe_order
-from domain.table import Phase, TableState
+from domain.shoe import Shoe, commitment, shoe_order
+from domain.table import TableState
 from domain.table_aggregate import Table
 from infra.application import SabotApplication
 from infra.errors import DuplicateCommand, SeedAlreadySealed
+from infra.outbox import Dispatcher, Effect, follow_ups
 
 RETRIES = 8
-BACKOFF = 0.005  # seconds: the first retry waits up to 10 ms, the last up to 1.3 s
-_LOCKS: dict[uuid.UUID, threading.Lock] = {}
-_LOCKS_GUARD = threading.Lock()
-
-
-@contextmanager
-def one_at_a_time(aggregate_id: uuid.UUID) -> Iterator[None]:
-    """Serialise this process's commands on one aggregate (others still race, and retry)."""
-    with _LOCKS_GUARD:
-        if len(_LOCKS) > 4096:
-            for key in [k for k, lock in _LOCKS.items() if not lock.locked()]:
-                del _LOCKS[key]
-        lock = _LOCKS.setdefault(aggregate_id, threading.Lock())
-    with lock:
-        yield
+BACKOFF = 0.005  # seconds: a race lost to another process waits up to 20 ms, then 40 ms...
 
 
 class Conflict(OutOfTurn):
     """Another command on the same table won the race, every time we tried."""
 
 
-class Recorded(msgspec.Struct, frozen=True):
+@dataclass(frozen=True)
+class Recorded:
     """What a command did: the aggregate it acted on (`table_id`: a table, or an auction or a
-    tournament through `apply_once`), its version after, and the events it recorded."""
+    tournament through `apply_once`), its version after, and the events it recorded.
+    `aggregate`: the aggregate as saved (None when the answer is a command id's earlier one),
+    so that the caller need not load it again."""
 
     table_id: uuid.UUID
     version: int
     events: list[dict[str, Any]]
+    aggregate: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def state(self) -> TableState | None:
+        """The table's state after the command, when it acted on a table just now."""
+        return self.aggregate.state if isinstance(self.aggregate, Table) else None
 
 
 @lru_cache(maxsize=256)
@@ -95,30 +104,90 @@ def seeds_from(master: bytes) -> Callable[[uuid.UUID, int], bytes]:
     return seed
 
 
+def fork(aggregate: Any) -> Any:
+    """A copy of an aggregate to decide on: its attributes shared, its state (a msgspec
+    struct) copied through MessagePack, as a snapshot would be (a tenth of a deep copy)."""
+    forked = copy.copy(aggregate)
+    forked._pending_events = []
+    state = getattr(aggregate, "state", None)
+    if isinstance(state, msgspec.Struct):
+        forked.state = msgspec.msgpack.decode(msgspec.msgpack.encode(state), type=type(state))
+    else:
+        forked.__dict__.update(copy.deepcopy({k: v for k, v in vars(aggregate).items()
+                                              if k != "_pending_events"}))
+    return forked
+
+
+class VaultCards:
+    """The domain's `CardSource` on the seed vault: seeds drawn by `seed_source` and sealed,
+    cards read off the shoe's order."""
+
+    def __init__(self, service: TableService) -> None:
+        self.service = service
+        self._seeds: OrderedDict[str, bytes] = OrderedDict()  # unsealed once a shoe
+
+    def seal_seed(self, table_id: uuid.UUID, taille: int) -> str:
+        seed = self.service.seed_source(table_id, taille)
+        committed = commitment(seed)
+        with suppress(SeedAlreadySealed):  # a retried shuffle drew the same seed
+            self.service.vault.store(committed, seed)
+        return committed
+
+    def card_at(self, shoe: Shoe, position: int) -> Card:
+        return _order(shoe, self.seed_of(shoe.commitment))[position]
+
+    def seed_of(self, commitment: str) -> bytes:
+        seed = self._seeds.get(commitment)
+        if seed is None:
+            seed = self._seeds[commitment] = self.service.vault.unseal(commitment)
+            while len(self._seeds) > 64:
+                self._seeds.popitem(last=False)
+        return seed
+
+
 class TableService(SabotApplication):
     snapshotting_intervals: ClassVar[dict[type, int]] = {Table: 100}
-    # Keep the tables in use in memory: a load reads only the events recorded since the
-    # cached version (fast-forward) and works on a deep copy, so a refused command cannot
-    # corrupt the cache. A stale copy cannot win: its save loses at the database (version
-    # taken) and is retried on a fresh load. The environment may override either setting.
-    env: ClassVar[dict[str, str]] = {
-        "AGGREGATE_CACHE_MAXSIZE": "256",
-        "DEEPCOPY_FROM_AGGREGATE_CACHE": "y",
-    }
+    # The service keeps its own saved aggregates (see the module's docstring; how many:
+    # SABOT_KEPT_AGGREGATES, 0 for none): eventsourcing's cache would deep-copy every load.
+    env: ClassVar[dict[str, str]] = {"AGGREGATE_CACHE_MAXSIZE": "",
+                                     "SABOT_KEPT_AGGREGATES": "256"}
     seed_source: Callable[[uuid.UUID, int], bytes] = staticmethod(random_seeds)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.kept_aggregates = int(self.env.get("SABOT_KEPT_AGGREGATES") or 0)
+        self._kept: OrderedDict[uuid.UUID, Any] = OrderedDict()
+        self._kept_lock = threading.Lock()
+        self._writers: weakref.WeakValueDictionary[uuid.UUID, Any] = (
+            weakref.WeakValueDictionary())
+        self.cards = VaultCards(self)
+        self.effects = Dispatcher(self.database)
 
     # --- reading ------------------------------------------------------------------
 
     def table(self, table_id: uuid.UUID) -> Table:
+        """The table as last recorded. Read it, do not change it: it is the kept one."""
         table: Table = self.load(table_id, "table")
         return table
 
     def load(self, aggregate_id: uuid.UUID, what: str) -> Any:
-        """An aggregate by id, or `NotFound` naming what was looked for."""
-        try:
-            return self.repository.get(aggregate_id)
-        except AggregateNotFoundError:
-            raise NotFound(f"no {what} {aggregate_id}", rule=f"unknown-{what}") from None
+        """An aggregate by id, up to date, or `NotFound` naming what was looked for. It may be
+        the kept one: to change it, `fork` it (as `apply_once` does)."""
+        kept = self._kept_one(aggregate_id)
+        if kept is not None:
+            newer = list(self.repository.event_store.get(aggregate_id, gt=kept.version))
+            if not newer:
+                return kept
+            aggregate = fork(kept)
+            for event in newer:
+                aggregate = cast(Any, event).mutate(aggregate)
+        else:
+            try:
+                aggregate = self.repository.get(aggregate_id)
+            except AggregateNotFoundError:
+                raise NotFound(f"no {what} {aggregate_id}", rule=f"unknown-{what}") from None
+        self._keep(aggregate)
+        return aggregate
 
     def state(self, table_id: uuid.UUID) -> TableState:
         return self.table(table_id).state
@@ -126,6 +195,33 @@ class TableService(SabotApplication):
     def events_of(self, table_id: uuid.UUID, gt: int | None = None,
                   lte: int | None = None) -> list[Any]:
         return list(self.repository.event_store.get(table_id, gt=gt, lte=lte))
+
+    def _kept_one(self, aggregate_id: uuid.UUID) -> Any:
+        with self._kept_lock:
+            kept = self._kept.get(aggregate_id)
+            if kept is not None:
+                self._kept.move_to_end(aggregate_id)
+            return kept
+
+    def _writing(self, aggregate_id: uuid.UUID) -> Any:
+        """The lock of one aggregate's writers in this process (kept while anyone holds it)."""
+        with self._kept_lock:
+            lock = self._writers.get(aggregate_id)
+            if lock is None:
+                lock = self._writers[aggregate_id] = threading.RLock()
+            return lock
+
+    def _keep(self, aggregate: Any) -> None:
+        """Keep a saved (or loaded) aggregate, unless a later version is kept already."""
+        if not self.kept_aggregates:
+            return
+        with self._kept_lock:
+            kept = self._kept.get(aggregate.id)
+            if kept is None or kept.version < aggregate.version:
+                self._kept[aggregate.id] = aggregate
+                self._kept.move_to_end(aggregate.id)
+            while len(self._kept) > self.kept_aggregates:
+                self._kept.popitem(last=False)
 
     # --- writing ------------------------------------------------------------------
 
@@ -144,50 +240,108 @@ class TableService(SabotApplication):
     def execute(self, table_id: uuid.UUID, command: c.TableCommand) -> Recorded:
         """Apply one command to a table, once, whatever the retries and races."""
         return self.apply_once(table_id, "table", command.command_id,
-                               lambda table: self._decide(table, command))
+                               lambda table: table.execute(command, self.cards))
+
+    def execute_next(self, table_id: uuid.UUID,
+                     choose: Callable[[Table], c.TableCommand]) -> Recorded:
+        """Apply the command `choose` makes of the table as loaded (a bot's, a director's):
+        one load for choosing and deciding."""
+
+        def plan(table: Table) -> tuple[str, Callable[[Any], object]]:
+            command = choose(table)
+            return command.command_id, lambda t: t.execute(command, self.cards)
+
+        return self._apply(table_id, "table", plan)
 
     def apply_once(self, aggregate_id: uuid.UUID, what: str, command_id: str,
                    decide: Callable[[Any], object]) -> Recorded:
-        """Load, decide, record: once per command id; a lost race reloads and decides again.
+        """Load, decide, record: once per command id; a lost race reloads and decides again."""
+        return self._apply(aggregate_id, what, lambda _: (command_id, decide))
 
-        Commands on one aggregate queue in this process (`one_at_a_time`); a race lost to
-        another process waits a jittered, growing moment before it tries again."""
-        with one_at_a_time(aggregate_id):
-            return self._apply_once(aggregate_id, what, command_id, decide)
-
-    def _apply_once(self, aggregate_id: uuid.UUID, what: str, command_id: str,
-                    decide: Callable[[Any], object]) -> Recorded:
-        for attempt in range(RETRIES):
-            if attempt:
-                time.sleep(random.uniform(0, BACKOFF * 2**attempt))
-            answered = self.answered(command_id)
-            if answered is not None:
-                if answered.table_id != aggregate_id:
-                    raise RuleViolation(f"command id {command_id!r} was used for another "
-                                        f"{what} ({answered.table_id})",
-                                        rule="command-id-reused")
-                return answered
-            aggregate = self.load(aggregate_id, what)
-            decide(aggregate)
-            try:
-                return self.record(aggregate, command_id)
-            except IntegrityError:
-                continue
+    def _apply(self, aggregate_id: uuid.UUID, what: str,
+               plan: Callable[[Any], tuple[str, Callable[[Any], object]]]) -> Recorded:
+        """Decide on a fork of the kept aggregate and save it, with no read at all when this
+        process wrote the aggregate last. Whatever else happens on the kept one (a refusal,
+        nothing to record, a version another writer took) is decided again on the aggregate
+        as the store has it, and a lost race after that again, a few times."""
+        with self._writing(aggregate_id):  # this process's writers of one aggregate queue
+            kept = self._kept_one(aggregate_id)
+            for attempt in range(RETRIES):
+                if attempt > 1:  # lost to another process: wait a jittered, growing moment
+                    time.sleep(random.uniform(0, BACKOFF * 2**attempt))
+                final = kept is None
+                aggregate = fork(kept if kept is not None else self.load(aggregate_id, what))
+                kept = None
+                command_id, decide = plan(aggregate)
+                decided = self._decided(aggregate, what, command_id, decide, final=final)
+                if decided is not None:
+                    break
+            else:
+                decided = None
+        if decided is not None:
+            recorded, effects = decided
+            self.effects.dispatch(command_id, effects)
+            return recorded
         raise Conflict(f"the {what} changed under this command too often; try again",
                        rule="conflict")
 
+    def _decided(self, aggregate: Any, what: str, command_id: str,
+                 decide: Callable[[Any], object], *,
+                 final: bool) -> tuple[Recorded, list[Effect]] | None:
+        """Decide and save; None to decide again on the stored aggregate (the version was
+        taken, or, on a kept aggregate that may be stale, `final` False, anything but a
+        save). A command id seen before answers as it did: looked up only when the command
+        is refused, records nothing, or the store finds it a duplicate."""
+        try:
+            decide(aggregate)
+        except DomainError:
+            if not final:
+                return None
+            answered = self._answered_for(aggregate.id, what, command_id)
+            if answered is not None:
+                return answered, []
+            raise
+        if not aggregate._pending_events:
+            if not final:
+                return None
+            answered = self._answered_for(aggregate.id, what, command_id)
+            return answered or Recorded(aggregate.id, aggregate.version, [], aggregate), []
+        pending = list(aggregate._pending_events)
+        effects = follow_ups(aggregate) if isinstance(aggregate, Table) else []
+        try:
+            self.save(aggregate, command_id=command_id, outbox=effects)
+        except IntegrityError:
+            return None
+        except DuplicateCommand:
+            answered = self._answered_for(aggregate.id, what, command_id)
+            assert answered is not None
+            return answered, []
+        self._keep(aggregate)
+        return Recorded(aggregate.id, aggregate.version, [describe(e) for e in pending],
+                        aggregate), effects
+
+    def _answered_for(self, aggregate_id: uuid.UUID, what: str,
+                      command_id: str) -> Recorded | None:
+        answered = self.answered(command_id)
+        if answered is not None and answered.table_id != aggregate_id:
+            raise RuleViolation(f"command id {command_id!r} was used for another "
+                                f"{what} ({answered.table_id})", rule="command-id-reused")
+        return answered
+
     def record(self, aggregate: Any, command_id: str) -> Recorded:
-        """Save an aggregate's new events under a command id; a duplicate answers as before."""
+        """Save a new aggregate's events under a command id; a duplicate answers as before."""
         pending = list(aggregate._pending_events)
         if not pending:
-            return Recorded(aggregate.id, aggregate.version, [])
+            return Recorded(aggregate.id, aggregate.version, [], aggregate)
         try:
             self.save(aggregate, command_id=command_id)
         except DuplicateCommand:
             answered = self.answered(command_id)
             assert answered is not None
             return answered
-        return Recorded(aggregate.id, aggregate.version, [describe(e) for e in pending])
+        self._keep(aggregate)
+        return Recorded(aggregate.id, aggregate.version, [describe(e) for e in pending],
+                        aggregate)
 
     def answered(self, command_id: str) -> Recorded | None:
         recorded = self.recorded_command(command_id)
@@ -199,146 +353,3 @@ class TableService(SabotApplication):
 
     def _exists(self, table_id: uuid.UUID) -> bool:
         return bool(self.events_of(table_id, lte=1))
-
-    # --- deciding -----------------------------------------------------------------
-
-    def _decide(self, table: Table, command: c.TableCommand) -> None:
-        s = table.state
-        who = {"actor": command.actor, "command_id": command.command_id}
-        match command:
-            case c.SeatPlayer(player=p, chips=chips, side=side, standing=standing):
-                table.seat_player(player=p, chips=chips, side=side, standing=standing, **who)
-            case c.LeaveTable(player=p):
-                table.leave(player=p, **who)
-            case c.AdjustChips(player=p, delta=delta, reason=reason):
-                table.adjust_chips(player=p, delta=delta, reason=reason, **who)
-            case c.ShuffleShoe(physical=physical):
-                self._shuffle(table, physical, who)
-            case c.ContributeEntropy(player=p, entropy=entropy):
-                table.contribute(player=p, entropy=entropy.lower(), **who)
-            case c.CutShoe(player=p, position=position):
-                table.cut(player=p, position=position, **who)
-            case c.BurnCard(card=given):
-                pos = s.shoe.position if s.shoe else 0
-                table.burn(card=self._next_card(s, given), position=pos, **who)
-            case c.AwardBank(player=p, amount=amount, how=how):
-                self._check_taker(s, command.actor, p)
-                table.award_bank(player=p, amount=amount, how=how, **who)
-            case c.DeclineBank(player=p):
-                table.decline_bank(player=p, **who)
-            case c.RetireBank(player=p):
-                table.retire_bank(player=p, amount=s.bank, **who)
-            case c.PlaceBet(player=p, spot=spot, amount=amount):
-                self._check_own(command.actor, p)
-                table.place_bet(coup=s.coup_number + 1, player=p, spot=spot, amount=amount,
-                                **who)
-            case c.PlaceStake(player=p, tableau=tableau, amount=amount):
-                self._check_own(command.actor, p)
-                table.place_stake(coup=s.coup_number + 1, player=p, tableau=tableau,
-                                  amount=amount, **who)
-            case c.CallBanco(player=p):
-                self._check_own(command.actor, p)
-                table.call_banco(coup=s.coup_number + 1, player=p, **who)
-            case c.CloseBetting():
-                table.close_betting(coup=s.coup_number + 1, **who)
-                table.record_coverage(**who)
-            case c.DealCard(card=given):
-                self._deal(table, given, who)
-            case c.ShowNaturals():
-                coup = self._coup(s)
-                table.show_naturals(coup=s.coup_number, sides=coup.naturals_preview(), **who)
-            case c.Decide(side=side, draw=draw):
-                self._decide_hand(table, side, draw, who)
-            case c.PlayDefault(coup=number, side=side):
-                if s.phase is Phase.PLAYING and s.coup_number == number and (
-                    s.coup is not None and s.coup.to_act() is side
-                ):
-                    self._decide_hand(table, side, default_draw(s, side), who)
-            case c.SettleCoup():
-                coup = self._coup(s)
-                table.settle(coup=s.coup_number, outcomes=coup.outcomes_now(),
-                             points=coup.points(), **who)
-            case c.PayCoup():
-                table.record_payment(**who)
-            case c.RevealSeed():
-                self._reveal(table, who)
-            case c.EndTaille():
-                remaining = s.shoe.remaining if s.shoe else 0
-                table.end_taille(taille=s.taille, remaining=remaining, **who)
-
-    def _shuffle(self, table: Table, physical: bool, who: dict[str, str]) -> None:
-        s = table.state
-        s.require(Phase.NO_SHOE, doing="shuffle")
-        committed = ""
-        if not physical:
-            seed = self.seed_source(table.id, s.taille + 1)
-            committed = commitment(seed)
-            with suppress(SeedAlreadySealed):  # a retried shuffle drew the same seed
-                self.vault.store(committed, seed)
-        table.shuffle(taille=s.taille + 1, decks=s.settings.decks, algorithm=ALGORITHM,
-                      commitment=committed, physical=physical, **who)
-
-    def _next_card(self, s: TableState, given: Card | None) -> Card:
-        shoe = s.shoe
-        if shoe is None:
-            raise OutOfTurn("there is no shoe yet", rule="no-shoe")
-        if shoe.physical:
-            if given is None:
-                raise RuleViolation("a physical shoe's card must be given", rule="card-missing")
-            return card(given)
-        if given is not None:
-            raise RuleViolation("an RNG shoe deals its own cards", rule="card-given")
-        if shoe.cut == 0:
-            raise OutOfTurn("the shoe is not cut yet", rule="shoe-not-cut")
-        if shoe.remaining <= 0:
-            raise RuleViolation("the shoe is empty", rule="shoe-empty")
-        seed = self.vault.unseal(shoe.commitment)
-        return _order(shoe.public(), seed)[shoe.position]
-
-    def _deal(self, table: Table, given: Card | None, who: dict[str, str]) -> None:
-        s = table.state
-        coup = self._coup(s)
-        next_card = self._next_card(s, given)
-        assert s.shoe is not None
-        position = s.shoe.position
-        if coup.awaiting_card is not None:
-            table.draw_third_card(coup=s.coup_number, card=next_card, side=coup.awaiting_card,
-                                  position=position, **who)
-        else:
-            side = coup.deal_order[coup.cards_dealt % len(coup.deal_order)]
-            table.deal(coup=s.coup_number, card=next_card, side=side, position=position, **who)
-
-    def _decide_hand(self, table: Table, side: Side, draw: bool, who: dict[str, str]) -> None:
-        number = table.state.coup_number
-        if draw:
-            table.ask_third_card(coup=number, side=side, **who)
-        else:
-            table.stand(coup=number, side=side, **who)
-
-    def _reveal(self, table: Table, who: dict[str, str]) -> None:
-        s = table.state
-        s.require(Phase.TAILLE_OVER, doing="reveal the seed")
-        assert s.shoe is not None
-        seed = self.vault.unseal(s.shoe.commitment)
-        check_seed(seed, s.shoe.commitment)
-        table.reveal(taille=s.taille, seed=seed.hex(), **who)
-
-    @staticmethod
-    def _coup(s: TableState) -> Any:
-        if s.phase is not Phase.PLAYING or s.coup is None:
-            raise OutOfTurn(f"no coup is being played (the table is at {s.phase.value})",
-                            rule="out-of-turn")
-        return s.coup
-
-    @staticmethod
-    def _check_own(actor: str, player: str) -> None:
-        if actor != player and not actor.startswith("@"):
-            raise OutOfTurn(f"{actor} may not stake for {player}", rule="not-your-stake")
-
-    @staticmethod
-    def _check_taker(s: TableState, actor: str, player: str) -> None:
-        if actor.startswith("@"):
-            return
-        if actor != player or s.bank_offered_to != player:
-            raise OutOfTurn(f"the shoe is not offered to {actor}", rule="not-your-bank")
-

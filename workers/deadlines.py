@@ -9,8 +9,8 @@ sends `PlayDefault(coup, side)` with the deterministic command id
 - the task is delivered twice (a redelivery, a duplicate send): the second answers what the
   first recorded, since the service applies a command id once;
 - the default was played and the next decision is now awaited (the banker after the
-  punter): its deadline is scheduled in turn, by the delivery that found the command new
-  (two deliveries racing may both schedule it: the second deadline is then a no-op).
+  punter): its deadline, recorded in the outbox with the command (`infra.outbox`), is sent
+  by this worker's service once the command commits.
 
 The database URL travels in the message: give producers an absolute one (a relative SQLite
 path would be read from the worker's directory).
@@ -19,7 +19,6 @@ path would be read from the worker's directory).
 from __future__ import annotations
 
 import uuid
-from functools import lru_cache
 
 import structlog
 from celery import Celery, Task
@@ -27,8 +26,9 @@ from celery import Celery, Task
 from domain.commands import PlayDefault
 from domain.coup import Side
 from domain.table import TableState
-from infra.service import TableService
+from infra.outbox import Deadline
 from workers.app import EXPIRE_DECISION, app
+from workers.services import send_deadline, table_service
 from workers.transient import RETRY_OPTIONS
 
 DECISION_SECONDS = 30.0
@@ -51,31 +51,18 @@ def schedule_deadline(database_url: str, table_id: uuid.UUID, state: TableState,
     side = state.coup.to_act() if state.coup is not None else None
     if side is None:
         return None
-    result = via.send_task(
-        EXPIRE_DECISION,
-        args=(database_url, str(table_id), state.coup_number, side.value),
-        kwargs={"seconds": seconds},
-        countdown=seconds,
-        queue=via.conf.task_default_queue,
-    )
-    log.info("deadline.scheduled", table_id=str(table_id), coup=state.coup_number,
-             side=side.value, seconds=seconds, task_id=result.id)
-    return str(result.id)
-
-
-@lru_cache(maxsize=8)
-def _service(database_url: str) -> TableService:
-    """One service per store and worker process (its connections are reused across tasks)."""
-    return TableService(url=database_url)
+    return send_deadline(database_url, Deadline(table_id, state.coup_number, side, seconds),
+                         via=via)
 
 
 @app.task(name=EXPIRE_DECISION, bind=True, **RETRY_OPTIONS)
 def expire_decision(self: Task, database_url: str, table_id: str, coup: int, side: str, *,
                     seconds: float = DECISION_SECONDS) -> int:
-    """Play the default for `side` in coup `coup` unless it was decided; events recorded."""
+    """Play the default for `side` in coup `coup` unless it was decided; events recorded. The
+    next decision's deadline, if the table has a time limit, follows from the outbox."""
     command_id = deadline_command_id(table_id, coup, side)
     structlog.contextvars.bind_contextvars(command_id=command_id)
-    service = _service(database_url)
+    service = table_service(database_url, via=self.app)
     table = uuid.UUID(table_id)
     first = service.recorded_command(command_id) is None
     recorded = service.execute(table, PlayDefault(command_id=command_id, actor=ACTOR,
@@ -88,5 +75,4 @@ def expire_decision(self: Task, database_url: str, table_id: str, coup: int, sid
         return 0
     log.info("deadline.played", table_id=table_id, coup=coup, side=side,
              events=[event["type"] for event in recorded.events])
-    schedule_deadline(database_url, table, service.state(table), seconds=seconds, via=self.app)
     return len(recorded.events)

@@ -67,7 +67,8 @@ def table_id_of(text: str) -> uuid.UUID:
 
 
 def run_open(args: argparse.Namespace) -> int:
-    from workers.disputes import DisputeService, request_replay
+    from infra.disputes import DisputeService
+    from workers.disputes import request_replay
 
     url = absolute_url(resolve_database_url(args.database))
     with DisputeService(url=url) as service:
@@ -92,7 +93,7 @@ def run_open(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from workers.disputes import DisputeService
+    from infra.disputes import DisputeService
 
     with DisputeService(url=resolve_database_url(args.database)) as service:
         return _print(service.dispute(args.dispute), as_json=args.json)

@@ -1,5 +1,10 @@
 """`sabot serve`: the HTTP API (`api.app`) under uvicorn.
 
+On the embedded default (no broker named), it also runs one `sabot worker` on the embedded
+broker, whose director plays the tournaments of the store, so that one command on one
+machine runs a whole tournament; `--no-worker` leaves that to `sabot worker` processes
+started separately (production).
+
 Before anything starts, the store and the broker must answer and the address must be free:
 otherwise one line names what is wrong, and the exit code is 2.
 """
@@ -9,8 +14,11 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+from contextlib import nullcontext
 
 from api.commands._common import add_database, port
+from api.commands.worker import running_worker
+from infra.settings import HOME, absolute_database_url, resolve_database_url
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,6 +28,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--broker", metavar="URL",
                         help="Redis URL for live channels shared by several API processes "
                              "(default: $SABOT_BROKER_URL; in memory when none)")
+    parser.add_argument("--no-worker", dest="worker", action="store_false",
+                        help="do not start the embedded worker and director")
     add_database(parser)
     parser.set_defaults(handler=run)
 
@@ -30,13 +40,16 @@ def run(args: argparse.Namespace) -> int:
     from api.app import create_app
     from infra.reachability import check_broker
 
-    check_broker(args.broker if args.broker is not None
-                 else os.environ.get("SABOT_BROKER_URL", ""))
+    broker = args.broker if args.broker is not None else os.environ.get("SABOT_BROKER_URL", "")
+    check_broker(broker)
     listening = listen(args.host, args.port)
     app = create_app(args.database, broker_url=args.broker)
+    database = absolute_database_url(resolve_database_url(args.database))
     config = uvicorn.Config(app, log_level="info", proxy_headers=False,
                             timeout_graceful_shutdown=5)  # live streams never end
-    uvicorn.Server(config).run(sockets=[listening])
+    with running_worker("", database, HOME / "serve-worker.log") if args.worker and not broker \
+            else nullcontext():
+        uvicorn.Server(config).run(sockets=[listening])
     return 0
 
 

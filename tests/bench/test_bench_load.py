@@ -2,7 +2,7 @@
 by its history; and commands per second through `TableService` (`sabot play`'s loop).
 
 1. Loading: a table after 10 coups against one after `SABOT_BENCH_LONG_COUPS` (10,000 by
-   default). The long history is built quickly: the service's own `_decide` runs in a tight
+   default). The long history is built quickly: the aggregate's own `execute` runs in a tight
    loop on one in-memory aggregate and the events are saved in batches (snapshots every 100
    events are taken as usual). Loads are timed on a service without the aggregate cache, so
    each load reads the latest snapshot and the events after it (the long table is played on
@@ -31,7 +31,7 @@ from domain.commands import SeatPlayer
 from domain.settings import TableSettings, Variant
 from domain.table import Phase
 from domain.table_aggregate import Table
-from infra.service import TableService, seeds_from
+from infra.service import TableService, fork, seeds_from
 from tests.bench.harness import measure, milliseconds, print_table
 
 SECRET = bytes(range(32))
@@ -41,7 +41,7 @@ THROUGHPUT_COMMANDS = int(os.environ.get("SABOT_BENCH_COMMANDS", "1500"))
 BATCH = 5000
 PLAYERS = 4
 CHIPS = 10**15  # bots stake up to a tenth of their chips: nobody goes broke in 10,000 coups
-NO_CACHE = {"AGGREGATE_CACHE_MAXSIZE": ""}
+NO_CACHE = {"AGGREGATE_CACHE_MAXSIZE": "", "SABOT_KEPT_AGGREGATES": "0"}
 
 
 class NoSnapshots(TableService):
@@ -94,7 +94,7 @@ def in_memory_game(svc: TableService, table: Table, coups: int, prefix: str,
         state.phase is Phase.TAILLE_OVER
     ):
         assert state.coup is not None or playable(state)
-        svc._decide(table, next_command(state, rng, command_id(sent)))
+        table.execute(next_command(state, rng, command_id(sent)), svc.cards)
         sent += 1
         if save_every is None:
             table.collect_events()
@@ -116,7 +116,7 @@ def align(svc: TableService, table: Table, offset: int, prefix: str) -> None:
     for n in range(1000):
         if abs(table.version % 100 - offset) <= 2:
             return
-        svc._decide(table, next_command(table.state, rng, command_id(n)))
+        table.execute(next_command(table.state, rng, command_id(n)), svc.cards)
         svc.save(table, command_id=f"{prefix}:{n}")
     raise AssertionError("never came near the offset")
 
@@ -140,10 +140,10 @@ def test_bench_load_short_and_long_tables(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/bench.db"
     with service(url) as writer:
         short = seated_table(writer, "short")
-        in_memory_game(writer, writer.table(short), SHORT_COUPS, "short", save_every=1)
+        in_memory_game(writer, fork(writer.table(short)), SHORT_COUPS, "short", save_every=1)
         long = seated_table(writer, "long")
         started = time.perf_counter()
-        table = writer.table(long)
+        table = fork(writer.table(long))
         commands = in_memory_game(writer, table, LONG_COUPS, "long", BATCH)
         built = time.perf_counter() - started
         align(writer, table, writer.table(short).version % 100, "align")
@@ -155,6 +155,7 @@ def test_bench_load_short_and_long_tables(tmp_path: Path) -> None:
                 load_row("long", reader, long, repeat=20),
                 load_row("long, snapshots off", raw, long, repeat=1)]
         assert reader.repository.cache is None and raw.snapshots is None
+        assert not reader.kept_aggregates
         assert reader.table(long).state.coup_number >= LONG_COUPS
     for row in rows[:2]:
         assert row["_replayed"] < 100  # the latest snapshot, then fewer than 100 events
@@ -186,15 +187,15 @@ def baseline(commands: int) -> tuple[float, int]:
         table = Table(name="baseline", settings=TableSettings.default(Variant.PUNTO_BANCO),
                       tournament=None, actor="@bench", command_id="open")
         for i in range(PLAYERS):
-            table.seat_player(player=f"p{i}", chips=CHIPS, side=None, standing=False,
-                              actor="@bench", command_id=f"seat-{i}")
+            table.execute(SeatPlayer(command_id=f"seat-{i}", actor="@bench", player=f"p{i}",
+                                     chips=CHIPS), svc.cards)
         table.collect_events()
         rng = random.Random(2)
         command_id = ids("baseline")
         events = 0
         started = time.perf_counter()
         for n in range(commands):
-            svc._decide(table, next_command(table.state, rng, command_id(n)))
+            table.execute(next_command(table.state, rng, command_id(n)), svc.cards)
             events += len(table.collect_events())
         return time.perf_counter() - started, events
 

@@ -18,6 +18,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -31,6 +32,8 @@ from api.cli import main
 from api.tokens import Grant, Role, TokenStore
 from domain.commands import ShuffleShoe
 from domain.table_aggregate import Table
+from infra.live_push import RedisWake
+from infra.outbox import Wake
 from infra.service import Conflict, TableService, seeds_from
 
 pytestmark = pytest.mark.postgres
@@ -78,13 +81,12 @@ class Api:
         return int(row["n"])
 
 
-@pytest.fixture
-def api(postgres_url: str) -> Iterator[Api]:
-    service = TableService(url=postgres_url, secret_key=KEY)
-    service.seed_source = seeds_from(b"api tests")
+@contextmanager
+def serving(service: TableService, **options: Any) -> Iterator[Api]:
+    """The API on `service` under uvicorn, on a free port, for the duration."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(service=service), host="127.0.0.1",
-                                           port=port, log_level="warning",
+    server = uvicorn.Server(uvicorn.Config(create_app(service=service, **options),
+                                           host="127.0.0.1", port=port, log_level="warning",
                                            timeout_graceful_shutdown=2))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -97,6 +99,18 @@ def api(postgres_url: str) -> Iterator[Api]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def a_service(url: str) -> TableService:
+    service = TableService(url=url, secret_key=KEY)
+    service.seed_source = seeds_from(b"api tests")
+    return service
+
+
+@pytest.fixture
+def api(postgres_url: str) -> Iterator[Api]:
+    with serving(a_service(postgres_url)) as running:
+        yield running
 
 
 class Game:
@@ -573,18 +587,6 @@ def test_live_events_as_each_caller_may_see_them(api: Api, game: Game,
     assert api.call("GET", "/tables/nowhere/events").status_code == 404
 
 
-def test_the_table_page_and_its_assets(api: Api) -> None:
-    page = api.call("GET", "/")
-    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-    assert "default-src 'self'" in page.headers["content-security-policy"]
-    for asset in ("/static/table.js", "/static/table.css"):
-        assert asset in page.text
-        assert api.call("GET", asset).status_code == 200
-    script = api.call("GET", "/static/table.js").text
-    assert "EventSource" in script and "innerHTML" not in script
-    assert api.call("GET", "/static/../app.py").status_code == 404
-
-
 def test_a_store_that_does_not_answer_is_503(api: Api, game: Game,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     def down(*_: Any) -> None:
@@ -609,6 +611,28 @@ def test_live_events_written_by_another_process(api: Api, game: Game,
                         ShuffleShoe(command_id="from-a-worker", actor="@system"))
     reader.join(timeout=10)
     assert got.get_nowait()[1]["type"] == "ShoeShuffled"
+
+
+@pytest.mark.redis
+def test_a_write_by_a_worker_wakes_live_pages_at_once(postgres_url: str, redis_url: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker's service publishes its commands' wake-ups (from the outbox) on Redis, where
+    the API's channels listen: no poll needed."""
+    monkeypatch.setattr(routes_live, "POLL_SECONDS", 60.0)  # only a wake-up can deliver in time
+    with serving(a_service(postgres_url), broker_url=redis_url) as on_redis:
+        game = Game(on_redis)
+        got: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
+        reader = threading.Thread(target=listen, args=(
+            on_redis, f"/tables/{game.table_id}/events", None, 1, got))
+        reader.start()
+        time.sleep(0.5)
+        with a_service(postgres_url) as worker:
+            worker.effects.on(Wake, RedisWake(redis_url))
+            worker.execute(uuid.UUID(game.table_id),
+                           ShuffleShoe(command_id="from-a-worker", actor="@system"))
+        reader.join(timeout=15)
+        assert not reader.is_alive()
+        assert got.get_nowait()[1]["type"] == "ShoeShuffled"
 
 
 def test_racing_requests(api: Api, game: Game) -> None:

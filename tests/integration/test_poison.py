@@ -23,6 +23,9 @@ from projections.runner import Runner
 from projections.view import Event, ProjectionFailed
 
 SECRET = bytes(range(32))
+SEATED = f"{Table.PlayerSeated.__module__}:{Table.PlayerSeated.__qualname__}"
+FOLDING = [view.name for view in VIEWS if SEATED in view.topics]
+"""The views that fold tables, so that a seat they cannot hold stops them."""
 
 
 @pytest.fixture
@@ -62,7 +65,8 @@ def test_a_poison_event_stops_its_view_alone_says_so_and_resumes(
     poisoned = poison(service, bad)
     service.execute(good, c.SeatPlayer(command_id="late", player="late", chips=10))
     runner = Runner(service, VIEWS, batch_size=50)
-    for name in NAMES:  # each view folds the tables, so each stops there, on its own
+    assert FOLDING
+    for name in FOLDING:  # each stops there, on its own
         with pytest.raises(ProjectionFailed, match=f"event {poisoned}"):
             runner.catch_up(name)
         lag = runner.lag(name)
@@ -76,8 +80,9 @@ def test_a_poison_event_stops_its_view_alone_says_so_and_resumes(
     assert f"STOPPED at event {poisoned}" in capsys.readouterr().out
     assert main(["projections", "rebuild", "--json", *db]) == 2
     out, err = capsys.readouterr()
-    assert json.loads(out) == {} and f"stopped at event {poisoned}" in err
-    assert len(err.strip().splitlines()) == len(NAMES)  # one line a stopped view
+    assert set(json.loads(out)) == set(NAMES) - set(FOLDING)  # the others are rebuilt
+    assert f"stopped at event {poisoned}" in err
+    assert len(err.strip().splitlines()) == len(FOLDING)  # one line a stopped view
 
     class Fixed(RotationView):
         """The fix: this view now passes over the seat it cannot hold."""
@@ -93,7 +98,7 @@ def test_a_poison_event_stops_its_view_alone_says_so_and_resumes(
     assert lag.stopped_at is None and lag.behind == 0
     found = rotation(service.database, good)
     assert found is not None and len(found.seated) == 3
-    assert [f.projection for f in fixed.failures()] == [n for n in sorted(NAMES)
+    assert [f.projection for f in fixed.failures()] == [n for n in sorted(FOLDING)
                                                         if n != "rotation"]
 
 

@@ -37,11 +37,12 @@ from domain.dispute_aggregate import Discrepancy, Dispute, Verdict
 from domain.settings import TableSettings, Variant
 from domain.table import CROUPIER
 from infra.audit import verify
+from infra.disputes import DisputeService
 from infra.service import TableService, seeds_from
 from tests.conftest import REDIS_URL, need_server
 from workers.app import make_app
 from workers.deadlines import ACTOR, deadline_command_id, schedule_deadline
-from workers.disputes import DisputeService, request_replay
+from workers.disputes import request_replay
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = bytes(range(32))

@@ -1,0 +1,179 @@
+"""The outbox: a command's follow-up effects, recorded in its own transaction, then dispatched.
+
+A table command may call for more than its events: waking the table's live subscribers
+(`Wake`), scheduling the deadline of the decision it now awaits (`Deadline`). The service
+works them out from the table it saved (`follow_ups`) and passes them to `save(...,
+outbox=...)`; the recorders (`OutboxSQLiteRecorder`, `OutboxPostgresRecorder`) write them
+to the `outbox` table in the same transaction as the events, so an effect exists exactly
+when its command does. Once committed, the service hands each effect to the handler this
+process registered for its kind (`Dispatcher.on`), whichever adapter sent the command (an
+HTTP route, the CLI, a worker, the director), and marks it dispatched. A handler that fails
+(the broker is down) leaves its effect pending: the command has succeeded all the same, and
+the next dispatch in any process sends the pending effects first (`Dispatcher.relay`).
+A process without a handler for a kind leaves those effects to one that has.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import msgspec
+import structlog
+
+from domain.coup import Side
+from domain.table_aggregate import Table
+from infra.database import Database
+from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApplicationRecorder
+
+log = structlog.get_logger("sabot.outbox")
+
+SCHEMA: dict[str, str] = {
+    "sqlite": "CREATE TABLE IF NOT EXISTS {outbox} ("
+              " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+              " command_id TEXT NOT NULL,"
+              " kind TEXT NOT NULL,"
+              " effect BLOB NOT NULL,"
+              " dispatched INTEGER NOT NULL DEFAULT 0)",
+    "postgres": "CREATE TABLE IF NOT EXISTS {outbox} ("
+                " id bigserial PRIMARY KEY,"
+                " command_id text NOT NULL,"
+                " kind text NOT NULL,"
+                " effect bytea NOT NULL,"
+                " dispatched boolean NOT NULL DEFAULT false)",
+}
+PENDING_INDEX = ("CREATE INDEX IF NOT EXISTS outbox_pending ON {outbox} (id)"
+                 " WHERE NOT dispatched")
+RELAY_BATCH = 100
+
+
+class Wake(msgspec.Struct, frozen=True, tag="wake"):
+    """The table has events up to `version`: wake its live subscribers."""
+
+    table_id: uuid.UUID
+    version: int
+
+
+class Deadline(msgspec.Struct, frozen=True, tag="deadline"):
+    """The table awaits `side`'s decision in `coup`: play the default after `seconds`."""
+
+    table_id: uuid.UUID
+    coup: int
+    side: Side
+    seconds: float
+
+
+Effect = Wake | Deadline
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(Effect)
+
+
+def follow_ups(table: Table) -> list[Effect]:
+    """What a command that left `table` as it is calls for, besides its events."""
+    effects: list[Effect] = [Wake(table.id, table.version)]
+    state = table.state
+    side = state.coup.to_act() if state.coup is not None else None
+    if side is not None and state.settings.decision_seconds:
+        effects.append(Deadline(table.id, state.coup_number, side,
+                                state.settings.decision_seconds))
+    return effects
+
+
+def create_table(database: Database) -> None:
+    with database.transaction(write=True) as cursor:
+        database.execute(cursor, SCHEMA[database.dialect])
+        database.execute(cursor, PENDING_INDEX)
+
+
+def record(database: Database, cursor: Any, command_id: str | None,
+           effects: Sequence[Effect]) -> None:
+    """Write `effects` in the transaction of `cursor` (the command's own)."""
+    for effect in effects:
+        database.execute(cursor, "INSERT INTO {outbox} (command_id, kind, effect)"
+                         " VALUES (?, ?, ?)", (command_id or "", kind_of(type(effect)),
+                                               _encoder.encode(effect)))
+
+
+def kind_of(effect: type[Any]) -> str:
+    tag: str = effect.__struct_config__.tag
+    return tag
+
+
+class _Outboxed:
+    """The chained recorders, writing `save(..., outbox=[...])`'s effects with the events."""
+
+    database: Database
+
+    def create_table(self) -> None:
+        super().create_table()  # type: ignore[misc]
+        create_table(self.database)
+
+    def _insert_events(self, cursor: Any, stored_events: Sequence[Any], **kwargs: Any) -> Any:
+        ids = super()._insert_events(cursor, stored_events, **kwargs)  # type: ignore[misc]
+        if stored_events:
+            record(self.database, cursor, kwargs.get("command_id"), kwargs.get("outbox", ()))
+        return ids
+
+
+# The cursor is named `c` by eventsourcing's SQLite recorder, `curs` by its PostgreSQL one.
+class OutboxSQLiteRecorder(_Outboxed, ChainedSQLiteApplicationRecorder):  # type: ignore[misc]
+    pass
+
+
+class OutboxPostgresRecorder(_Outboxed, ChainedPostgresApplicationRecorder):  # type: ignore[misc]
+    pass
+
+
+class Dispatcher:
+    """Hands committed effects to this process's handlers, and marks them dispatched."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self.handlers: dict[type[Any], Callable[[Any], object]] = {}
+        self.failed = False  # an effect is known pending: relay before the next dispatch
+
+    def on(self, kind: type[Any], handler: Callable[[Any], object]) -> None:
+        """Dispatch the effects of `kind` (`Wake`, `Deadline`) to `handler` in this process."""
+        self.handlers[kind] = handler
+
+    def dispatch(self, command_id: str, effects: Sequence[Effect]) -> None:
+        """Send a command's effects just committed; never raises for a handler's failure."""
+        if not self.handlers:
+            return
+        if self.failed:
+            self.relay()
+        handled = [e for e in effects if type(e) in self.handlers]
+        if handled and all([self._send(e) for e in handled]):
+            kinds = sorted({kind_of(type(e)) for e in handled})
+            self._mark(f"command_id = ? AND kind IN ({', '.join('?' * len(kinds))})",
+                       (command_id, *kinds))
+
+    def relay(self) -> int:
+        """Send the pending effects this process has handlers for; how many were sent."""
+        kinds = sorted(kind_of(kind) for kind in self.handlers)
+        with self.database.transaction(write=False) as cursor:
+            rows = self.database.execute(
+                cursor, "SELECT id, effect FROM {outbox} WHERE NOT dispatched AND kind IN"
+                f" ({', '.join('?' * len(kinds))}) ORDER BY id LIMIT {RELAY_BATCH}",
+                tuple(kinds)).fetchall()
+        self.failed = False
+        sent = [row["id"] for row in rows if self._send(_decoder.decode(bytes(row["effect"])))]
+        if sent:
+            self._mark(f"id IN ({', '.join('?' * len(sent))})", tuple(sent))
+        return len(sent)
+
+    def _send(self, effect: Effect) -> bool:
+        try:
+            self.handlers[type(effect)](effect)
+        except Exception as error:  # a broker outage: the effect waits, the command stands
+            self.failed = True
+            log.warning("outbox.dispatch-failed", effect=kind_of(type(effect)),
+                        table_id=str(effect.table_id), error=type(error).__name__)
+            return False
+        return True
+
+    def _mark(self, where: str, params: tuple[Any, ...]) -> None:
+        with self.database.transaction(write=True) as cursor:
+            self.database.execute(cursor, f"UPDATE {{outbox}} SET dispatched = ? WHERE {where}",
+                                  (True, *params))

@@ -1,0 +1,169 @@
+"""Benchmark of one table command's path: store reads, aggregate copies and time per command.
+
+Bots play a chemin de fer table through `infra.autoplay.play_coups` (the path of `sabot
+play`, the tournament's table workers and the tests), on SQLite and on PostgreSQL. For each
+command it counts:
+
+- reads: SELECTs of events or snapshots (a load from the cache is one read of the events after
+  the cached version; a load without it is one read of the snapshot and one of the events),
+  and look-ups of a command id (was it applied before?);
+- copies: aggregates copied (eventsourcing's `deepcopy` from its cache, or a cheap fork);
+- time per command, and its ratio to the raw driver (`sqlite3`, `psycopg`) writing the same
+  rows, one transaction a command, in the same run.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import eventsourcing.application as es_application
+import pytest
+
+import infra.service as service_module
+from domain import commands as c
+from domain.settings import TableSettings, Variant
+from infra.autoplay import play_coups
+from infra.service import TableService, seeds_from
+from tests.bench.harness import milliseconds, print_table
+
+SECRET = bytes(range(32))
+COUPS = int(os.environ.get("SABOT_BENCH_COMMAND_COUPS", "30"))
+ROWS: list[dict[str, object]] = []
+
+
+class Counts:
+    def __init__(self) -> None:
+        self.reads = 0
+        self.copies = 0
+
+
+@contextmanager
+def counted(service: TableService) -> Iterator[Counts]:
+    """Count the store's SELECTs of events and snapshots, and the aggregates copied."""
+    counts = Counts()
+    recorders = [service.recorder]
+    if service.snapshots is not None:
+        recorders.append(service.snapshots.recorder)  # type: ignore[arg-type]
+    saved: list[tuple[Any, str, Any]] = []
+
+    def wrap(owner: Any, name: str, bump: Callable[[], None]) -> None:
+        original = getattr(owner, name)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            bump()
+            return original(*args, **kwargs)
+
+        saved.append((owner, name, original))
+        setattr(owner, name, wrapper)
+
+    def read() -> None:
+        counts.reads += 1
+
+    def copied() -> None:
+        counts.copies += 1
+
+    for recorder in recorders:
+        wrap(recorder, "select_events", read)
+    wrap(service.chained_recorder, "recorded_command", read)
+    wrap(es_application, "deepcopy", copied)
+    if hasattr(service_module, "fork"):
+        wrap(service_module, "fork", copied)
+    try:
+        yield counts
+    finally:
+        for owner, name, original in reversed(saved):
+            setattr(owner, name, original)
+
+
+def a_table(service: TableService, name: str) -> uuid.UUID:
+    settings = TableSettings.default(Variant.CHEMIN_DE_FER, decks=1)
+    table_id = service.open_table(name, settings, command_id=f"{name}:open").table_id
+    for i in range(4):
+        service.execute(table_id, c.SeatPlayer(command_id=f"{name}:seat:{i}", player=f"p{i}",
+                                               chips=10**9))
+    return table_id
+
+
+def raw_sqlite(path: str, commands: list[list[tuple[bytes, int, str, bytes]]]) -> float:
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE raw (id BLOB, version INTEGER, topic TEXT, state BLOB, "
+                       "PRIMARY KEY (id, version))")
+    start = time.perf_counter()
+    for rows in commands:
+        with connection:
+            connection.executemany("INSERT INTO raw VALUES (?, ?, ?, ?)", rows)
+    elapsed = time.perf_counter() - start
+    connection.close()
+    return elapsed
+
+
+def raw_postgres(url: str, commands: list[list[tuple[bytes, int, str, bytes]]]) -> float:
+    import psycopg
+
+    base, _, query = url.partition("?schema=")
+    with psycopg.connect(base, autocommit=True) as connection:
+        connection.execute(f'SET search_path TO "{query}"')
+        connection.execute("CREATE TABLE raw (id UUID, version INTEGER, topic TEXT, "
+                           "state BYTEA, PRIMARY KEY (id, version))")
+        start = time.perf_counter()
+        for rows in commands:
+            with connection.transaction(), connection.cursor() as cursor:
+                cursor.executemany("INSERT INTO raw VALUES (%s, %s, %s, %s)",
+                                   [(uuid.UUID(bytes=r[0]), *r[1:]) for r in rows])
+        return time.perf_counter() - start
+
+
+def rows_written(service: TableService, table_id: uuid.UUID,
+                 after: int) -> list[list[tuple[bytes, int, str, bytes]]]:
+    """The stored rows after version `after`, grouped by the command that wrote them."""
+    grouped: dict[str, list[tuple[bytes, int, str, bytes]]] = {}
+    for stored, event in zip(service.recorder.select_events(table_id, gt=after),
+                             service.events_of(table_id, gt=after), strict=True):
+        grouped.setdefault(event.command_id, []).append(
+            (table_id.bytes, stored.originator_version, stored.topic, stored.state))
+    return list(grouped.values())
+
+
+def run(store: str, url: str, raw: Callable[[list[list[Any]]], float]) -> None:
+    with TableService(url=url, secret_key=SECRET) as service:
+        service.seed_source = seeds_from(b"bench-command")
+        table_id = a_table(service, "bench")
+        version = service.table(table_id).version
+        with counted(service) as counts:
+            start = time.perf_counter()
+            play_coups(service, table_id, b"bench", "bench", until=COUPS)
+            elapsed = time.perf_counter() - start
+        commands = rows_written(service, table_id, version)
+    n = len(commands)
+    baseline = raw(commands)
+    ROWS.append({
+        "store": store,
+        "commands": n,
+        "reads/command": f"{counts.reads / n:.2f}",
+        "copies/command": f"{counts.copies / n:.2f}",
+        "time/command": milliseconds(elapsed / n),
+        "raw driver/command": milliseconds(baseline / n),
+        "ratio": f"{elapsed / baseline:.1f}x",
+    })
+
+
+@pytest.mark.bench
+def test_command_path_on_sqlite(tmp_path: Any) -> None:
+    run("sqlite", f"sqlite:///{tmp_path}/sabot.db",
+        lambda commands: raw_sqlite(f"{tmp_path}/raw.db", commands))
+    assert ROWS[-1]["commands"]
+
+
+@pytest.mark.bench
+def test_command_path_on_postgres(postgres_url: str) -> None:
+    run("postgres", postgres_url, lambda commands: raw_postgres(postgres_url, commands))
+    assert ROWS[-1]["commands"]
+    print_table(f"One command's path through play_coups ({COUPS} coups, chemin de fer)", ROWS)
+
+
