@@ -1,8 +1,9 @@
 """Tournaments through the store: the organiser's commands, the director, the shared view.
 
 `Tournaments` is the organiser's application service (the HTTP routes and the CLI call it):
-create from a format, register (people and house bots), unregister, start (the seating
-draw), pause, resume, intervene; and the reads: `view` (the big screen: one JSON shape for
+create from a format, register (people and house bots; a busted player again: a re-entry),
+unregister, start (the seating draw), pause, resume, intervene, a player's secret bet and its
+reveal; and the reads: `view` (the big screen: one JSON shape for
 `GET /tournaments/{id}` and `sabot tournament show --json`), `results`.
 
 Every tournament command is applied once (`TableService.apply_once`), then the table commands
@@ -16,12 +17,14 @@ the operating system's CSPRNG, sealed in the vault at creation; only its commitm
 recorded. The seating seed and every shoe seed of its tables derive from it (HMAC), and the
 bots' choices too, so no seed ever travels in a message: a worker unseals it from the store.
 
-`Director.tick` takes one step of a running tournament and returns whether it acted. Each
+`Director.tick` takes one step of a running tournament and says whether it acted, waits (a
+clock, a pause, croupiers still dealing, another director's lease) or saw it finished. Each
 decision is derived from the recorded events alone (the round, its steps and their
 snapshots, the play-off waiting, the clock's recorded times), and each command id from the
 tournament's recorded position (`<id>/r<round>/k<step>/...`), so a director that dies at any
-point and its successor carry on exactly where it stopped. One director acts per tournament:
-it holds the lease (`infra.leases`) and its commands carry the lease's epoch.
+point and its successor carry on exactly where it stopped; a director taking over first
+re-sends the table commands of every recorded event. One director acts per tournament: it
+holds the lease (`infra.leases`) and its commands carry the lease's epoch.
 """
 
 from __future__ import annotations
