@@ -40,6 +40,7 @@ from api.schemas import OpenTable, Recorded, TableView
 from api.tokens import Grant, TokenStore
 from api.visibility import table_view, visible_events
 from domain.commands import TableCommand
+from domain.limits import MAX_COMMAND_ID
 from domain.settings import TableSettings
 from domain.table_aggregate import Table
 from infra.service import Recorded as ServiceRecorded
@@ -93,16 +94,16 @@ def command_of(raw: Any, grant: Grant, key: str | None) -> TableCommand:
     """The domain command of a decoded body, its id scoped to the caller, its actor theirs."""
     if not isinstance(raw, dict):
         raise ApiProblem(422, "a command is a JSON object with a `kind`", rule="invalid-field")
+    given = raw.get("command_id")
+    if isinstance(given, str) and not 0 < len(given) <= MAX_COMMAND_ID:
+        raise ApiProblem(422, f"a command id is 1 to {MAX_COMMAND_ID} characters",
+                         rule="invalid-field", field="command_id")
     if key is not None:
-        if "command_id" in raw and not (isinstance(raw["command_id"], str)
-                                        and raw["command_id"]):
-            raise ApiProblem(422, "a command id is a non-empty string", rule="invalid-field",
+        if "command_id" in raw and not isinstance(given, str):
+            raise ApiProblem(422, "a command id is a string", rule="invalid-field",
                              field="command_id")
         raw["command_id"] = key
     if isinstance(raw.get("command_id"), str):
-        if not raw["command_id"]:
-            raise ApiProblem(422, "a command id is not empty", rule="invalid-field",
-                             field="command_id")
         raw["command_id"] = auth.scope_command_id(grant, raw["command_id"])
     raw["actor"] = auth.actor_of(grant)
     try:
