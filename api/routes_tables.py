@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 import msgspec
 from anyio import to_thread
@@ -45,6 +45,9 @@ from domain.settings import TableSettings
 from domain.table_aggregate import Table
 from infra.service import Recorded as ServiceRecorded
 from infra.service import TableService
+
+if TYPE_CHECKING:
+    from api.metrics import Metrics
 
 T = TypeVar("T")
 
@@ -116,12 +119,15 @@ def command_of(raw: Any, grant: Grant, key: str | None) -> TableCommand:
 async def once(request: Request[Any, Any, State], grant: Grant, key: str | None, raw: Any,
                status: int, respond: Callable[[], Awaitable[Recorded]]) -> Recorded:
     """`respond()`, under the IETF `Idempotency-Key` rules when the request has a key (a
-    replayed answer comes as a litestar `Response` holding the first answer's body)."""
+    replayed answer comes as a litestar `Response` holding the first answer's body), counted
+    and timed by its kind (`api.metrics`)."""
+    kind = raw.get("kind") if isinstance(raw, dict) and status == 200 else "open"
+    metrics: Metrics = request.app.state.metrics
     if key is None:
-        return await respond()
+        return cast(Recorded, await metrics.timed(str(kind), respond))
     keys: Idempotency = request.app.state.idempotency
-    answer = await keys.run(auth.scope_key(grant, key),
-                            fingerprint(request.method, request.url.path, raw), status, respond)
+    scoped, asked = auth.scope_key(grant, key), fingerprint(request.method, request.url.path, raw)
+    answer = await metrics.timed(str(kind), lambda: keys.run(scoped, asked, status, respond))
     return cast(Recorded, answer)
 
 
