@@ -32,12 +32,14 @@ __all__ = ["SabotApplication", "Store", "StoreError", "open_service", "open_stor
 App = TypeVar("App", bound=SabotApplication)
 
 ChainedRecorder = ChainedSQLiteApplicationRecorder | ChainedPostgresApplicationRecorder
+READER_POOL = {"POSTGRES_POOL_SIZE": "1", "POSTGRES_MAX_OVERFLOW": "1"}
 
 
 class Store:
     def __init__(self, url: str, *, create: bool = True) -> None:
         check_database(url)
-        env = Environment("", {**os.environ, **store_env(url, create=create)})
+        reader = {} if create else READER_POOL  # a reader (verify) needs one connection
+        env = Environment("", {**reader, **os.environ, **store_env(url, create=create)})
         self.url = url
         try:
             self.factory: InfrastructureFactory = InfrastructureFactory.construct(env)
