@@ -23,6 +23,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from api.deadlines import DeadlineClock
 from api.idempotency import Idempotency
 from api.live import channels_plugin, wake_through
+from api.metrics import Metrics, metrics
 from api.openapi import add_body_schemas
 from api.problems import EXCEPTION_HANDLERS
 from api.routes_audit import audit_checkpoints
@@ -64,15 +65,16 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     channels = channels_plugin(broker)
     tokens = TokenStore(service.database)
     heartbeat.create_table(service.database)
+    views = ViewReader(service)
     return Litestar(
-        route_handlers=[health, ready, TablesController, table_events, TournamentsController,
-                        table_rotation, table_recall, audit_checkpoints,
+        route_handlers=[health, ready, metrics, TablesController, table_events,
+                        TournamentsController, table_rotation, table_recall, audit_checkpoints,
                         # the pages and what they read (api.routes_page, api.routes_views)
                         table_roads, table_tableau, list_tables, who_am_i, page, role_page,
                         static_router()],
         plugins=[channels],
-        state=State({"service": service, "tokens": tokens, "views": ViewReader(service),
-                     "tournaments": Tournaments(service),
+        state=State({"service": service, "tokens": tokens, "views": views,
+                     "tournaments": Tournaments(service), "metrics": Metrics(views),
                      "idempotency": Idempotency(service.database), "broker_url": broker}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=OpenAPIConfig(
