@@ -23,6 +23,7 @@ from typing import Any
 
 import msgspec
 
+from api.commands import audit_proofs
 from api.commands._common import add_database
 from infra.audit import AuditCheck, AuditReport, parse_anchor, verify
 from infra.audit_checks import complete_checks
@@ -95,6 +96,7 @@ def register(subparsers: Any) -> None:
                          help="the operator's public key the checkpoint must be signed with")
     add_database(witness)
     witness.set_defaults(handler=run_witness)
+    audit_proofs.register(actions)
 
 
 def run(args: argparse.Namespace) -> int:

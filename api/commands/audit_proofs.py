@@ -1,0 +1,80 @@
+"""`sabot audit dossier | check-dossier | export`: proofs handed to players and regulators.
+
+    sabot audit dossier TABLE COUP --out FILE     one coup's dossier (`infra.dossier`)
+    sabot audit check-dossier PATH [--public-key HEX]
+                                                  check a dossier file or an export directory
+                                                  offline (`infra.offline_check`, the same code
+                                                  as the standalone checker)
+
+Exit codes: 0 written / the file checks; 1 the file does not check, or no such coup;
+2 the store or the file cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from api.commands._common import add_database
+from api.commands._views import table_id
+from domain.errors import DomainError
+from infra import offline_check
+from infra.dossier import dossier
+from infra.errors import StoreError
+from infra.settings import resolve_database_url
+from infra.store import open_store
+
+
+def register(actions: Any) -> None:
+    """Add the proof commands to `sabot audit`'s actions."""
+    write = actions.add_parser("dossier", help="write a coup's self-contained dossier",
+                               description="Write the coup's events, its shoe's commitment, "
+                               "contributions and revealed seed, each event's inclusion proof "
+                               "in a signed checkpoint and the public key, as one JSON file.")
+    write.add_argument("table", metavar="TABLE", help="the table's name or UUID")
+    write.add_argument("coup", type=int, help="the coup's number at that table")
+    write.add_argument("--out", type=Path, required=True, metavar="FILE",
+                       help="the dossier file to write")
+    add_database(write)
+    write.set_defaults(handler=run_dossier)
+
+    check = actions.add_parser("check-dossier", help="check a dossier or an export offline",
+                               description="Check a dossier file or an export directory "
+                               "without the store: signatures, inclusion proofs, the events' "
+                               "bytes, and every card re-dealt from the revealed seed.")
+    check.add_argument("path", type=Path, metavar="PATH", help="a dossier or an export folder")
+    check.add_argument("--public-key", action="append", default=[], metavar="HEX",
+                       help="the operator's published public key (repeatable)")
+    check.set_defaults(handler=run_check)
+
+
+def run_dossier(args: argparse.Namespace) -> int:
+    try:
+        with open_store(resolve_database_url(args.database), create=False) as store:
+            document = dossier(store, table_id(args.table), args.coup)
+    except StoreError as error:
+        print(f"sabot: {error}", file=sys.stderr)
+        return 2
+    except DomainError as error:
+        print(f"sabot: {error.message}", file=sys.stderr)
+        return 1
+    write_json(args.out, document)
+    print(f"dossier of coup {args.coup} at {document['table']['name']}: "
+          f"{len(document['events'])} events, checkpoint {document['checkpoint']['size']} "
+          f"-> {args.out}")
+    return 0
+
+
+def write_json(path: Path, document: Any) -> None:
+    """Write `document` whole or not at all (a draft renamed into place)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    draft = path.with_name(f".{path.name}.draft")
+    draft.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+    draft.replace(path)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    return offline_check.main([str(args.path), *(f"--public-key={k}" for k in args.public_key)])
