@@ -524,16 +524,19 @@ def check_bundle(directory: Path, trusted: Sequence[bytes] = ()) -> Report:
     record = _Record(report, manifest.get("checkpoint"), manifest.get("public_keys"), trusted)
     if record.size < 0:
         return report
-    cp = manifest["checkpoint"]
     unsigned = {k: v for k, v in manifest.items() if k != "signature"}
+    keys = {k.get("key"): k.get("public_key") for k in manifest.get("public_keys", [])}
     try:
-        good = signed(hex_bytes(cp["public_key"], "the key"), MANIFEST_PREFIX
-                      + canonical_json(unsigned), hex_bytes(manifest.get("signature"),
-                                                            "the manifest's signature", 64))
+        public = hex_bytes(keys.get(manifest.get("signed_by")), "the manifest's key", 32)
+        good = key_id(public) == manifest.get("signed_by") and (
+            not trusted or public in trusted) and signed(
+            public, MANIFEST_PREFIX + canonical_json(unsigned),
+            hex_bytes(manifest.get("signature"), "the manifest's signature", 64))
     except ValueError:
         good = False
     if not good:
-        report.fail("the manifest's signature does not verify")
+        report.fail("the manifest's signature does not verify (by a key it lists"
+                    + (", trusted)" if trusted else ")"))
         return report
     files = manifest.get("files")
     if not isinstance(files, dict):

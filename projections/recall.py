@@ -13,8 +13,9 @@ The last `KEEP` coups of each table are kept (`view_recall`, one JSON document a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 import msgspec
@@ -122,19 +123,7 @@ class RecallView(TableFoldView[RecallMemo]):
     )
 
     def observe(self, folded: Folded[RecallMemo], event: Event, before: Before | None) -> None:
-        coup = getattr(event, "coup", None)
-        if coup is None or before is None:
-            return
-        table = folded.table
-        assert table is not None
-        memo = folded.memo
-        if memo.draft is None or memo.draft.coup != coup:
-            memo.draft = Draft(coup, table.state.taille, before.banker, before.bank,
-                               dict(before.chips))
-        memo.draft.steps.append(step_of(event))
-        if isinstance(event, Table.CoupClosed):
-            memo.closed.append(close(folded.table_id, table, memo.draft))
-            memo.draft = None
+        note(folded, event, before)
 
     def flush(self, cursor: Any, folded: Folded[RecallMemo]) -> None:
         memo = folded.memo
@@ -154,6 +143,33 @@ class RecallView(TableFoldView[RecallMemo]):
             (str(folded.table_id), memo.closed[-1].coup - KEEP),
         )
         memo.closed = []
+
+
+def note(folded: Folded[RecallMemo], event: Event, before: Before | None) -> None:
+    """What `event` (applied to `folded.table`) adds to the recall of its table."""
+    coup = getattr(event, "coup", None)
+    if coup is None or before is None:
+        return
+    table = folded.table
+    assert table is not None
+    memo = folded.memo
+    if memo.draft is None or memo.draft.coup != coup:
+        memo.draft = Draft(coup, table.state.taille, before.banker, before.bank,
+                           dict(before.chips))
+    memo.draft.steps.append(step_of(event))
+    if isinstance(event, Table.CoupClosed):
+        memo.closed.append(close(folded.table_id, table, memo.draft))
+        memo.draft = None
+
+
+def recall_of(table_id: UUID, events: Iterable[Event]) -> list[CoupRecall]:
+    """Every closed coup of a table, from its events in order (no view, no store)."""
+    folded: Folded[RecallMemo] = Folded(table_id, None, RecallMemo())
+    for event in events:
+        before = Before.of(folded.table) if folded.table is not None else None
+        folded.table = cast(Table, event.mutate(folded.table))
+        note(folded, event, before)
+    return folded.memo.closed
 
 
 def step_of(event: Event) -> Step:

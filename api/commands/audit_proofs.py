@@ -1,6 +1,8 @@
 """`sabot audit dossier | check-dossier | export`: proofs handed to players and regulators.
 
     sabot audit dossier TABLE COUP --out FILE     one coup's dossier (`infra.dossier`)
+    sabot audit export [--tournament T | --table T] [--from DATE --to DATE] --out DIR
+                                                  a regulator's bundle (`infra.export`)
     sabot audit check-dossier PATH [--public-key HEX]
                                                   check a dossier file or an export directory
                                                   offline (`infra.offline_check`, the same code
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,7 @@ from domain.errors import DomainError
 from infra import offline_check
 from infra.dossier import dossier
 from infra.errors import StoreError
+from infra.export import export
 from infra.settings import resolve_database_url
 from infra.store import open_store
 
@@ -40,6 +44,23 @@ def register(actions: Any) -> None:
                        help="the dossier file to write")
     add_database(write)
     write.set_defaults(handler=run_dossier)
+
+    bundle = actions.add_parser("export", help="write a regulator's export bundle",
+                                description="Write the events (with their inclusion proofs), "
+                                "the game recall of every coup, the significant events, the "
+                                "checkpoints and keys, and a signed manifest, to a folder "
+                                "that `check-dossier` checks offline.")
+    scope = bundle.add_mutually_exclusive_group()
+    scope.add_argument("--tournament", metavar="NAME", help="one tournament and its tables")
+    scope.add_argument("--table", metavar="TABLE", help="one table (name or UUID)")
+    bundle.add_argument("--from", dest="start", type=moment, metavar="DATE",
+                        help="from this date or time (UTC, ISO 8601)")
+    bundle.add_argument("--to", dest="end", type=lambda text: moment(text, end=True),
+                        metavar="DATE", help="up to this date (whole day) or time (UTC)")
+    bundle.add_argument("--out", type=Path, required=True, metavar="DIR",
+                        help="the folder to write")
+    add_database(bundle)
+    bundle.set_defaults(handler=run_export)
 
     check = actions.add_parser("check-dossier", help="check a dossier or an export offline",
                                description="Check a dossier file or an export directory "
@@ -65,6 +86,34 @@ def run_dossier(args: argparse.Namespace) -> int:
     print(f"dossier of coup {args.coup} at {document['table']['name']}: "
           f"{len(document['events'])} events, checkpoint {document['checkpoint']['size']} "
           f"-> {args.out}")
+    return 0
+
+
+def moment(text: str, *, end: bool = False) -> datetime:
+    """A --from/--to value: a date (for --to, the whole day) or a time, UTC unless given."""
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO 8601 date or time") from None
+    if end and len(text) == len("2026-01-31"):
+        parsed += timedelta(days=1)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    try:
+        with open_store(resolve_database_url(args.database), create=False) as store:
+            manifest = export(store, args.out, tournament=args.tournament, table=args.table,
+                              start=args.start, end=args.end,
+                              progress=lambda text: print(text, file=sys.stderr))
+    except StoreError as error:
+        print(f"sabot: {error}", file=sys.stderr)
+        return 2
+    except DomainError as error:
+        print(f"sabot: {error.message}", file=sys.stderr)
+        return 1
+    counts = ", ".join(f"{entry['lines']} {name}" for name, entry in manifest.files.items())
+    print(f"export: {counts}; checkpoint {manifest.checkpoint['size']} -> {args.out}")
     return 0
 
 
