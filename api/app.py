@@ -3,7 +3,8 @@
 Routes: `/health` and `/ready` (`api.routes_health`), the tables resource
 (`api.routes_tables`), the tournaments resource (`api.routes_tournaments`), live events
 (`api.routes_live` on `api.live`'s channels), the reads from the projections
-(`api.routes_views`: rotation, recall), the live page at `/`
+(`api.routes_views`: rotation, recall), disputes, corrections and coup dossiers
+(`api.routes_disputes`), the live page at `/`
 (`api.routes_page`); the OpenAPI document at `/schema`
 (`/schema/openapi.json`). Bodies are msgspec structs (`api.schemas`); every refusal is an
 RFC 9457 problem (`api.problems`); callers are known by bearer tokens kept hashed in the
@@ -25,6 +26,7 @@ from api.live import channels_plugin, wake_through
 from api.openapi import add_body_schemas
 from api.problems import EXCEPTION_HANDLERS
 from api.routes_audit import audit_checkpoints
+from api.routes_disputes import DisputesController, coup_dossier
 from api.routes_health import health, ready
 from api.routes_live import table_events
 from api.routes_page import page, static_router
@@ -32,6 +34,7 @@ from api.routes_tables import TablesController
 from api.routes_tournaments import TournamentsController
 from api.routes_views import ViewReader, table_recall, table_rotation
 from api.tokens import TokenStore
+from infra.disputes import DisputeService
 from infra.outbox import Deadline
 from infra.service import TableService
 from infra.settings import absolute_database_url
@@ -53,12 +56,14 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     service.effects.on(Deadline, clock)
     channels = channels_plugin(broker)
     tokens = TokenStore(service.database)
+    disputes = DisputeService(url=service.database_url)
     return Litestar(
         route_handlers=[health, ready, TablesController, table_events, TournamentsController,
-                        table_rotation, table_recall, page, static_router(), audit_checkpoints],
+                        table_rotation, table_recall, page, static_router(), audit_checkpoints,
+                        DisputesController, coup_dossier],
         plugins=[channels],
         state=State({"service": service, "tokens": tokens, "views": ViewReader(service),
-                     "tournaments": Tournaments(service)}),
+                     "tournaments": Tournaments(service), "disputes": disputes}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=OpenAPIConfig(
             title="Sabot", version="0.1.0", path="/schema", security=[{"bearer": []}],
@@ -66,6 +71,6 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
                 type="http", scheme="bearer",
                 description="a token from `sabot token create`; none: anonymous")})),
         on_startup=[add_body_schemas, wake_through(channels, service)],
-        on_shutdown=[service.close],
+        on_shutdown=[service.close, disputes.close],
         request_max_body_size=MAX_BODY,
     )
