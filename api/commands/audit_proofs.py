@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from infra.dossier import dossier
 from infra.errors import StoreError
 from infra.export import export
 from infra.settings import resolve_database_url
-from infra.store import open_store
+from infra.store import Store, open_store
 
 
 def register(actions: Any) -> None:
@@ -72,21 +73,31 @@ def register(actions: Any) -> None:
     check.set_defaults(handler=run_check)
 
 
-def run_dossier(args: argparse.Namespace) -> int:
+def on_store(args: argparse.Namespace, work: Callable[[Store], str]) -> int:
+    """Run `work` on the existing store and print the line it returns (exit 0); a refusal
+    is one line: exit 1 for a domain refusal (no such coup), 2 if the store cannot be read."""
     try:
         with open_store(resolve_database_url(args.database), create=False) as store:
-            document = dossier(store, table_id(args.table), args.coup)
+            line = work(store)
     except StoreError as error:
         print(f"sabot: {error}", file=sys.stderr)
         return 2
     except DomainError as error:
         print(f"sabot: {error.message}", file=sys.stderr)
         return 1
-    write_json(args.out, document)
-    print(f"dossier of coup {args.coup} at {document['table']['name']}: "
-          f"{len(document['events'])} events, checkpoint {document['checkpoint']['size']} "
-          f"-> {args.out}")
+    print(line)
     return 0
+
+
+def run_dossier(args: argparse.Namespace) -> int:
+    def write(store: Store) -> str:
+        document = dossier(store, table_id(args.table), args.coup)
+        write_json(args.out, document)
+        return (f"dossier of coup {args.coup} at {document['table']['name']}: "
+                f"{len(document['events'])} events, checkpoint "
+                f"{document['checkpoint']['size']} -> {args.out}")
+
+    return on_store(args, write)
 
 
 def moment(text: str, *, end: bool = False) -> datetime:
@@ -101,20 +112,14 @@ def moment(text: str, *, end: bool = False) -> datetime:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    try:
-        with open_store(resolve_database_url(args.database), create=False) as store:
-            manifest = export(store, args.out, tournament=args.tournament, table=args.table,
-                              start=args.start, end=args.end,
-                              progress=lambda text: print(text, file=sys.stderr))
-    except StoreError as error:
-        print(f"sabot: {error}", file=sys.stderr)
-        return 2
-    except DomainError as error:
-        print(f"sabot: {error.message}", file=sys.stderr)
-        return 1
-    counts = ", ".join(f"{entry['lines']} {name}" for name, entry in manifest.files.items())
-    print(f"export: {counts}; checkpoint {manifest.checkpoint['size']} -> {args.out}")
-    return 0
+    def write(store: Store) -> str:
+        manifest = export(store, args.out, tournament=args.tournament, table=args.table,
+                          start=args.start, end=args.end,
+                          progress=lambda text: print(text, file=sys.stderr))
+        counts = ", ".join(f"{entry['lines']} {name}" for name, entry in manifest.files.items())
+        return f"export: {counts}; checkpoint {manifest.checkpoint['size']} -> {args.out}"
+
+    return on_store(args, write)
 
 
 def write_json(path: Path, document: Any) -> None:
