@@ -47,6 +47,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 DOSSIER_FORMAT = "sabot-dossier-v1"
 EXPORT_FORMAT = "sabot-export-v1"
 CHECKPOINT_PREFIX = b"sabot-checkpoint-v1\n"
+WITNESS_PREFIX = b"sabot-witness-v1\n"
 MANIFEST_PREFIX = b"sabot-export-v1\n"
 TABLE_NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-7ab1e0000000")
 TABLE_TOPIC = "domain.table_aggregate:Table."
@@ -576,7 +577,33 @@ def check_bundle(directory: Path, trusted: Sequence[bytes] = ()) -> Report:
     report.checked.append(f"{cards} cards re-dealt from the revealed seeds (sabot-shoe-v1)")
     report.checked.append(f"{check_points(report, seen)} coups' points follow from their cards")
     _check_recall(report, contents.get("recall.jsonl", b""), by_version)
+    _check_checkpoints(report, contents.get("checkpoints.jsonl", b""))
     return report
+
+
+def _check_checkpoints(report: Report, data: bytes) -> None:
+    """Every checkpoint of the operator's file, and every witness's co-signature of one."""
+    lines = [json.loads(line) for line in data.splitlines() if line.strip()]
+    texts = {(c["size"], c["root"], c["time"]): checkpoint_text(c)
+             for c in lines if c.get("kind") == "checkpoint"}
+    for n, c in enumerate(lines):
+        try:
+            public = hex_bytes(c["public_key"], "a key", 32)
+            signature = hex_bytes(c["signature"], "a signature", 64)
+        except ValueError as error:
+            report.fail(f"checkpoints.jsonl line {n + 1}: {error}")
+            continue
+        if c.get("kind") == "checkpoint":
+            good = c["key"] == key_id(public) and signed(
+                public, CHECKPOINT_PREFIX + checkpoint_text(c), signature)
+        else:
+            text = texts.get((c["size"], c["root"], c["time"]))
+            good = text is not None and c["witness"] == key_id(public) and signed(
+                public, WITNESS_PREFIX + text, signature)
+        if not good:
+            report.fail(f"checkpoints.jsonl line {n + 1}: its signature does not verify")
+    report.checked.append(f"{len(lines)} lines of the checkpoint file: every signature holds "
+                          f"({len(lines) - len(texts)} by witnesses)")
 
 
 def _check_recall(report: Report, data: bytes,

@@ -44,6 +44,9 @@ def lines(path: Path) -> list[dict]:
 
 def test_a_whole_demo_tournament_exports_and_verifies_offline(demo_store: str,
                                                               tmp_path: Path) -> None:
+    witness = tmp_path / "witness.key"
+    assert main(["keys", "create", "--out", str(witness)]) == 0
+    assert main(["audit", "witness", "--key", str(witness), "--database", demo_store]) == 0
     out = tmp_path / "bundle"
     assert main(["audit", "export", "--tournament", TOURNAMENT, "--out", str(out),
                  "--database", demo_store]) == 0
@@ -68,6 +71,7 @@ def test_a_whole_demo_tournament_exports_and_verifies_offline(demo_store: str,
     assert run.returncode == 0, run.stdout + run.stderr
     assert "cards re-dealt from the revealed seeds" in run.stdout
     assert f"{len(recall)} recalled coups" in run.stdout
+    assert "every signature holds (1 by witnesses)" in run.stdout
 
 
 def test_a_changed_bundle_fails(demo_store: str, tmp_path: Path) -> None:
