@@ -83,7 +83,7 @@ def export(writer: Any, out: Path, *, tournament: str | None = None, table: str 
     with database.transaction(write=False) as cursor:
         rows = select_events(database, cursor, 0, None)
     progress(f"{len(rows)} events read")
-    fields = {row.notification_id: readable(row.state) for row in rows}
+    fields = _Readable(rows)
     streams = _streams(rows, fields, tournament, table)
     chosen = [r for r in rows if r.originator_id in streams]
     if start is not None or end is not None:
@@ -114,6 +114,18 @@ def export(writer: Any, out: Path, *, tournament: str | None = None, table: str 
     manifest.signature = signer.sign(MANIFEST_PREFIX + canonical_json(body)).hex()
     _write(out / "manifest.json", json.dumps(msgspec.to_builtins(manifest), indent=1).encode())
     return manifest
+
+
+class _Readable(dict[int, Any]):
+    """Each stored event's fields by notification id, decoded when first asked for."""
+
+    def __init__(self, rows: Iterable[StoredRow]) -> None:
+        super().__init__()
+        self._states = {row.notification_id: row.state for row in rows}
+
+    def __missing__(self, notification_id: int) -> Any:
+        value = self[notification_id] = readable(self._states[notification_id])
+        return value
 
 
 def _streams(rows: list[StoredRow], fields: dict[int, Any], tournament: str | None,
