@@ -47,8 +47,8 @@ def approved(disputes: DisputeService, table_id: uuid.UUID, coup: int) -> uuid.U
     return dispute_id
 
 
-def test_a_correction_during_a_tournament_then_after_it(sqlite_url: str,
-                                                        tmp_path: Path) -> None:
+def test_a_correction_during_a_tournament_then_after_it(
+        sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     service = TableService(url=sqlite_url)
     service.cards = FaultyReader(service)
     director = Director(service)
@@ -81,6 +81,12 @@ def test_a_correction_during_a_tournament_then_after_it(sqlite_url: str,
     assert disputes.apply_correction(dispute_id, service).applied  # again: nothing more
     assert len([e for e in service.events_of(tournament_id)
                 if isinstance(e, Tournament.InterventionMade)]) == len(interventions)
+
+    capsys.readouterr()
+    assert main(["dispute", "show", str(dispute_id), "--database", sqlite_url]) == 1
+    shown = capsys.readouterr().out
+    assert "verdict: discrepancies" in shown
+    assert "(applied; approved by @organiser as organiser, @auditor as auditor)" in shown
 
     director.run(tournament_id)
     state = tournaments.state(tournament_id)
