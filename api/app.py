@@ -26,7 +26,7 @@ from api.live import channels_plugin, wake_through
 from api.openapi import add_body_schemas
 from api.problems import EXCEPTION_HANDLERS
 from api.routes_audit import audit_checkpoints
-from api.routes_disputes import DisputesController, coup_dossier
+from api.routes_disputes import Disputes, DisputesController, coup_dossier
 from api.routes_health import health, ready
 from api.routes_live import table_events
 from api.routes_page import page, static_router
@@ -34,7 +34,6 @@ from api.routes_tables import TablesController
 from api.routes_tournaments import TournamentsController
 from api.routes_views import ViewReader, table_recall, table_rotation
 from api.tokens import TokenStore
-from infra.disputes import DisputeService
 from infra.outbox import Deadline
 from infra.service import TableService
 from infra.settings import absolute_database_url
@@ -56,7 +55,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     service.effects.on(Deadline, clock)
     channels = channels_plugin(broker)
     tokens = TokenStore(service.database)
-    disputes = DisputeService(url=service.database_url)
+    disputes = Disputes(service.database_url)
     return Litestar(
         route_handlers=[health, ready, TablesController, table_events, TournamentsController,
                         table_rotation, table_recall, page, static_router(), audit_checkpoints,

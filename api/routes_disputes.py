@@ -30,6 +30,7 @@ opening is the command id (scoped to the caller); an approval is once per role.
 
 from __future__ import annotations
 
+import threading
 import uuid
 from typing import Annotated, Any
 
@@ -147,9 +148,31 @@ def require_caller(grant: Grant) -> None:
         auth.require_writer(grant)  # 401 with the challenge
 
 
+class Disputes:
+    """The dispute service on the API's store, opened at the first dispute request (its own
+    connection pool: no connections for an API nobody disputes on)."""
+
+    def __init__(self, database_url: str) -> None:
+        self.database_url = database_url
+        self._service: DisputeService | None = None
+        self._lock = threading.Lock()
+
+    def service(self) -> DisputeService:
+        with self._lock:
+            if self._service is None:
+                self._service = DisputeService(url=self.database_url)
+            return self._service
+
+    def close(self) -> None:
+        with self._lock:
+            if self._service is not None:
+                self._service.close()
+                self._service = None
+
+
 def disputes_of(request: Request[Any, Any, State]) -> DisputeService:
-    service: DisputeService = request.app.state.disputes
-    return service
+    disputes: Disputes = request.app.state.disputes
+    return disputes.service()
 
 
 class DisputesController(Controller):
@@ -164,7 +187,7 @@ class DisputesController(Controller):
         grant = await grant_of(request)
         require_caller(grant)
         tables: TableService = request.app.state.service
-        disputes = disputes_of(request)
+        disputes = await blocking(disputes_of, request)
         table_id = table_id_of(data.table)
         command_id = command_id_of(grant, idempotency_key, "dispute")
 
@@ -190,7 +213,7 @@ class DisputesController(Controller):
         grant = await grant_of(request)
         require_caller(grant)
         tables: TableService = request.app.state.service
-        disputes = disputes_of(request)
+        disputes = await blocking(disputes_of, request)
 
         def visible() -> list[DisputeView]:
             shown = []
@@ -210,7 +233,7 @@ class DisputesController(Controller):
         grant = await grant_of(request)
         require_caller(grant)
         tables: TableService = request.app.state.service
-        disputes = disputes_of(request)
+        disputes = await blocking(disputes_of, request)
 
         def one() -> DisputeView:
             found = disputes.dispute(dispute)
@@ -237,7 +260,7 @@ class DisputesController(Controller):
             raise ApiProblem(403, "corrections are approved by the organiser and an auditor "
                              "or a floor manager", rule="not-an-approver")
         tables: TableService = request.app.state.service
-        disputes = disputes_of(request)
+        disputes = await blocking(disputes_of, request)
 
         def approve_and_apply() -> DisputeView:
             disputes.approve(dispute, role=role, by=auth.actor_of(grant),
