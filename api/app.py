@@ -3,9 +3,9 @@
 Routes: `/health` and `/ready` (`api.routes_health`), the tables resource
 (`api.routes_tables`), the tournaments resource (`api.routes_tournaments`), live events
 (`api.routes_live` on `api.live`'s channels), the reads from the projections
-(`api.routes_views`: rotation, recall), disputes, corrections and coup dossiers
-(`api.routes_disputes`), the live page at `/`
-(`api.routes_page`); the OpenAPI document at `/schema`
+(`api.routes_views`: tables, rotation, recall, roads, and `/me`), the tableau's look-ahead
+(`api.routes_tableau`), disputes, corrections and coup dossiers (`api.routes_disputes`), the
+pages at `/` (`api.routes_page`); the OpenAPI document at `/schema`
 (`/schema/openapi.json`). Bodies are msgspec structs (`api.schemas`); every refusal is an
 RFC 9457 problem (`api.problems`); callers are known by bearer tokens kept hashed in the
 same database (`api.tokens`, `api.auth`). The database: `database_url`, else
@@ -29,10 +29,18 @@ from api.routes_audit import audit_checkpoints
 from api.routes_disputes import Disputes, DisputesController, coup_dossier
 from api.routes_health import health, ready
 from api.routes_live import table_events
-from api.routes_page import page, static_router
+from api.routes_page import page, role_page, static_router
+from api.routes_tableau import table_tableau
 from api.routes_tables import TablesController
 from api.routes_tournaments import TournamentsController
-from api.routes_views import ViewReader, table_recall, table_rotation
+from api.routes_views import (
+    ViewReader,
+    list_tables,
+    table_recall,
+    table_roads,
+    table_rotation,
+    who_am_i,
+)
 from api.tokens import TokenStore
 from infra.outbox import Deadline
 from infra.service import TableService
@@ -58,8 +66,11 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     disputes = Disputes(service.database_url)
     return Litestar(
         route_handlers=[health, ready, TablesController, table_events, TournamentsController,
-                        table_rotation, table_recall, page, static_router(), audit_checkpoints,
-                        DisputesController, coup_dossier],
+                        table_rotation, table_recall, audit_checkpoints,
+                        DisputesController, coup_dossier,
+                        # the pages and what they read (api.routes_page, api.routes_views)
+                        table_roads, table_tableau, list_tables, who_am_i, page, role_page,
+                        static_router()],
         plugins=[channels],
         state=State({"service": service, "tokens": tokens, "views": ViewReader(service),
                      "tournaments": Tournaments(service), "disputes": disputes}),

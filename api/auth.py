@@ -35,7 +35,7 @@ ACTORS = {Role.ORGANISER: "@organiser", Role.CROUPIER: "@croupier",
 
 PLAYER_STEPS = frozenset({
     "contribute", "cut", "award-bank", "decline-bank", "retire-bank", "bet", "stake", "banco",
-    "decide",
+    "decide", "offer-card", "show-down",
 })
 """What a player may ask for themselves (taking the bank offered to them is `award-bank`)."""
 

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from domain.errors import DomainError
+from infra.errors import SettingsError
 from infra.signing import SigningKeyError
 
 
@@ -36,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DomainError as error:
         print(f"sabot: {error.message} [{error.rule}]", file=sys.stderr)
         return 2
-    except SigningKeyError as error:  # a writer without its key refuses to start
+    except (SigningKeyError, SettingsError) as error:  # e.g. a writer without its key
         print(f"sabot: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -66,7 +66,8 @@ def _bank(state: TableState, rng: random.Random, command_id: CommandId) -> c.Tab
     if offered is not None:
         chips = state.seat_of(offered).chips
         if chips >= floor:
-            amount = max(floor, min(chips, chips // 4 or chips))
+            # a passed hand is taken with exactly the sum the banker withdrew (000)
+            amount = state.bank_required or max(floor, min(chips, chips // 4 or chips))
             return c.AwardBank(command_id=command_id("take-bank"), actor=offered,
                                player=offered, amount=amount, how="taken")
         return c.DeclineBank(command_id=command_id("decline-bank"), actor=offered,
@@ -97,6 +98,8 @@ def auction_bids(state: TableState, rng: random.Random) -> list[tuple[str, int]]
 
 def _stakes(state: TableState, rng: random.Random, command_id: CommandId) -> c.TableCommand:
     """Each punter who has not yet staked this coup stakes once; then betting closes."""
+    if state.tie_replay:  # a tied chemin-de-fer coup is played again as it was staked
+        return c.CloseBetting(command_id=command_id("close"))
     placed = {b.player for b in state.bets} | {s.player for s in state.stakes} | set(
         state.banco_calls)
     minimum = state.settings.min_stake
@@ -146,6 +149,8 @@ def _play(state: TableState, command_id: CommandId) -> c.TableCommand:
             return c.ShowNaturals(command_id=command_id(label))
         case "settle":
             return c.SettleCoup(command_id=command_id(label))
+        case "offer":  # the banker's default: "Je donne" (domain.policies)
+            return c.OfferCard(command_id=command_id(label), actor=state.banker or CROUPIER)
     side = step.side
     assert side is not None
     actor = state.hand_holder(side) or CROUPIER

@@ -134,11 +134,21 @@ class PlayDefault(Command, tag="play-default"):
     side: Side
 
 
+class OfferCard(Command, tag="offer-card"):
+    """À deux tableaux, the banker says "Je donne": the punters may draw (002)."""
+
+
+class ShowDown(Command, tag="show-down"):
+    """À deux tableaux, the banker shows his first two cards, whatever their point, and the
+    coup is settled as the cards lie (002: "le banquier a le droit d'abattre son jeu du
+    premier coup")."""
+
+
 TableCommand = (
     SeatPlayer | LeaveTable | AdjustChips | ShuffleShoe | ContributeEntropy | CutShoe
     | BurnCard | AwardBank | DeclineBank | RetireBank | PlaceBet | PlaceStake | CallBanco
     | CloseBetting | DealCard | ShowNaturals | Decide | SettleCoup | PayCoup | RevealSeed
-    | EndTaille | PlayDefault
+    | EndTaille | PlayDefault | OfferCard | ShowDown
 )
 
 TABLE_COMMANDS: tuple[type[Command], ...] = get_args(TableCommand)

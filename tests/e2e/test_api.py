@@ -584,18 +584,6 @@ def test_live_events_as_each_caller_may_see_them(api: Api, game: Game,
     assert api.call("GET", "/tables/nowhere/events").status_code == 404
 
 
-def test_the_table_page_and_its_assets(api: Api) -> None:
-    page = api.call("GET", "/")
-    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-    assert "default-src 'self'" in page.headers["content-security-policy"]
-    for asset in ("/static/table.js", "/static/table.css"):
-        assert asset in page.text
-        assert api.call("GET", asset).status_code == 200
-    script = api.call("GET", "/static/table.js").text
-    assert "EventSource" in script and "innerHTML" not in script
-    assert api.call("GET", "/static/../app.py").status_code == 404
-
-
 def test_a_store_that_does_not_answer_is_503(api: Api, game: Game,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     def down(*_: Any) -> None:

@@ -4,7 +4,8 @@ Every choice the table leaves to people (the shoe's seed, the entropy contribute
 who takes the bank and for how much, the stakes and bets, a banco, retiring the bank) comes
 from one `random.Random(seed)`, so a seed replays the same game. The hands decide by the
 default policies (`domain.defaults.default_draw`, the move bots and deadlines make), or,
-with `random_choices`, by a coin wherever the drawing table leaves a choice.
+with `random_choices`, by a coin wherever the drawing table leaves a choice (and an à deux
+tableaux banker sometimes shows down instead of offering a card).
 
 Two ways in:
 - `Driver(variant, seed)` plays RNG shoes one table step at a time (`step`), a coup at a
@@ -176,7 +177,8 @@ class Driver:
             chips = state.seat_of(offered).chips
             if chips >= required:
                 self._declines = 0
-                state.award_bank(offered, max(required, min(chips, self.bank)))
+                state.award_bank(offered, state.bank_required
+                                 or max(required, min(chips, self.bank)))
                 return "take-bank"
             self._declines += 1
             if self._declines > len(state.players()):
@@ -193,6 +195,8 @@ class Driver:
     def _betting_plan(self) -> list[Callable[[], str]]:
         """The stakes, bets and bancos of one coup, checked against free chips as planned."""
         state, rng, settings = self.state, self.rng, self.state.settings
+        if state.tie_replay:  # a tied chemin-de-fer coup is played again as it was staked
+            return [self._close_betting]
         if (state.variant is Variant.CHEMIN_DE_FER and self.retire_rate
                 and rng.random() < self.retire_rate):
             return [self._retire]
@@ -277,6 +281,12 @@ class Driver:
                 state.show_naturals()
             case Step.SETTLE:
                 state.settle()
+            case Step.OFFER:  # the banker's default: "Je donne"; by a coin, he shows down
+                assert action.actor is not None
+                if self.random_choices and self.rng.random() < 0.2:
+                    state.show_down(action.actor)
+                    return "show-down"
+                state.offer_card(action.actor)
             case Step.DRAW | Step.STAND:
                 side = action.side
                 assert side is not None and action.actor is not None
@@ -343,9 +353,11 @@ def play_coup(
     draws: Mapping[Side, bool] | None = None,
     *,
     pay: bool = True,
+    show_down: bool = False,
 ) -> dict[Side, Outcome]:
     """Close betting, then play one coup with exactly `cards`, in the order the coup asks for
-    them. A hand draws as `draws` says where given, else by the default policy. With `pay`,
+    them. A hand draws as `draws` says where given, else by the default policy; an à deux
+    tableaux banker offers a card, or with `show_down` shows his first two cards. With `pay`,
     pay every payout and close the coup. The outcomes."""
     state.close_betting()
     shoe: Iterator[str] = iter(cards)
@@ -359,6 +371,12 @@ def play_coup(
                 state.show_naturals()
             case Step.SETTLE:
                 outcomes = state.settle()
+            case Step.OFFER | Step.SHOW_DOWN:
+                assert action.actor is not None
+                if show_down:
+                    state.show_down(action.actor)
+                else:
+                    state.offer_card(action.actor)
             case Step.DRAW | Step.STAND:
                 side = action.side
                 assert side is not None and action.actor is not None
