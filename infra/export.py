@@ -15,7 +15,8 @@ Files (JSON lines are one JSON document a line, UTF-8):
 |                     | the bank and each player's chips before and after, its steps        |
 |                     | (`projections.recall.CoupRecall`)                                  |
 | `significant.jsonl` | significant event: at, kind, actor, reason, subject, before, after, |
-|                     | and the exported event it comes from (stream, version)             |
+|                     | and the exported event it comes from (stream, version); and each   |
+|                     | signing key the store recorded (a key change)                      |
 | `checkpoints.jsonl` | line of the checkpoint file (checkpoints and witness co-signatures) |
 | `manifest.json`     | the format, the scope, each file's SHA-256 and line count, the      |
 |                     | checkpoint the proofs lead to, every public key the store recorded, |
@@ -91,10 +92,12 @@ def export(writer: Any, out: Path, *, tournament: str | None = None, table: str 
     proven = prove(writer, chosen)
     progress(f"{len(chosen)} events proven against checkpoint {proven.checkpoint['size']}")
     out.mkdir(parents=True, exist_ok=True)
+    keys = _keys(database, proven.public_keys)
     files = {
         "events.jsonl": _jsonl(proven.events),
         "recall.jsonl": _jsonl(_recall(writer, chosen)),
-        "significant.jsonl": _jsonl(_significant(writer, chosen, fields)),
+        "significant.jsonl": _jsonl([*_significant(writer, chosen, fields),
+                                     *map(_key_line, keys)]),
         "checkpoints.jsonl": _checkpoint_lines(database),
     }
     for name, data in files.items():
@@ -106,7 +109,7 @@ def export(writer: Any, out: Path, *, tournament: str | None = None, table: str 
         created=_iso(datetime.now(UTC)) or "",
         files={name: {"sha256": hashlib.sha256(data).hexdigest(),
                       "lines": data.count(b"\n")} for name, data in files.items()},
-        checkpoint=proven.checkpoint, public_keys=_keys(database, proven.public_keys),
+        checkpoint=proven.checkpoint, public_keys=keys,
         signed_by=signer.key_id,
     )
     body = msgspec.to_builtins(manifest)
@@ -246,6 +249,14 @@ def _before_after(kind: str, f: dict[str, Any]) -> tuple[Any, Any]:
     if kind == "ChipsAdjusted":
         return None, {"delta": f["delta"]}
     return None, None
+
+
+def _key_line(key: dict[str, str]) -> dict[str, Any]:
+    """A signing key the store recorded, as a significant event (a key change)."""
+    return {"at": key.get("recorded_at"), "kind": "signing key", "event": None,
+            "actor": "operator", "reason": "a writer signed with this key from then on",
+            "subject": key["key"], "before": None, "after": key["public_key"],
+            "stream": None, "version": None, "details": {}}
 
 
 def _keys(database: Database, proven: list[dict[str, str]]) -> list[dict[str, str]]:

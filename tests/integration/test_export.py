@@ -64,6 +64,8 @@ def test_a_whole_demo_tournament_exports_and_verifies_offline(demo_store: str,
                for line in coup["chips"].values())
     significant = lines(out / "significant.jsonl")
     assert any(s["kind"] == "director (re)start" for s in significant)
+    assert [s["subject"] for s in significant if s["kind"] == "signing key"] == [
+        k["key"] for k in manifest["public_keys"]]
     assert all(s["actor"] for s in significant)
     assert manifest["public_keys"] and lines(out / "checkpoints.jsonl")
 
