@@ -31,18 +31,19 @@ NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-d15b07e00000")
 ORGANISER = "organiser"
 SECOND_APPROVERS = frozenset({"auditor", "floor-manager"})
 APPROVERS = SECOND_APPROVERS | {ORGANISER}
-_CORRECTED = re.compile(r"^correction of coup (\d+) \(dispute ")
+_CORRECTED = re.compile(r"^correction of coup (\d+) at (.+?) \(dispute ")
 
 
-def correction_reason(coup: int, dispute: uuid.UUID, reason: str) -> str:
-    """The reason a compensating chips event records: the coup, the dispute, the why."""
-    return f"correction of coup {coup} (dispute {dispute}): {reason}"
+def correction_reason(table: str, coup: int, dispute: uuid.UUID, reason: str) -> str:
+    """The reason a compensating chips event records: the table and the coup, the dispute,
+    the why (the event may be recorded at another table, where the player is now)."""
+    return f"correction of coup {coup} at {table} (dispute {dispute}): {reason}"
 
 
-def corrected_coup(reason: str) -> int | None:
-    """The coup a chips event's reason says it corrects, if it is a correction."""
+def corrected_coup(reason: str) -> tuple[str, int] | None:
+    """The table and coup a chips event's reason says it corrects, if it is a correction."""
     match = _CORRECTED.match(reason)
-    return int(match.group(1)) if match else None
+    return (match.group(2), int(match.group(1))) if match else None
 
 
 class Verdict(StrEnum):
@@ -139,14 +140,15 @@ class Dispute(Aggregate):
                             rule="same-approver")
         self._approved(role=role, by=by, actor=actor, command_id=command_id)
 
-    def apply(self, actor: str, command_id: str) -> None:
-        """Record that the compensating events were recorded at the table."""
+    def apply(self, table: str, actor: str, command_id: str) -> None:
+        """Record that the compensating events were recorded (`table`: the disputed table's
+        name)."""
         if not self.approved:
             raise OutOfTurn("the correction needs the organiser's and an auditor's or a floor "
                             "manager's approval", rule="not-approved")
         if not self.applied:
             self._applied(corrections=dict(self.corrections), approvals=list(self.approvals),
-                          reason=correction_reason(self.coup, self.id, self.reason),
+                          reason=correction_reason(table, self.coup, self.id, self.reason),
                           actor=actor, command_id=command_id)
 
     class Replayed(Event):

@@ -90,8 +90,9 @@ class DisputeService(SabotApplication):
         dispute = self.dispute(dispute_id)
         if not dispute.approved or dispute.applied:
             return dispute
-        tournament = tables.table(dispute.table_id).tournament
-        reason = correction_reason(dispute.coup, dispute.id, dispute.reason)
+        table = tables.table(dispute.table_id)
+        tournament = table.tournament
+        reason = correction_reason(table.name, dispute.coup, dispute.id, dispute.reason)
         for player, delta in sorted(dispute.corrections.items()):
             command_id = f"correction/{dispute.id}/{player}"
             if tournament is not None:
@@ -103,7 +104,7 @@ class DisputeService(SabotApplication):
                     command_id=command_id, actor=CORRECTOR, player=player, delta=delta,
                     reason=reason))
         command_id = f"applied/{dispute.id}"
-        dispute.apply(actor=CORRECTOR, command_id=command_id)
+        dispute.apply(table.name, actor=CORRECTOR, command_id=command_id)
         with suppress(DuplicateCommand):
             self.save(dispute, command_id=command_id)
         return self.dispute(dispute_id)

@@ -7,8 +7,10 @@ naturals shown, each hand's decision and who took it, the outcomes and points, t
 in pay order, the commission, the bank before and after, and each player's chips before and
 after (the bank not included: it is shown apart). `steps` keeps every event of the coup as
 recorded (type, version, time, actor, command id and fields). A correction recorded later
-(a `ChipsAdjusted` whose reason names the coup: `domain.dispute_aggregate.correction_reason`)
-is added to the coup's `corrections`, with its reason and who made it.
+(a `ChipsAdjusted` whose reason names this table and the coup:
+`domain.dispute_aggregate.correction_reason`) is added to the coup's `corrections`, with its
+reason and who made it. A correction recorded at another table (a tournament's player moved
+on) is the other table's event: it is shown by that coup only if it was recorded here.
 
 The last `KEEP` coups of each table are kept (`view_recall`, one JSON document a coup).
 """
@@ -176,9 +178,10 @@ def note(folded: Folded[RecallMemo], event: Event, before: Before | None) -> Non
     """What `event` (applied to `folded.table`) adds to the recall of its table."""
     if isinstance(event, Table.ChipsAdjusted):
         corrected = corrected_coup(event.reason)
-        if corrected is not None:
+        if corrected is not None and folded.table is not None and \
+                corrected[0] == folded.table.name:
             folded.memo.corrections.append(CorrectionLine(
-                coup=corrected, player=event.player, delta=event.delta, reason=event.reason,
+                coup=corrected[1], player=event.player, delta=event.delta, reason=event.reason,
                 actor=event.actor, version=event.originator_version))
         return
     coup = getattr(event, "coup", None)

@@ -156,7 +156,8 @@ def test_a_correction_needs_two_roles_then_shows_everywhere(setting: Setting,
     late = s.api.call("POST", approvals, s.auditor)
     assert late.status_code == 409 and late.json()["rule"] == "correction-applied"
 
-    reason = f"correction of coup {s.coup} (dispute {dispute['id']}): the shoe misread a card"
+    reason = (f"correction of coup {s.coup} at {TABLE} (dispute {dispute['id']}): the shoe "
+              "misread a card")
     adjusted = [e for e in s.api.service.events_of(s.table_id)
                 if isinstance(e, Table.ChipsAdjusted)]
     assert {(e.player, e.delta, e.reason) for e in adjusted} == {

@@ -72,7 +72,9 @@ def test_a_correction_during_a_tournament_then_after_it(
     assert dispute.applied
     after = tournaments.chips(tournament_id)
     assert {p: after[p] - before[p] for p in dispute.corrections} == dispute.corrections
-    reason = f"correction of coup {coup} (dispute {dispute_id}): the reader misread a card"
+    name = service.table(table_id).name
+    reason = (f"correction of coup {coup} at {name} (dispute {dispute_id}): the reader misread "
+              "a card")
     interventions = [e for e in service.events_of(tournament_id)
                      if isinstance(e, Tournament.InterventionMade)]
     assert {(e.player, e.chips_after - e.chips_before, e.reason, e.kind)

@@ -34,18 +34,19 @@ def test_two_roles_approve_then_it_applies_once() -> None:
     dispute.approve("organiser", "@organiser", actor="@organiser", command_id="a1")
     assert not dispute.approved
     with pytest.raises(OutOfTurn, match="needs the organiser's and an auditor's"):
-        dispute.apply(actor="@organiser", command_id="applied")
+        dispute.apply("t1", actor="@organiser", command_id="applied")
     dispute.approve("floor-manager", "@floor-manager", actor="@floor-manager",
                     command_id="a2")
     assert dispute.approved
-    dispute.apply(actor="@organiser", command_id="applied")
+    dispute.apply("t1", actor="@organiser", command_id="applied")
     events = dispute.collect_events()
     applied = events[-1]
     assert isinstance(applied, Dispute.CorrectionApplied)
     assert applied.corrections == {"ann": 40, "bob": -40}
     assert [a.role for a in applied.approvals] == ["organiser", "floor-manager"]
-    assert applied.reason == correction_reason(4, dispute.id, "misread")
-    assert corrected_coup(applied.reason) == 4
+    assert applied.reason == correction_reason("t1", 4, dispute.id, "misread")
+    assert applied.reason == f"correction of coup 4 at t1 (dispute {dispute.id}): misread"
+    assert corrected_coup(applied.reason) == ("t1", 4)
     with pytest.raises(OutOfTurn, match="already applied"):
         dispute.approve("auditor", "@auditor", actor="@auditor", command_id="a3")
 
