@@ -42,7 +42,7 @@ from litestar.params import PathParameter
 
 from api import auth
 from api.auth import FULL_VIEW
-from api.openapi import problems
+from api.openapi import BEARER, problems
 from api.problems import ApiProblem
 from api.routes_tables import IdempotencyKey, TableRef, blocking, grant_of, table_id_of
 from api.routes_tournaments import _invalid_body, command_id_of
@@ -52,20 +52,22 @@ from infra.disputes import DisputeService
 from infra.dossier import dossier
 from infra.service import TableService
 
+MAX_COUP = 10**9
 OPENERS = frozenset({Role.ORGANISER, Role.FLOOR_MANAGER})
 SEE_ALL = FULL_VIEW | {Role.FLOOR_MANAGER}
 APPROVER = {Role.ORGANISER: "organiser", Role.AUDITOR: "auditor",
             Role.FLOOR_MANAGER: "floor-manager"}
 
 DisputeRef = Annotated[uuid.UUID, PathParameter(description="the dispute's id")]
-CoupNumber = Annotated[int, PathParameter(description="the coup's number at the table", ge=1)]
+CoupNumber = Annotated[int, PathParameter(description="the coup's number at the table", ge=1,
+                                          le=MAX_COUP)]
 
 
 class OpenDispute(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """The coup contested: its table (name or UUID), its number, and why."""
 
     table: str
-    coup: Annotated[int, msgspec.Meta(ge=1)]
+    coup: Annotated[int, msgspec.Meta(ge=1, le=MAX_COUP)]
     reason: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
 
 
@@ -181,7 +183,7 @@ class DisputesController(Controller):
     exception_handlers = {ValidationException: _invalid_body}  # noqa: RUF012
 
     @post("/", status_code=201, summary="Contest a coup; it is replayed at once",
-          responses=problems(400, 401, 403, 404, 422))
+          security=BEARER, responses=problems(400, 401, 403, 404, 422))
     async def open(self, request: Request[Any, Any, State], data: OpenDispute,
                    idempotency_key: IdempotencyKey) -> DisputeView:
         grant = await grant_of(request)
@@ -208,7 +210,8 @@ class DisputesController(Controller):
 
         return await blocking(open_and_replay)
 
-    @get("/", summary="The disputes the caller may see", responses=problems(401))
+    @get("/", summary="The disputes the caller may see", security=BEARER,
+         responses=problems(401))
     async def list_disputes(self, request: Request[Any, Any, State]) -> list[DisputeView]:
         grant = await grant_of(request)
         require_caller(grant)
@@ -227,7 +230,7 @@ class DisputesController(Controller):
         return await blocking(visible)
 
     @get("/{dispute:uuid}", summary="A dispute, its verdict and its correction",
-         responses=problems(401, 403, 404))
+         security=BEARER, responses=problems(401, 403, 404))
     async def show(self, request: Request[Any, Any, State],
                    dispute: DisputeRef) -> DisputeView:
         grant = await grant_of(request)
@@ -247,7 +250,7 @@ class DisputesController(Controller):
 
     @post("/{dispute:uuid}/approvals", status_code=201,
           summary="Approve the correction (organiser, auditor, floor manager)",
-          responses=problems(401, 403, 404, 409))
+          security=BEARER, responses=problems(401, 403, 404, 409))
     async def approve(self, request: Request[Any, Any, State],
                       dispute: DisputeRef) -> DisputeView:
         """The organiser and an auditor or a floor manager approve; the second approval
@@ -272,7 +275,8 @@ class DisputesController(Controller):
 
 
 @get("/tables/{table:str}/coups/{coup:int}/dossier", tags=["audit"],
-     summary="A coup's dossier, checkable offline", responses=problems(401, 403, 404, 409))
+     summary="A coup's dossier, checkable offline", security=BEARER,
+     responses=problems(401, 403, 404, 409))
 async def coup_dossier(request: Request[Any, Any, State], table: TableRef,
                        coup: CoupNumber) -> dict[str, Any]:
     """One JSON file: the coup's events with their inclusion proofs in a signed checkpoint,
