@@ -80,6 +80,10 @@ def test_a_changed_bundle_fails(demo_store: str, tmp_path: Path) -> None:
     out = tmp_path / "bundle"
     assert main(["audit", "export", "--tournament", TOURNAMENT, "--out", str(out),
                  "--database", demo_store]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    key = bytes.fromhex(manifest["public_keys"][0]["public_key"])
+    assert offline_check.check_path(out, [key]).ok
+    assert "not a trusted key" in offline_check.check_path(out, [bytes(32)]).failures[0]
     recall = (out / "recall.jsonl").read_text()
     (out / "recall.jsonl").write_text(recall.replace('"net": ', '"net": 1', 1))
     assert offline_check.check_path(out).failures == [
