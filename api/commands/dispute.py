@@ -104,6 +104,8 @@ def as_dict(dispute: Dispute) -> dict[str, Any]:
         "id": str(dispute.id), "table_id": str(dispute.table_id), "coup": dispute.coup,
         "reason": dispute.reason, "by": dispute.by, "verdict": str(dispute.verdict),
         "discrepancies": msgspec.to_builtins(dispute.discrepancies), "notes": dispute.notes,
+        "corrections": dispute.corrections,
+        "approvals": msgspec.to_builtins(dispute.approvals), "applied": dispute.applied,
     }
 
 
@@ -118,4 +120,12 @@ def _print(dispute: Dispute, *, as_json: bool) -> int:
             print(f"  - {discrepancy.describe()}")
         for note in dispute.notes:
             print(f"  ({note})")
+        if dispute.corrections:
+            state = "applied" if dispute.applied else "awaiting the organiser's and an " \
+                "auditor's or a floor manager's approval"
+            print("correction: " + ", ".join(f"{p} {d:+d}" for p, d in
+                                             sorted(dispute.corrections.items()))
+                  + f" ({state}; approved by "
+                  + (", ".join(f"{a.by} as {a.role}" for a in dispute.approvals) or "nobody")
+                  + ")")
     return 1 if dispute.verdict is Verdict.DISCREPANCIES else 0

@@ -73,4 +73,6 @@ def describe(coup: CoupRecall) -> str:
         "  chips: " + ", ".join(f"{player} {c.before}->{c.after}"
                                 for player, c in coup.chips.items()),
     ]
+    lines += [f"  corrected: {c.player} {c.delta:+d} by {c.actor}: {c.reason}"
+              for c in coup.corrections]
     return "\n".join(lines)
