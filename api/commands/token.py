@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database
 from api.routes_tables import table_id_of
 from api.tokens import Grant, Role, TokenStore
@@ -13,7 +14,7 @@ from infra.store import open_service
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("token", help="API bearer tokens")
+    parser = subparsers.add_parser("token", help=SUMMARIES["token"])
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     create = actions.add_parser("create", help="issue a token (printed once, stored hashed)")
     create.add_argument("--role", required=True,
