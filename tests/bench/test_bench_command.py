@@ -15,7 +15,6 @@ command it counts:
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -30,6 +29,7 @@ from domain import commands as c
 from domain.settings import TableSettings, Variant
 from infra.autoplay import play_coups, play_step
 from infra.service import TableService, fork, seeds_from
+from tests.bench.baselines import Row, raw_psycopg, raw_sqlite
 from tests.bench.harness import Goal, Results, at_least, at_most, sized
 from tests.bench.tables import SECRET, in_memory_game, seated_table, service
 
@@ -90,43 +90,14 @@ def a_table(service: TableService, name: str) -> uuid.UUID:
     return table_id
 
 
-def raw_sqlite(path: str, commands: list[list[tuple[bytes, int, str, bytes]]]) -> float:
-    connection = sqlite3.connect(path)
-    connection.execute("CREATE TABLE raw (id BLOB, version INTEGER, topic TEXT, state BLOB, "
-                       "PRIMARY KEY (id, version))")
-    start = time.perf_counter()
-    for rows in commands:
-        with connection:
-            connection.executemany("INSERT INTO raw VALUES (?, ?, ?, ?)", rows)
-    elapsed = time.perf_counter() - start
-    connection.close()
-    return elapsed
-
-
-def raw_postgres(url: str, commands: list[list[tuple[bytes, int, str, bytes]]]) -> float:
-    import psycopg
-
-    base, _, query = url.partition("?schema=")
-    with psycopg.connect(base, autocommit=True) as connection:
-        connection.execute(f'SET search_path TO "{query}"')
-        connection.execute("CREATE TABLE raw (id UUID, version INTEGER, topic TEXT, "
-                           "state BYTEA, PRIMARY KEY (id, version))")
-        start = time.perf_counter()
-        for rows in commands:
-            with connection.transaction(), connection.cursor() as cursor:
-                cursor.executemany("INSERT INTO raw VALUES (%s, %s, %s, %s)",
-                                   [(uuid.UUID(bytes=r[0]), *r[1:]) for r in rows])
-        return time.perf_counter() - start
-
-
 def rows_written(service: TableService, table_id: uuid.UUID,
-                 after: int) -> list[list[tuple[bytes, int, str, bytes]]]:
+                 after: int) -> list[list[Row]]:
     """The stored rows after version `after`, grouped by the command that wrote them."""
-    grouped: dict[str, list[tuple[bytes, int, str, bytes]]] = {}
+    grouped: dict[str, list[Row]] = {}
     for stored, event in zip(service.recorder.select_events(table_id, gt=after),
                              service.events_of(table_id, gt=after), strict=True):
         grouped.setdefault(event.command_id, []).append(
-            (table_id.bytes, stored.originator_version, stored.topic, stored.state))
+            (table_id, stored.originator_version, stored.topic, stored.state))
     return list(grouped.values())
 
 
@@ -162,7 +133,7 @@ def test_command_path_on_sqlite(tmp_path: Any, results: Results) -> None:
 
 @pytest.mark.bench
 def test_command_path_on_postgres(postgres_url: str, results: Results) -> None:
-    run("postgres", postgres_url, lambda commands: raw_postgres(postgres_url, commands),
+    run("postgres", postgres_url, lambda commands: raw_psycopg(postgres_url, commands),
         results, at_least(0.4))
 
 

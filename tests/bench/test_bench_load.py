@@ -26,12 +26,11 @@ from typing import ClassVar
 import pytest
 
 from domain.bots import next_command
-from domain.commands import SeatPlayer
-from domain.settings import TableSettings, Variant
 from domain.table_aggregate import Table
 from infra.service import TableService, fork
+from tests.bench.baselines import memory_table
 from tests.bench.harness import Results, at_least, measure, sized
-from tests.bench.tables import CHIPS, PLAYERS, ids, in_memory_game, seated_table, service
+from tests.bench.tables import ids, in_memory_game, seated_table, service
 
 SHORT_COUPS = 10
 LONG_COUPS = int(os.environ.get("SABOT_BENCH_LONG_COUPS", sized(10_000, 300)))
@@ -42,19 +41,6 @@ NO_CACHE = {"AGGREGATE_CACHE_MAXSIZE": "", "SABOT_KEPT_AGGREGATES": "0"}
 
 class NoSnapshots(TableService):
     snapshotting_intervals: ClassVar[dict[type, int]] = {}  # type: ignore[misc]
-
-
-class MemoryVault:
-    """Seeds in a dict: the baseline's stand-in for the vault's SQL."""
-
-    def __init__(self) -> None:
-        self.seeds: dict[str, bytes] = {}
-
-    def store(self, shoe_id: str, seed: bytes) -> None:
-        self.seeds[shoe_id] = seed
-
-    def unseal(self, shoe_id: str) -> bytes:
-        return self.seeds[shoe_id]
 
 
 def align(svc: TableService, table: Table, offset: int, prefix: str) -> None:
@@ -123,13 +109,7 @@ def play_through(svc: TableService, name: str, commands: int) -> float:
 def baseline(commands: int) -> float:
     """The same bot loop on an in-memory Table aggregate: no store, no vault I/O."""
     with service("sqlite:///:memory:") as svc:
-        svc._vault = MemoryVault()  # type: ignore[assignment]
-        table = Table(name="baseline", settings=TableSettings.default(Variant.PUNTO_BANCO),
-                      tournament=None, actor="@bench", command_id="open")
-        for i in range(PLAYERS):
-            table.execute(SeatPlayer(command_id=f"seat-{i}", actor="@bench", player=f"p{i}",
-                                     chips=CHIPS), svc.cards)
-        table.collect_events()
+        table = memory_table(svc, "baseline")
         rng = random.Random(2)
         command_id = ids("baseline")
         started = time.perf_counter()
@@ -156,13 +136,7 @@ def test_bench_pure_engine_with_bots(results: Results) -> None:
     dropped (no store), on one core."""
     coups = sized(2000, 300)
     with service("sqlite:///:memory:") as svc:
-        svc._vault = MemoryVault()  # type: ignore[assignment]
-        table = Table(name="engine", settings=TableSettings.default(Variant.PUNTO_BANCO),
-                      tournament=None, actor="@bench", command_id="open")
-        for i in range(PLAYERS):
-            table.execute(SeatPlayer(command_id=f"seat-{i}", actor="@bench", player=f"p{i}",
-                                     chips=CHIPS), svc.cards)
-        table.collect_events()
+        table = memory_table(svc, "engine")
         started = time.process_time()
         in_memory_game(svc, table, coups, "engine", save_every=None)
         cpu = time.process_time() - started

@@ -41,7 +41,7 @@ def catch_up_rate(url: str) -> tuple[int, float]:
 
 @pytest.mark.bench
 def test_bench_projection_catch_up(postgres_url: str, results: Results) -> None:
-    small = sized(10_000, 1_000)  # the 10^5 and 10^6 take longer than make bench may
+    small = sized(5_000, 500)  # the 10^5 and 10^6 take longer than make bench may
     grow(postgres_url, small, "small")
     small_events, small_rate = catch_up_rate(postgres_url)
     grow(postgres_url, 9 * small, "large")

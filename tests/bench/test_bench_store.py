@@ -8,11 +8,11 @@ import time
 import uuid
 from pathlib import Path
 
-import psycopg
 import pytest
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
 
+from tests.bench.baselines import raw_psycopg
 from tests.bench.harness import Results, at_least, sized
 from tests.integration.test_store import Card, Suit, Toy, ToyApp
 
@@ -35,21 +35,6 @@ def sabot_store(url: str, coups: int) -> tuple[float, list[list[StoredEvent]]]:
     return elapsed, [stored[i:i + EVENTS_A_COUP] for i in range(0, len(stored), EVENTS_A_COUP)]
 
 
-def raw_psycopg(url: str, coups: list[list[StoredEvent]]) -> float:
-    base, _, schema = url.partition("?schema=")
-    with psycopg.connect(base, autocommit=True) as connection:
-        connection.execute(f'SET search_path TO "{schema}"')
-        connection.execute("CREATE TABLE raw (id UUID, version INTEGER, topic TEXT, "
-                           "state BYTEA, PRIMARY KEY (id, version))")
-        started = time.perf_counter()
-        for rows in coups:
-            with connection.transaction(), connection.cursor() as cursor:
-                cursor.executemany("INSERT INTO raw VALUES (%s, %s, %s, %s)",
-                                   [(r.originator_id, r.originator_version, r.topic, r.state)
-                                    for r in rows])
-        return time.perf_counter() - started
-
-
 def eventsourcing_default(path: Path, coups: list[list[StoredEvent]]) -> float:
     datastore = SQLiteDatastore(str(path))
     recorder = SQLiteApplicationRecorder(datastore)
@@ -67,7 +52,8 @@ def test_batch_store_on_postgres(postgres_url: str, results: Results) -> None:
     coups = sized(400, 50)
     elapsed, rows = sabot_store(postgres_url, coups)
     assert len(rows) == coups
-    raw = raw_psycopg(postgres_url, rows)
+    raw = raw_psycopg(postgres_url, [[(uuid.UUID(str(r.originator_id)), r.originator_version,
+                                       r.topic, r.state) for r in coup] for coup in rows])
     results.report("batch store, 20-event coups (postgres, chain + signatures)",
                    coups / elapsed, "coups/s", baseline=coups / raw,
                    baseline_label="raw psycopg, same rows", goal=at_least(0.8))
