@@ -21,6 +21,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
 from api.deadlines import DeadlineClock
+from api.idempotency import Idempotency
 from api.live import channels_plugin, wake_through
 from api.openapi import add_body_schemas
 from api.problems import EXCEPTION_HANDLERS
@@ -45,6 +46,7 @@ from infra.service import TableService
 from infra.settings import absolute_database_url
 from infra.store import open_service
 from infra.tournaments import Tournaments
+from workers import heartbeat
 
 MAX_BODY = 64 * 1024
 """A command is a few hundred bytes; anything near this is not one."""
@@ -61,6 +63,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     service.effects.on(Deadline, clock)
     channels = channels_plugin(broker)
     tokens = TokenStore(service.database)
+    heartbeat.create_table(service.database)
     return Litestar(
         route_handlers=[health, ready, TablesController, table_events, TournamentsController,
                         table_rotation, table_recall, audit_checkpoints,
@@ -69,10 +72,11 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
                         static_router()],
         plugins=[channels],
         state=State({"service": service, "tokens": tokens, "views": ViewReader(service),
-                     "tournaments": Tournaments(service)}),
+                     "tournaments": Tournaments(service),
+                     "idempotency": Idempotency(service.database), "broker_url": broker}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=OpenAPIConfig(
-            title="Sabot", version="0.1.0", path="/schema", security=[{"bearer": []}],
+            title="Sabot", version="0.1.0", path="/schema",
             components=Components(security_schemes={"bearer": SecurityScheme(
                 type="http", scheme="bearer",
                 description="a token from `sabot token create`; none: anonymous")})),

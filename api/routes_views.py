@@ -7,7 +7,8 @@
     GET /tables/{table}/roads                 the scoreboards: bead road, big road, derived roads
 
 Each read first brings its view to the head of the store (`projections.runner`), so it shows
-every event recorded before the request. A recalled coup is closed, so all its cards were
+every event recorded before the request (a view stopped by an event it cannot apply answers
+from where it stopped; `/ready` names it). A recalled coup is closed, so all its cards were
 turned over at the settlement; the recorded steps (command ids) are left out. An unknown
 table is 404. A tournament's standings are the tournaments resource's
 (`api.routes_tournaments`).
@@ -18,6 +19,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Annotated, Any, TypeVar
 
 import msgspec
@@ -35,6 +37,7 @@ from projections.registry import VIEWS
 from projections.roads import Roads, roads
 from projections.rotation import Rotation, rotation, rotations
 from projections.runner import Runner
+from projections.view import ProjectionFailed
 
 T = TypeVar("T")
 
@@ -71,14 +74,20 @@ class ViewReader:
     def __init__(self, service: TableService) -> None:
         self.service = service
         self._runner: Runner | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     def read(self, view: str, query: Callable[[Database], T]) -> T:
+        """`query` on `view` brought to the head; a view stopped by an event it cannot apply
+        answers from where it stopped (the failure is in `/ready`, the logs and the status)."""
+        with self._lock, suppress(ProjectionFailed):
+            self.runner().catch_up(view)
+        return query(self.service.database)
+
+    def runner(self) -> Runner:
         with self._lock:
             if self._runner is None:
                 self._runner = Runner(self.service, VIEWS)
-            self._runner.catch_up(view)
-        return query(self.service.database)
+            return self._runner
 
 
 def _reader(request: Request[Any, Any, State]) -> ViewReader:
@@ -131,13 +140,13 @@ async def list_tables(request: Request[Any, Any, State]) -> list[TableSummary]:
 
 
 @get("/tables/{table:str}/rotation", summary="A table's bank and rotation",
-     tags=["views"], responses=problems(404))
+     tags=["views"], responses=problems(400, 404))
 async def table_rotation(request: Request[Any, Any, State], table: TableRef) -> Rotation:
     return await _table_doc(request, "rotation", rotation, table)
 
 
 @get("/tables/{table:str}/recall", summary="A table's last coups", tags=["views"],
-     responses=problems(404))
+     responses=problems(400, 404))
 async def table_recall(request: Request[Any, Any, State], table: TableRef,
                        last: Last = 5) -> list[RecalledCoup]:
     service: TableService = request.app.state.service

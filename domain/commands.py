@@ -13,29 +13,30 @@ import msgspec
 
 from domain.cards import Card
 from domain.coup import Side
+from domain.limits import Chips, CommandId, Count, Name, Reason
 from domain.payouts import Spot
 
 
 class Command(msgspec.Struct, kw_only=True, tag_field="kind"):
-    command_id: str
+    command_id: CommandId
     actor: str = "@croupier"
 
 
 class SeatPlayer(Command, tag="seat"):
-    player: str
-    chips: int
+    player: Name
+    chips: Chips
     side: Side | None = None
     standing: bool = False
 
 
 class LeaveTable(Command, tag="leave"):
-    player: str
+    player: Name
 
 
 class AdjustChips(Command, tag="adjust-chips"):
-    player: str
-    delta: int
-    reason: str
+    player: Name
+    delta: Chips
+    reason: Reason
 
 
 class ShuffleShoe(Command, tag="shuffle"):
@@ -45,13 +46,13 @@ class ShuffleShoe(Command, tag="shuffle"):
 
 
 class ContributeEntropy(Command, tag="contribute"):
-    player: str
+    player: Name
     entropy: str
 
 
 class CutShoe(Command, tag="cut"):
-    player: str
-    position: int
+    player: Name
+    position: Count
 
 
 class BurnCard(Command, tag="burn"):
@@ -63,33 +64,33 @@ class BurnCard(Command, tag="burn"):
 class AwardBank(Command, tag="award-bank"):
     """The bank goes to `player` (auction, lot, or the player offered the shoe taking it)."""
 
-    player: str
-    amount: int
+    player: Name
+    amount: Chips
     how: str = "taken"
 
 
 class DeclineBank(Command, tag="decline-bank"):
-    player: str
+    player: Name
 
 
 class RetireBank(Command, tag="retire-bank"):
-    player: str
+    player: Name
 
 
 class PlaceBet(Command, tag="bet"):
-    player: str
+    player: Name
     spot: Spot
-    amount: int
+    amount: Chips
 
 
 class PlaceStake(Command, tag="stake"):
-    player: str
+    player: Name
     tableau: Side
-    amount: int
+    amount: Chips
 
 
 class CallBanco(Command, tag="banco"):
-    player: str
+    player: Name
 
 
 class CloseBetting(Command, tag="close-betting"):
@@ -130,7 +131,7 @@ class EndTaille(Command, tag="end-taille"):
 class PlayDefault(Command, tag="play-default"):
     """Apply the default policy to the decision now awaited (a deadline expired)."""
 
-    coup: int
+    coup: Count
     side: Side
 
 

@@ -12,6 +12,12 @@ from typing import Any
 
 import msgspec
 
+from domain.limits import MAX_CHIPS
+
+MAX_DECISION_SECONDS = 3600
+MAX_TIE_PAYS = 100
+MAX_CARDS = 8 * 52
+
 
 class Variant(StrEnum):
     PUNTO_BANCO = "punto-banco"
@@ -123,15 +129,19 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
             raise RuleViolation("a shoe holds 1 to 8 decks", rule="settings-decks")
         if not 0 <= self.commission_percent <= 25 or not 0 <= self.commission_bp <= 2500:
             raise RuleViolation("commission is 0 to 25 percent", rule="settings-commission")
-        if self.tie_pays < 0:
-            raise RuleViolation("tie odds cannot be negative", rule="settings-tie-odds")
-        if self.decision_seconds < 0:
-            raise RuleViolation("a decision's time limit cannot be negative",
+        if not 0 <= self.tie_pays <= MAX_TIE_PAYS:
+            raise RuleViolation(f"tie odds are 0 to {MAX_TIE_PAYS} to 1", rule="settings-tie-odds")
+        if not 0 <= self.decision_seconds <= MAX_DECISION_SECONDS:
+            raise RuleViolation(f"a decision's time limit is 0 (none) to {MAX_DECISION_SECONDS} s",
                                 rule="settings-decision-time")
-        if self.burn_cards < 0 or self.cut_card_from_end < 0:
-            raise RuleViolation("burn and cut card counts cannot be negative", rule="settings-burn")
-        if self.min_stake < 1 or (self.max_stake and self.max_stake < self.min_stake):
-            raise RuleViolation("stakes need 1 <= minimum <= maximum", rule="settings-stakes")
+        if not (0 <= self.burn_cards <= MAX_CARDS and 0 <= self.cut_card_from_end <= MAX_CARDS):
+            raise RuleViolation(f"burn and cut card counts are 0 to {MAX_CARDS}",
+                                rule="settings-burn")
+        if self.min_stake < 1 or (self.max_stake and self.max_stake < self.min_stake) or max(
+            self.min_stake, self.max_stake, self.duel_stake
+        ) > MAX_CHIPS or self.duel_stake < 0:
+            raise RuleViolation(f"stakes need 1 <= minimum <= maximum <= {MAX_CHIPS:,}",
+                                rule="settings-stakes")
         return self
 
     @classmethod

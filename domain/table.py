@@ -24,6 +24,7 @@ from domain import coverage, payouts
 from domain.cards import Card, point, value
 from domain.coup import Coup, LegalStep, Outcome, Side, Step, tableaux_of
 from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
+from domain.limits import check_chips, check_name
 from domain.payouts import Bet, Settlement, Spot
 from domain.settings import Burn, TableSettings, Variant
 from domain.shoe import Shoe, burn_count, cut_card_index
@@ -287,8 +288,10 @@ class TableState(msgspec.Struct, kw_only=True):
     def seat(self, player: str, chips: int, side: Side | None, standing: bool) -> None:
         if any(s.player == player for s in self.seats):
             raise RuleViolation(f"{player} is already at this table", rule="already-seated")
+        check_name(player, "player's name")
         if chips < 0:
             raise RuleViolation("chips cannot be negative", rule="chips-negative")
+        check_chips(chips)
         if self.variant is Variant.DEUX_TABLEAUX and not standing and side not in tableaux_of(
             self.variant
         ):
@@ -327,6 +330,7 @@ class TableState(msgspec.Struct, kw_only=True):
     def adjust_chips(self, player: str, delta: int) -> None:
         """Chips moved in or out by the tournament (a re-entry, a move between tables)."""
         seat = self.seat_of(player)
+        check_chips(seat.chips + delta)
         if seat.chips + delta < 0:
             raise RuleViolation(f"{player} has only {seat.chips} chips", rule="chips-short")
         seat.chips += delta

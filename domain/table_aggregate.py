@@ -24,6 +24,7 @@ from domain.coup import Coup, Outcome, Side, Step
 from domain.coverage import Stake
 from domain.defaults import default_draw
 from domain.errors import OutOfTurn, RuleViolation
+from domain.limits import check_name
 from domain.payouts import Payout, Spot
 from domain.settings import TableSettings
 from domain.shoe import ALGORITHM, check_seed
@@ -61,7 +62,7 @@ class Table(Aggregate):
     @event(Opened)
     def __init__(self, name: str, settings: TableSettings, tournament: str | None,
                  actor: str, command_id: str) -> None:
-        self.name = name
+        self.name = check_name(name, "table's name")
         self.tournament = tournament
         self.state = TableState(settings=settings.check())
 

@@ -20,6 +20,7 @@ from domain.banker_book import BookCost, book_cost
 from domain.errors import RuleViolation
 from domain.odds import ODDS_VARIANTS, Odds, OnFive, Outcome, exact_odds, on_five
 from domain.settings import PunterFive, TableSettings, Variant
+from infra.errors import SettingsError
 
 _BET_NAMES: dict[Variant, dict[Outcome, str]] = {
     Variant.PUNTO_BANCO: {Outcome.BANKER: "Banker", Outcome.PLAYER: "Player", Outcome.TIE: "Tie"},
@@ -69,7 +70,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    try:
+        settings = _settings(args)
+    except RuleViolation as error:  # options out of range: a usage error (exit 2)
+        raise SettingsError(f"{error.message} [{error.rule}]") from None
     if settings.variant is Variant.DEUX_TABLEAUX:
         cost = book_cost(settings)
         if args.json:

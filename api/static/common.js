@@ -246,6 +246,8 @@ const Sabot = (() => {
       case "ThirdCardAsked": return `the ${side(e.side)} asks for a card`;
       case "ThirdCardDrawn": return `${card} to the ${side(e.side)}`;
       case "HandStood": return `the ${side(e.side)} stands`;
+      case "CardOffered": return "the banker says « je donne »: the punters may draw";
+      case "BankerShowedDown": return "the banker shows down";
       case "CoupSettled": return outcomeWords(e);
       case "PayoutMade": {
         const p = e.payout;
@@ -320,6 +322,9 @@ const Sabot = (() => {
     return known;
   }
 
+  // The command that takes a legal step, where its kind is not the step's name.
+  const COMMANDS = { offer: "offer-card" };
+
   const DECISIONS = new Set(["draw", "stand", "decide"]);
 
   // The decision clock: while a hand is to decide and the table has a time limit, the seconds
@@ -366,5 +371,5 @@ const Sabot = (() => {
 
   return { el, token, api, command, status, follow, debounce, cardText, cardName, cardNode,
            side, money, words, outcomeWords, clock, tableParam, handBox, coupHands, seatRows,
-           logEvents, feed, phase, live, poll, SUITS, SUIT_NAMES };
+           logEvents, feed, phase, live, poll, COMMANDS, SUITS, SUIT_NAMES };
 })();

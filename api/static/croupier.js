@@ -41,6 +41,8 @@
       case "pay": return "Pay the coup";
       case "reveal-seed": return "Reveal the shoe's seed";
       case "end-taille": return "End the shoe now";
+      case "offer": return "The banker gives a card (« je donne »)";
+      case "show-down": return "The banker shows down";
       default: return step;
     }
   }
@@ -197,7 +199,7 @@
       "award-bank": () => ["award-bank", { player: value("bank-player"),
                                            amount: Number(value("bank-amount")), how: "auction" }],
     };
-    const [kind, fields] = (bodies[a.step] || (() => [a.step, {}]))();
+    const [kind, fields] = (bodies[a.step] || (() => [Sabot.COMMANDS[a.step] || a.step, {}]))();
     try {
       const done = await Sabot.command(table, kind, fields);
       byId("error").textContent = "";

@@ -43,6 +43,11 @@
   function renderView(t) {
     byId("summary").textContent = `${t.variant} · ${t.status} · ${t.stage} round ${t.round} · ` +
       `${t.players_left} of ${t.entrants} left · pool ${money(t.prize_pool)}`;
+    const d = t.director;
+    byId("director").textContent = !d ? "no director yet: a worker (sabot worker) directs it once started"
+      : d.alive ? `directed by ${d.holder}`
+      : `no worker alive for ${Math.round(d.seconds_since)} s: start a worker (sabot worker)`;
+    byId("director").className = d && !d.alive ? "error" : "limits";
     byId("start").disabled = t.status !== "registering";
     byId("pause").disabled = t.status !== "running";
     byId("resume").disabled = t.status !== "paused";

@@ -59,6 +59,12 @@
           break;
         }
         case "cut": nodes.push(button("Cut the shoe", () => send("cut", { position: 60 }))); break;
+        case "offer": case "show-down": {  // the banker's word, à deux tableaux
+          const text = a.step === "offer" ? "Give a card (« je donne »)" : "Show down";
+          nodes.push(button(text, () => Sabot.command(table, Sabot.COMMANDS[a.step] || a.step, {})
+            .then(refresh, e => { byId("error").textContent = e.message; })));
+          break;
+        }
         case "draw": case "stand": {
           const forced = a.forced ? " (the tableau says so)" : "";
           nodes.push(button(`${a.step === "draw" ? "Draw" : "Stand"}${forced}`, () => {

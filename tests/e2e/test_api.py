@@ -271,6 +271,9 @@ def test_the_actor_comes_from_the_token(game: Game) -> None:
 
 def test_token_cli_prints_once_and_stores_the_hash(api: Api, capsys: pytest.CaptureFixture[str],
                                                     postgres_url: str) -> None:
+    opened = api.call("POST", "/tables", api.token(Role.ORGANISER),
+                      json={"name": "t9", "variant": "punto-banco"})
+    assert opened.status_code == 201  # a croupier serves tables that are open
     code = main(["token", "create", "--role", "croupier", "--table", "t9",
                  "--database", postgres_url])
     token = capsys.readouterr().out.strip()

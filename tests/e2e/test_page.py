@@ -510,6 +510,7 @@ def test_an_organiser_runs_a_tournament_and_its_big_screen_follows(
     page.get_by_role("button", name="Start (seat the players)").click()
     expect(page.locator("#error")).to_be_empty()
     expect(page.locator("#summary")).to_contain_text("running", timeout=WAIT_MS)
+    expect(page.locator("#director")).to_contain_text("no director yet")  # no worker here
     expect(page.locator("#tables > li")).to_have_count(2, timeout=WAIT_MS)
 
     page.get_by_label("what").select_option("correct-chips")

@@ -144,13 +144,22 @@ def refusals(state: TableState) -> list[Refusal]:
             return lambda: state.place_bet(player, Spot.PUNTER, amount)
         return lambda: state.place_stake(player, tableaux_of(state.variant)[0], amount)
 
-    if phase is Phase.BETTING:
+    if phase is Phase.BETTING and state.tie_replay:
+        # 001: "on refait le coup en donnant de nouvelles cartes": nothing is added to the
+        # stakes of a tied coup played again
+        for player in punters[:2]:
+            found.append(("a stake on a tie's replay", stake(player, 1), RuleViolation,
+                          "tie-replay"))
+            found.append(("a banco on a tie's replay", partial(state.call_banco, player),
+                          RuleViolation, "tie-replay"))
+    elif phase is Phase.BETTING:
         for player in punters[:2]:
             free = state.seat_of(player).chips - state.committed(player)
             found.append(("a stake beyond the chips", stake(player, free + 1), RuleViolation,
                           "chips-short"))
+    if phase is Phase.BETTING:
         if state.banks_with_player:
-            for player in punters:
+            for player in punters if not state.tie_replay else []:
                 free = state.seat_of(player).chips - state.committed(player)
                 own = sum(s.amount for s in state.stakes if s.player == player)
                 third = state.variant is Variant.DEUX_TABLEAUX and state.bancos_in_a_row >= 2
