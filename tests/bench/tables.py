@@ -16,7 +16,7 @@ from infra.service import TableService, seeds_from
 
 SECRET = bytes(range(32))
 PLAYERS = 4
-CHIPS = 10**15  # bots stake up to a tenth of their chips: topped up when half is gone
+CHIPS = 10**12  # bots stake up to a tenth of their chips: topped up when half is gone
 
 
 def service(url: str, env: dict[str, str] | None = None,
