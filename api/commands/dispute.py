@@ -20,6 +20,7 @@ from typing import Any
 
 import msgspec
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database
 from domain.dispute_aggregate import Dispute, Verdict
 from domain.table_aggregate import Table
@@ -27,7 +28,7 @@ from infra.settings import resolve_database_url
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("dispute", help="contest a coup; its replay gives a verdict")
+    parser = subparsers.add_parser("dispute", help=SUMMARIES["dispute"])
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
 
     opening = actions.add_parser("open", help="open a dispute on a coup and have it replayed")

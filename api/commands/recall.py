@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database
 from api.commands._views import print_json, reading, table_id
 from projections.recall import KEEP, CoupRecall, recall
@@ -15,7 +16,7 @@ from projections.runner import Runner
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("recall", help="a table's last coups, step by step")
+    parser = subparsers.add_parser("recall", help=SUMMARIES["recall"])
     parser.add_argument("table", metavar="TABLE", help="the table's name or UUID")
     parser.add_argument("--last", type=int, default=1, metavar="N",
                         help=f"how many coups (default: 1, at most {KEEP})")

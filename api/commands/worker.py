@@ -25,11 +25,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("worker", help="run a worker: decision deadlines, audits")
+    parser = subparsers.add_parser("worker", help=SUMMARIES["worker"])
     parser.add_argument("--broker", metavar="URL",
                         help="redis://host:port/db (default: $SABOT_BROKER_URL, else the "
                              "embedded filesystem broker under .sabot/broker)")
