@@ -10,12 +10,18 @@ import random
 import time
 from pathlib import Path
 
+import msgspec
+
 from infra.tournaments import Director, Tournaments
 from tests.e2e.test_tournaments_api import KEY, worker
 from tests.integration.test_director import prepared, record
+from tests.integration.test_tournament_run import SETTINGS
 
 KILLS = 5
 FINISH = 240.0
+# Long enough that five directors, each killed 0.3 to 2.5 s after it starts, leave it unfinished
+# however fast the machine: the kills must land mid-tournament, not after its end.
+LONG = msgspec.structs.replace(SETTINGS, coups_per_round=40)
 
 
 def wait_for_director(cwd: Path) -> None:
@@ -27,11 +33,11 @@ def wait_for_director(cwd: Path) -> None:
 
 def test_sigkill_of_the_director_at_random_points_changes_nothing(
         sqlite_url: str, postgres_url: str, tmp_path: Path) -> None:
-    alone, alone_id = prepared(sqlite_url)
+    alone, alone_id = prepared(sqlite_url, LONG)
     Director(alone).run(alone_id)
     expected = record(alone, alone_id)
 
-    service, tournament_id = prepared(postgres_url, key=KEY)
+    service, tournament_id = prepared(postgres_url, LONG, key=KEY)
     tournaments = Tournaments(service)
     rng = random.Random(13)
     killed_at: list[tuple[int, str]] = []
