@@ -11,6 +11,7 @@ from infra.merkle import (
     Frontier,
     consistency_proof,
     inclusion_proof,
+    inclusion_proofs,
     leaf_hash,
     root_of,
     verify_consistency,
@@ -76,3 +77,9 @@ def test_every_inclusion_proof_verifies_at_its_index_only() -> None:
 def test_a_frontier_of_the_wrong_shape_is_refused() -> None:
     with pytest.raises(ValueError):
         Frontier(3, [bytes(32)])
+
+
+def test_batched_inclusion_proofs_are_the_rfc_paths() -> None:
+    for n in range(1, 41):
+        proofs = inclusion_proofs(LEAVES[:n], range(n))
+        assert all(proofs[i] == inclusion_proof(LEAVES[:n], i) for i in range(n)), n
