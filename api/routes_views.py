@@ -23,8 +23,9 @@ from litestar.params import PathParameter, QueryParameter
 
 from api.openapi import problems
 from api.problems import ApiProblem
-from api.routes_tables import TableRef, blocking, table_id_of
+from api.routes_tables import TableRef, blocking
 from infra.database import Database
+from infra.references import table_id_of
 from infra.service import TableService
 from projections.recall import KEEP, CardLine, CoupRecall, PayoutLine, StakeLine, recall
 from projections.registry import VIEWS

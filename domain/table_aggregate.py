@@ -18,6 +18,7 @@ from typing import assert_never
 from eventsourcing.domain import Aggregate, event
 
 from domain import commands as c
+from domain.actors import require_actor
 from domain.card_source import CardSource
 from domain.cards import Card, card
 from domain.coup import Coup, Outcome, Side, Step
@@ -27,7 +28,7 @@ from domain.errors import OutOfTurn, RuleViolation
 from domain.payouts import Payout, Spot
 from domain.settings import TableSettings
 from domain.shoe import ALGORITHM, check_seed
-from domain.table import Phase, ShoeState, TableState, require_actor
+from domain.table import Phase, ShoeState, TableState
 
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-7ab1e0000000")
 

@@ -35,12 +35,11 @@ from functools import lru_cache
 from typing import Any, ClassVar, cast
 
 import msgspec
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
 from domain import commands as c
 from domain.cards import Card
-from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
+from domain.errors import DomainError, OutOfTurn, RuleViolation
 from domain.settings import TableSettings
 from domain.shoe import Shoe, commitment, shoe_order
 from domain.table import TableState
@@ -178,10 +177,7 @@ class TableService(SabotApplication):
             for event in newer:
                 aggregate = cast(Any, event).mutate(aggregate)
         else:
-            try:
-                aggregate = self.repository.get(aggregate_id)
-            except AggregateNotFoundError:
-                raise NotFound(f"no {what} {aggregate_id}", rule=f"unknown-{what}") from None
+            aggregate = super().load(aggregate_id, what)
         self._keep(aggregate)
         return aggregate
 
@@ -227,7 +223,7 @@ class TableService(SabotApplication):
         answered = self.answered(command_id)
         if answered is not None:
             return answered
-        if self._exists(table_id):
+        if self.exists(table_id):
             raise RuleViolation(f"a table named {name!r} is already open", rule="table-exists")
         table = Table(name=name, settings=settings.check(), tournament=tournament, actor=actor,
                       command_id=command_id)
@@ -344,6 +340,3 @@ class TableService(SabotApplication):
         table_id, first, last = recorded
         events = self.events_of(table_id, gt=first - 1, lte=last)
         return Recorded(table_id, last, [describe(e) for e in events])
-
-    def _exists(self, table_id: uuid.UUID) -> bool:
-        return bool(self.events_of(table_id, lte=1))

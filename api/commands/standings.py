@@ -11,7 +11,8 @@ import argparse
 import sys
 
 from api.commands._common import add_database
-from api.commands._views import print_json, reading, table_id
+from api.commands._views import print_json, reading
+from infra.references import table_id_of
 from projections.runner import Runner
 from projections.standings import standings
 
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
 
     def show(runner: Runner) -> int:
         if args.table:
-            rows = standings(runner.database, table_id=table_id(args.table))
+            rows = standings(runner.database, table_id=table_id_of(args.table))
         else:
             rows = standings(runner.database, tournament=args.tournament)
         if args.json:

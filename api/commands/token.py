@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from api.commands._common import add_database
-from api.routes_tables import table_id_of
 from api.tokens import Grant, Role, TokenStore
+from infra.references import table_id_of
 from infra.service import TableService
 from infra.store import open_service
 
