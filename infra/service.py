@@ -15,7 +15,8 @@ saved, so a refused command or a lost race never touches what is kept.
 
 Follow-up effects (waking live subscribers, a decision's deadline) are saved with the
 command's events and dispatched once it commits, through the handlers this process
-registered on `service.effects` (`infra.outbox`), whichever adapter sent the command.
+registered on `service.effects` (`infra.outbox`), whichever adapter sent the command; with
+`SABOT_BROKER_URL` on Redis, every service publishes its wake-ups there from the start.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ from domain.table import TableState
 from domain.table_aggregate import Table
 from infra.application import SabotApplication
 from infra.errors import DuplicateCommand, SeedAlreadySealed
-from infra.outbox import Dispatcher, Effect, follow_ups
+from infra.live_push import RedisWake, is_redis
+from infra.outbox import Dispatcher, Effect, Wake, follow_ups
 
 RETRIES = 5
 
@@ -157,6 +159,9 @@ class TableService(SabotApplication):
             weakref.WeakValueDictionary())
         self.cards = VaultCards(self)
         self.effects = Dispatcher(self.database)
+        broker = self.env.get("SABOT_BROKER_URL") or ""
+        if is_redis(broker):  # any process's writes wake the API's live pages at once
+            self.effects.on(Wake, RedisWake(broker))
 
     # --- reading ------------------------------------------------------------------
 

@@ -73,6 +73,6 @@ def expire_decision(self: Task, database_url: str, table_id: str, coup: int, sid
     if not first:
         log.info("deadline.already-played", table_id=table_id, coup=coup, side=side)
         return 0
-    log.info("deadline.played", table_id=table_id, coup=coup, side=side,
+    log.info("deadline.played", table_id=table_id, coup=coup, side=side, seconds=seconds,
              events=[event["type"] for event in recorded.events])
     return len(recorded.events)
