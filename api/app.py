@@ -1,8 +1,9 @@
 """The HTTP API: `create_app(database_url)` builds the litestar application on one store.
 
 Routes: `/health` and `/ready` (`api.routes_health`), the tables resource
-(`api.routes_tables`), live events (`api.routes_live` on `api.live`'s channels), the reads from
-the projections (`api.routes_views`: standings, rotation, recall), the live page at `/`
+(`api.routes_tables`), the tournaments resource (`api.routes_tournaments`), live events
+(`api.routes_live` on `api.live`'s channels), the reads from the projections
+(`api.routes_views`: rotation, recall), the live page at `/`
 (`api.routes_page`); the OpenAPI document at `/schema`
 (`/schema/openapi.json`). Bodies are msgspec structs (`api.schemas`); every refusal is an
 RFC 9457 problem (`api.problems`); callers are known by bearer tokens kept hashed in the
@@ -23,16 +24,19 @@ from api.deadlines import DeadlineClock
 from api.live import channels_plugin, wake_through
 from api.openapi import add_body_schemas
 from api.problems import EXCEPTION_HANDLERS
+from api.routes_audit import audit_checkpoints
 from api.routes_health import health, ready
 from api.routes_live import table_events
 from api.routes_page import page, static_router
 from api.routes_tables import TablesController
-from api.routes_views import ViewReader, table_recall, table_rotation, tournament_standings
+from api.routes_tournaments import TournamentsController
+from api.routes_views import ViewReader, table_recall, table_rotation
 from api.tokens import TokenStore
 from infra.outbox import Deadline
 from infra.service import TableService
 from infra.settings import absolute_database_url
 from infra.store import open_service
+from infra.tournaments import Tournaments
 
 MAX_BODY = 64 * 1024
 """A command is a few hundred bytes; anything near this is not one."""
@@ -50,10 +54,11 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     channels = channels_plugin(broker)
     tokens = TokenStore(service.database)
     return Litestar(
-        route_handlers=[health, ready, TablesController, table_events, tournament_standings,
-                        table_rotation, table_recall, page, static_router()],
+        route_handlers=[health, ready, TablesController, table_events, TournamentsController,
+                        table_rotation, table_recall, page, static_router(), audit_checkpoints],
         plugins=[channels],
-        state=State({"service": service, "tokens": tokens, "views": ViewReader(service)}),
+        state=State({"service": service, "tokens": tokens, "views": ViewReader(service),
+                     "tournaments": Tournaments(service)}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=OpenAPIConfig(
             title="Sabot", version="0.1.0", path="/schema", security=[{"bearer": []}],

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from domain.errors import DomainError
+from infra.signing import SigningKeyError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.handler(args)
     except DomainError as error:
         print(f"sabot: {error.message} [{error.rule}]", file=sys.stderr)
+        return 2
+    except SigningKeyError as error:  # a writer without its key refuses to start
+        print(f"sabot: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("sabot: interrupted", file=sys.stderr)

@@ -1,13 +1,13 @@
 """Reads from the projections, for the live page and anyone else: public, no token needed.
 
-    GET /tournaments/{tournament}/standings   ranks, chips, coups played, biggest wins
     GET /tables/{table}/rotation              the bank, who holds the shoe, the order it passes in
     GET /tables/{table}/recall?last=N         the last N coups: cards, outcomes, points, payouts
 
 Each read first brings its view to the head of the store (`projections.runner`), so it shows
 every event recorded before the request. A recalled coup is closed, so all its cards were
 turned over at the settlement; the recorded steps (command ids) are left out. An unknown
-tournament has no standings (an empty list); an unknown table is 404.
+table is 404. A tournament's standings are the tournaments resource's
+(`api.routes_tournaments`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Annotated, Any, TypeVar
 import msgspec
 from litestar import Request, get
 from litestar.datastructures import State
-from litestar.params import PathParameter, QueryParameter
+from litestar.params import QueryParameter
 
 from api.openapi import problems
 from api.problems import ApiProblem
@@ -31,11 +31,9 @@ from projections.recall import KEEP, CardLine, CoupRecall, PayoutLine, StakeLine
 from projections.registry import VIEWS
 from projections.rotation import Rotation, rotation
 from projections.runner import Runner
-from projections.standings import Standing, standings
 
 T = TypeVar("T")
 
-TournamentRef = Annotated[str, PathParameter(description="the tournament's name")]
 Last = Annotated[int, QueryParameter(ge=1, le=KEEP, description="how many coups")]
 
 
@@ -82,14 +80,6 @@ class ViewReader:
 def _reader(request: Request[Any, Any, State]) -> ViewReader:
     reader: ViewReader = request.app.state.views
     return reader
-
-
-@get("/tournaments/{tournament:str}/standings", summary="A tournament's standings",
-     tags=["views"])
-async def tournament_standings(request: Request[Any, Any, State],
-                               tournament: TournamentRef) -> list[Standing]:
-    return await blocking(_reader(request).read, "standings",
-                          lambda db: standings(db, tournament=tournament))
 
 
 @get("/tables/{table:str}/rotation", summary="A table's bank and rotation",

@@ -78,13 +78,13 @@ class Table(Aggregate):
         who = {"actor": actor, "command_id": command.command_id}
         match command:
             case c.SeatPlayer(player=p, chips=chips, side=side, standing=standing):
-                require_actor(actor, None, f"seat {p}", rule="official-step")
+                require_actor(actor, p, f"seat {p}", rule="not-yourself")
                 self._seated(player=p, chips=chips, side=side, standing=standing, **who)
             case c.LeaveTable(player=p):
                 require_actor(actor, p, f"take {p} from the table", rule="not-yourself")
                 self._left(player=p, **who)
             case c.AdjustChips(player=p, delta=delta, reason=reason):
-                require_actor(actor, None, f"move {p}'s chips", rule="official-step")
+                require_actor(actor, p, f"move {p}'s chips", rule="not-yourself")
                 self._chips_adjusted(player=p, delta=delta, reason=reason, **who)
             case c.ShuffleShoe(physical=physical):
                 require_actor(actor, None, "shuffle", rule="official-step")

@@ -23,15 +23,18 @@ import msgspec
 from eventsourcing.domain import Aggregate, event
 
 from domain.commands import AdjustChips, LeaveTable, SeatPlayer, TableCommand
-from domain.coup import Side
+from domain.coup import Outcome, Side
 from domain.errors import NotFound, RuleViolation
+from domain.payouts import Bet, Spot, house_bets
 from domain.settings import Variant
 from domain.shoe import commitment
 from domain.tournament import (
     SEATING_ALGORITHM,
     Break,
     Bust,
+    Intervention,
     Placement,
+    SecretBet,
     TournamentSettings,
     TournamentState,
 )
@@ -49,6 +52,7 @@ class TableOrder(msgspec.Struct, frozen=True):
 class Tournament(Aggregate):
     name: str
     state: TournamentState
+    master: str  # the commitment of the master seed the seating and shoe seeds derive from
 
     @staticmethod
     def create_id(name: str, **_: object) -> uuid.UUID:
@@ -64,21 +68,24 @@ class Tournament(Aggregate):
         settings: TournamentSettings
         actor: str
         command_id: str
+        master: str = ""
 
     @event(TournamentCreated)
     def __init__(self, name: str, settings: TournamentSettings, actor: str,
-                 command_id: str) -> None:
+                 command_id: str, master: str = "") -> None:
         self.name = name
+        self.master = master
         self.state = TournamentState(name=name, settings=settings.check())
 
     # --- registration ---------------------------------------------------------------
 
     class PlayerRegistered(Event):
         player: str
+        bot: bool = False
 
     @event(PlayerRegistered)
-    def _registered(self, player: str, actor: str, command_id: str) -> None:
-        self.state.register(player)
+    def _registered(self, player: str, bot: bool, actor: str, command_id: str) -> None:
+        self.state.register(player, bot)
 
     class PlayerUnregistered(Event):
         player: str
@@ -145,17 +152,77 @@ class Tournament(Aggregate):
 
     # --- rounds and eliminations ----------------------------------------------------
 
+    class DirectorAppointed(Event):
+        """A director took the tournament's lease; older epochs' commands are refused."""
+
+        epoch: int
+
+    @event(DirectorAppointed)
+    def _appointed(self, epoch: int, actor: str, command_id: str) -> None:
+        self.state.appoint(epoch)
+
+    class StageStarted(Event):
+        stage: int
+        name: str
+        reset: dict[str, int]  # chips each player gains (or loses) to the starting stack
+        tables: dict[str, str]  # where each of them sits
+
+    @event(StageStarted)
+    def _stage_started(self, stage: int, name: str, reset: dict[str, int],
+                       tables: dict[str, str], actor: str, command_id: str) -> None:
+        if stage != self.state.stage:
+            raise RuleViolation(f"the next stage is not {stage}", rule="stage-mismatch")
+        self.state.reset_chips(reset)
+
     class RoundStarted(Event):
         round: int
-        coups: int
+        coups: int | None
         minutes: int | None
+        at: float = 0.0  # the director's clock, seconds since the epoch
+        min_stake: int = 0
+        max_stake: int = 0
 
     @event(RoundStarted)
-    def _round_started(self, round: int, coups: int, minutes: int | None, actor: str,
-                       command_id: str) -> None:
+    def _round_started(self, round: int, coups: int | None, minutes: int | None, at: float,
+                       min_stake: int, max_stake: int, actor: str, command_id: str) -> None:
         if self.state.round + 1 != round:
             raise RuleViolation(f"the next round is not {round}", rule="round-mismatch")
-        self.state.start_round()
+        self.state.start_round(at)
+
+    class StepStarted(Event):
+        """Every table plays one coup: each table's coups closed, each player's chips, now."""
+
+        round: int
+        step: int
+        coups: dict[str, int]
+        chips: dict[str, int]
+
+    @event(StepStarted)
+    def _step_started(self, round: int, step: int, coups: dict[str, int],
+                      chips: dict[str, int], actor: str, command_id: str) -> None:
+        self.state.start_step(step, coups, chips)
+
+    class StepEnded(Event):
+        round: int
+        step: int
+
+    @event(StepEnded)
+    def _step_ended(self, round: int, step: int, actor: str, command_id: str) -> None:
+        self.state.end_step(step)
+
+    class TournamentPaused(Event):
+        at: float
+
+    @event(TournamentPaused)
+    def _paused(self, at: float, actor: str, command_id: str) -> None:
+        self.state.pause(at)
+
+    class TournamentResumed(Event):
+        at: float
+
+    @event(TournamentResumed)
+    def _resumed(self, at: float, actor: str, command_id: str) -> None:
+        self.state.resume(at)
 
     class RoundEnded(Event):
         round: int
@@ -165,6 +232,75 @@ class Tournament(Aggregate):
     def _round_ended(self, round: int, chips: dict[str, int], actor: str,
                      command_id: str) -> None:
         self.state.end_round(round, chips)
+
+    class PlayOffPlayed(Event):
+        """The extra coup for a tie on the line of a cut: each tied player's chips after it."""
+
+        round: int
+        table: str
+        chips: dict[str, int]
+
+    @event(PlayOffPlayed)
+    def _playoff_played(self, round: int, table: str, chips: dict[str, int], actor: str,
+                        command_id: str) -> None:
+        self.state.settle_playoff(chips)
+
+    class SecretBetPlaced(Event):
+        """Only the commitment: the spot and amount stay the player's until the deal."""
+
+        player: str
+        table: str
+        coup: int
+        commitment: str
+
+    @event(SecretBetPlaced)
+    def _secret_bet_placed(self, player: str, table: str, coup: int, commitment: str,
+                           actor: str, command_id: str) -> None:
+        self.state.place_secret_bet(SecretBet(player=player, table=table, coup=coup,
+                                              round=self.state.round, commitment=commitment))
+
+    class SecretBetRevealed(Event):
+        player: str
+        table: str
+        coup: int
+        spot: str
+        amount: int
+        nonce: str
+        outcome: str
+        delta: int  # chips won (negative: lost)
+
+    @event(SecretBetRevealed)
+    def _secret_bet_revealed(self, player: str, table: str, coup: int, spot: str, amount: int,
+                             nonce: str, outcome: str, delta: int, actor: str,
+                             command_id: str) -> None:
+        self.state.settle_secret_bet(player, spot, amount, nonce, delta)
+
+    class SecretBetForfeited(Event):
+        player: str
+        table: str
+        amount: int
+
+    @event(SecretBetForfeited)
+    def _secret_bet_forfeited(self, player: str, table: str, amount: int, actor: str,
+                              command_id: str) -> None:
+        self.state.forfeit(player, amount)
+
+    class InterventionMade(Event):
+        """An organiser's correction, with its reason and the chips before and after."""
+
+        kind: str
+        player: str
+        reason: str
+        chips_before: int
+        chips_after: int
+        table: str | None = None
+
+    @event(InterventionMade)
+    def _intervened(self, kind: str, player: str, reason: str, chips_before: int,
+                    chips_after: int, table: str | None, actor: str, command_id: str) -> None:
+        self.state.intervene(Intervention(kind=kind, player=player, reason=reason, actor=actor,
+                                          chips_before=chips_before, chips_after=chips_after,
+                                          table=table))
 
     class PlayersBusted(Event):
         """One coup's bust-outs at one table, with each player's chips at the coup's start."""
@@ -216,10 +352,11 @@ class Tournament(Aggregate):
         self.state.finish(bytes.fromhex(seed), winners)
 
     # --- commands: what the orchestration calls -------------------------------------
+    # A director's commands carry its lease's epoch: one from an older epoch is refused.
 
-    def register(self, player: str, actor: str, command_id: str) -> None:
+    def register(self, player: str, actor: str, command_id: str, bot: bool = False) -> None:
         """Register a player; after the draw (late registration) seat them at once."""
-        self._registered(player=player, actor=actor, command_id=command_id)
+        self._registered(player=player, bot=bot, actor=actor, command_id=command_id)
         if self.state.seating is not None:
             self._seat_late(player, actor, command_id)
 
@@ -241,30 +378,105 @@ class Tournament(Aggregate):
             self._seated(player=seat.player, table=seat.table, seat=seat.seat, chips=chips,
                          actor=actor, command_id=command_id)
 
-    def start_round(self, actor: str, command_id: str) -> None:
-        settings = self.state.settings
-        self._round_started(round=self.state.round + 1, coups=settings.coups_per_round,
-                            minutes=settings.minutes_per_round, actor=actor,
-                            command_id=command_id)
+    def appoint(self, epoch: int, actor: str, command_id: str) -> None:
+        self._appointed(epoch=epoch, actor=actor, command_id=command_id)
 
-    def end_round(self, chips: Mapping[str, int], actor: str, command_id: str) -> None:
-        """End the round with every player's chips; place whoever the round's end puts out."""
-        self._round_ended(round=self.state.round, chips=dict(chips), actor=actor,
+    def pause(self, at: float, actor: str, command_id: str) -> None:
+        self._paused(at=at, actor=actor, command_id=command_id)
+
+    def resume(self, at: float, actor: str, command_id: str) -> None:
+        self._resumed(at=at, actor=actor, command_id=command_id)
+
+    def start_round(self, actor: str, command_id: str, at: float = 0.0,
+                    epoch: int | None = None) -> None:
+        """Start the next round at `at`; a stage's first round starts the stage first."""
+        state = self.state
+        state.check_epoch(epoch)
+        state.ready_for_round()
+        stage = state.current
+        if state.stage_round == 0:
+            reset = state.stage_reset()
+            self._stage_started(stage=state.stage, name=stage.name, reset=reset,
+                                tables={p: state.entrant(p).table or "" for p in reset},
+                                actor=actor, command_id=command_id)
+        limits = stage.limits_for(state.stage_round + 1)
+        self._round_started(round=state.round + 1, coups=stage.coups, minutes=stage.minutes,
+                            at=at, min_stake=limits.min_stake, max_stake=limits.max_stake,
+                            actor=actor, command_id=command_id)
+
+    def start_step(self, coups: Mapping[str, int], chips: Mapping[str, int], actor: str,
+                   command_id: str, epoch: int | None = None) -> None:
+        self.state.check_epoch(epoch)
+        self._step_started(round=self.state.round, step=self.state.steps + 1,
+                           coups=dict(coups), chips=dict(chips), actor=actor,
+                           command_id=command_id)
+
+    def end_step(self, actor: str, command_id: str, epoch: int | None = None) -> None:
+        self.state.check_epoch(epoch)
+        step = self.state.step
+        if step is None:
+            raise RuleViolation("no step is under way", rule="step-mismatch")
+        self._step_ended(round=self.state.round, step=step.number, actor=actor,
+                         command_id=command_id)
+
+    def place_secret_bet(self, player: str, table: str, coup: int, commitment: str,
+                         actor: str, command_id: str) -> None:
+        self._secret_bet_placed(player=player, table=table, coup=coup, commitment=commitment,
+                                actor=actor, command_id=command_id)
+
+    def reveal_secret_bet(self, player: str, spot: str, amount: int, nonce: str,
+                          outcome: Outcome, actor: str, command_id: str) -> None:
+        """Reveal a secret bet once its coup is dealt (`outcome`: the punter's hand's
+        result); it is paid at the table's odds."""
+        bet = self.state.secret_bet_of(player)
+        try:
+            placed = Bet(player=player, spot=Spot(spot), amount=amount)
+        except ValueError:
+            raise RuleViolation(f"no spot {spot!r}", rule="secret-bet-spot") from None
+        settings = self.state.settings.table_settings()
+        delta = house_bets(settings, outcome, [placed]).net_of(player)
+        self._secret_bet_revealed(player=player, table=bet.table, coup=bet.coup, spot=spot,
+                                  amount=amount, nonce=nonce, outcome=outcome.value,
+                                  delta=delta, actor=actor, command_id=command_id)
+
+    def end_round(self, chips: Mapping[str, int], actor: str, command_id: str,
+                  epoch: int | None = None) -> None:
+        """End the round with every player's chips (secret bets never revealed forfeited
+        first); place whoever the round's end puts out."""
+        self.state.check_epoch(epoch)
+        left = dict(chips)
+        for player, amount in self.state.forfeits(chips).items():
+            self._secret_bet_forfeited(player=player, amount=amount,
+                                       table=self.state.entrant(player).table or "",
+                                       actor=actor, command_id=command_id)
+            left[player] -= amount
+        self._round_ended(round=self.state.round, chips=left, actor=actor,
                           command_id=command_id)
         self._place_due(actor, command_id)
 
+    def settle_playoff(self, table: str, chips: Mapping[str, int], actor: str,
+                       command_id: str, epoch: int | None = None) -> None:
+        """Record a play-off coup's result; place whoever the cut then puts out."""
+        self.state.check_epoch(epoch)
+        self._playoff_played(round=self.state.round, table=table, chips=dict(chips),
+                             actor=actor, command_id=command_id)
+        self._place_due(actor, command_id)
+
     def record_bust_outs(self, table: str, coup: int, busted: Sequence[Bust], actor: str,
-                         command_id: str) -> None:
+                         command_id: str, epoch: int | None = None) -> None:
         """The players a coup at a table left without chips, with their chips at its start."""
+        self.state.check_epoch(epoch)
         self._busted(table=table, coup=coup, busted=list(busted), actor=actor,
                      command_id=command_id)
         self._place_due(actor, command_id)
 
     def balance(self, seed: bytes, chips: Mapping[str, int], actor: str,
-                command_id: str) -> None:
+                command_id: str, epoch: int | None = None, breaking: str | None = None) -> None:
         """Break and move until the tables are balanced; `chips`: each player's chips now (only
-        the players who move are read). Call after every seat, bust-out and round end."""
-        plan = self.state.balancing_plan(seed)
+        the players who move are read). Call after every seat, bust-out and round end.
+        `breaking`: a table the organiser breaks first."""
+        self.state.check_epoch(epoch)
+        plan = self.state.balancing_plan(seed, breaking)
         for step in plan:
             if not isinstance(step, Break) and step.player not in chips:
                 raise NotFound(f"{step.player}'s chips are needed to move them",
@@ -278,8 +490,48 @@ class Tournament(Aggregate):
                             to_table=step.to_table, seat=step.seat, chips=chips[step.player],
                             actor=actor, command_id=command_id)
 
-    def finish(self, seed: bytes, actor: str, command_id: str) -> None:
+    def intervene(self, kind: str, player: str, reason: str, chips: Mapping[str, int],
+                  actor: str, command_id: str, *, delta: int = 0, table: str | None = None,
+                  seed: bytes | None = None) -> None:
+        """An organiser's intervention, recorded with its reason and the chips before and
+        after: `move` (to `table`), `break-table` (`table`, reseated from the seed),
+        `disqualify`, `correct-chips` and `penalise` (by `delta`), `add-late-player`.
+        `chips`: each player's chips now."""
+        record = {"kind": kind, "reason": reason, "actor": actor, "command_id": command_id}
+        if kind == "add-late-player":
+            self.register(player, actor, command_id)
+            start = self.state.settings.starting_chips
+            self._intervened(player=player, chips_before=0, chips_after=start,
+                             table=self.state.entrant(player).table, **record)
+            return
+        if kind == "break-table":
+            if seed is None or table is None:
+                raise RuleViolation("breaking a table names it", rule="break-table")
+            self.state.balancing_plan(seed, table)  # refused before anything is recorded
+            self._intervened(player="", chips_before=0, chips_after=0, table=table, **record)
+            self.balance(seed, chips, actor, command_id, breaking=table)
+            return
+        entrant = self.state.entrant(player)
+        before = chips.get(player, entrant.chips)
+        after = {"disqualify": 0, "move": before}.get(kind, before + delta)
+        where = table if kind == "move" else entrant.table
+        if kind == "move" and (table is None or not self.state.free_seats(table)
+                               or table not in self.state.tables):
+            raise RuleViolation(f"{table} is not an open table with a free seat",
+                                rule="move-player")
+        self._intervened(player=player, chips_before=before, chips_after=after, table=where,
+                         **record)
+        if kind == "move":
+            assert table is not None
+            self._moved(player=player, from_table=entrant.table or "", to_table=table,
+                        seat=self.state.free_seats(table)[0], chips=before, actor=actor,
+                        command_id=command_id)
+        self._place_due(actor, command_id)
+
+    def finish(self, seed: bytes, actor: str, command_id: str,
+               epoch: int | None = None) -> None:
         """Once one player is left: award the prizes, then finish, revealing the seed."""
+        self.state.check_epoch(epoch)
         self.state.require_decided()
         self.state.verify(seed)
         prizes = self.state.prizes()
@@ -304,18 +556,22 @@ class Tournament(Aggregate):
                              round=placement.round, actor=actor, command_id=command_id)
 
     # --- the tables' side -----------------------------------------------------------
+    # A stage that resets the stacks adjusts every player's chips; an intervention that
+    # corrects or penalises adjusts one player's; a disqualification makes them leave.
 
     def table_orders(self, recorded: Event) -> list[TableOrder]:
         """The table commands that mirror a recorded event, with command ids that follow from
-        the event (so sending them again applies them once)."""
-        key = f"{self.id}/{recorded.originator_version}"
+        the event's command id and what it names (so sending them again applies them once,
+        whoever sends them, whatever else the tournament recorded in between)."""
+        key = f"{self.id}/{recorded.command_id}"
         match recorded:
             case Tournament.PlayerSeatedAt(player=player, table=table, seat=seat, chips=chips):
                 return [TableOrder(table, SeatPlayer(
-                    command_id=f"{key}/seat", actor=recorded.actor, player=player, chips=chips,
-                    side=self._side(seat)))]
+                    command_id=f"{key}/seat/{player}", actor=recorded.actor, player=player,
+                    chips=chips, side=self._side(seat)))]
             case Tournament.PlayerMoved(player=player, from_table=old, to_table=new,
                                         seat=seat, chips=chips):
+                key = f"{key}/move/{player}/{new}/{seat}"
                 return [
                     TableOrder(old, AdjustChips(command_id=f"{key}/out", actor=recorded.actor,
                                                 player=player, delta=-chips,
@@ -333,8 +589,29 @@ class Tournament(Aggregate):
                                                      actor=recorded.actor, player=bust.player))
                         for bust in busted]
             case Tournament.PlayerEliminated(player=player, table=table, coup=None):
-                return [TableOrder(table, LeaveTable(command_id=f"{key}/leave",
+                return [TableOrder(table, LeaveTable(command_id=f"{key}/cut/{player}",
                                                      actor=recorded.actor, player=player))]
+            case Tournament.StageStarted(name=name, reset=reset, tables=tables):
+                return [TableOrder(tables[player], AdjustChips(
+                    command_id=f"{key}/reset/{player}", actor=recorded.actor, player=player,
+                    delta=delta, reason=f"{name}: every stack reset")) for player, delta
+                    in reset.items()]
+            case Tournament.SecretBetRevealed(player=player, table=table, delta=delta) if delta:
+                return [TableOrder(table, AdjustChips(
+                    command_id=f"{key}/secret/{player}", actor=recorded.actor, player=player,
+                    delta=delta, reason="secret bet"))]
+            case Tournament.SecretBetForfeited(player=player, table=table, amount=amount):
+                return [TableOrder(table, AdjustChips(
+                    command_id=f"{key}/forfeit/{player}", actor=recorded.actor, player=player,
+                    delta=-amount, reason="secret bet never revealed"))]
+            case Tournament.InterventionMade(kind="disqualify", player=player, table=table):
+                return [TableOrder(table or "", LeaveTable(command_id=f"{key}/out/{player}",
+                                                           actor=recorded.actor, player=player))]
+            case Tournament.InterventionMade(kind="correct-chips" | "penalise", player=player,
+                                             table=table, reason=reason):
+                return [TableOrder(table or "", AdjustChips(
+                    command_id=f"{key}/adjust/{player}", actor=recorded.actor, player=player,
+                    delta=recorded.chips_after - recorded.chips_before, reason=reason))]
         return []
 
     def _side(self, seat: int) -> Side | None:

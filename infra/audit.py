@@ -1,8 +1,10 @@
-"""`verify`: recompute the hash chain from the stored events and name the first break.
+"""`verify`: recompute the hash chain, the Merkle tree and the signatures from the stored
+events, compare them with the checkpoints kept outside the database, and name each break.
 
 The walk reads, in one consistent read transaction, the stored events and the `event_chain`
 rows in notification order, recomputes each event's stream and global digests
-(`infra.chain`) and stops at the first disagreement, which it names:
+(`infra.chain`) and its Merkle leaf (`infra.merkle`), and stops at the first disagreement of
+the chain, which it names (`first_break`):
 
 | problem              | what was found                                                      |
 |----------------------|---------------------------------------------------------------------|
@@ -13,13 +15,38 @@ rows in notification order, recomputes each event's stream and global digests
 | `chain row altered`  | a chain row's digests do not follow from the events and the chain   |
 | `anchor mismatch`    | the chain differs from a digest published earlier (an anchor)       |
 
-Without anchors, someone who can write to the database can still rewrite the events *and*
-recompute the whole chain after them: publish the head digest (printed by
-`sabot audit verify`) somewhere they cannot reach, and pass it back as an anchor.
+The chain alone has no secret: someone who can write to the database can rewrite events and
+recompute every digest, or drop the latest events. What they cannot redo without the signing
+key, or outside the database, is checked next (`findings`, check `signatures` or
+`checkpoints`):
 
-Further checks (e.g. re-dealing shoes from revealed seeds) plug in as `extra_checks`:
-callables taking the opened `Store` and returning `Finding`s. They run only when the chain
-is intact, since they read the events the chain vouches for.
+| problem                  | what was found                                                  |
+|--------------------------|-----------------------------------------------------------------|
+| `head not signed`        | the last event's transaction has no signature: events appended  |
+| `signature invalid`      | a transaction's signature does not sign the chain's digest there |
+| `untrusted key`          | a signature or checkpoint by a key that is not the trusted one  |
+| `checkpoint invalid`     | a checkpoint line whose signature or frontier does not hold     |
+| `checkpoint mismatch`    | the tree or chain at a checkpoint's size is not what it signed  |
+| `store truncated`        | a checkpoint signed more events than the store holds            |
+| `checkpoints inconsistent` | `since`: the store's tree does not extend the start checkpoint |
+
+Every checkpoint's root is recomputed from the one sequence of leaves, so matching roots also
+prove that each checkpoint extends the ones before it; an incremental verify (`since`) starts
+from a checkpoint's frontier instead and checks RFC 9162's consistency proof from it.
+
+Signatures: each transaction's head is signed. The hash chain makes every signature before a
+checkpoint redundant once that checkpoint matches (its signed root covers each event), so by
+default the walk checks the signatures after the latest checkpoint (and the head's);
+`all_signatures=True` checks every one (Ed25519 verification is ~90 µs each).
+
+Trust: the keys signatures and checkpoints must be made with are `trusted_keys` if given,
+else the store's own key file if this process can read it, else the keys the checkpoint
+file names (its first checkpoint's key), else, with no key outside the database at all, the
+keys the store records (reported as such).
+
+Further checks (shoes, snapshots, vault, command log, projections) plug in as
+`extra_checks`: callables taking the opened `Store` and returning `Finding`s. They run only
+when the chain is intact, since they read the events the chain vouches for.
 """
 
 from __future__ import annotations
@@ -27,18 +54,24 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from enum import StrEnum
-from typing import Generic, NamedTuple, TypeVar
+from hashlib import sha256
+from typing import Any, Generic, NamedTuple, TypeVar
 from uuid import UUID
 
 import msgspec
 from eventsourcing.persistence import PersistenceError
 
 from infra import ledger
-from infra.chain import GENESIS, ChainLink, global_digest, stream_digest
+from infra.chain import GENESIS, ChainLink, canonical_bytes, global_digest, stream_digest
+from infra.checkpoints import Checkpoint, checkpoint_path, checkpoints, read_lines
 from infra.database import Database
 from infra.errors import NotAStore
+from infra.merkle import Frontier, consistency_proof, verify_consistency
 from infra.settings import redact_url
+from infra.signing import head_message, key_env, key_id, public_key_of, signature_valid
 from infra.store import Store, one_line, open_store
+
+MAX_SIGNATURE_FINDINGS = 20
 
 
 class Problem(StrEnum):
@@ -49,6 +82,13 @@ class Problem(StrEnum):
     CHAIN_ALTERED = "chain row altered"
     ANCHOR_MISMATCH = "anchor mismatch"
     CHECK_FAILED = "check failed"
+    UNSIGNED_HEAD = "head not signed"
+    SIGNATURE_INVALID = "signature invalid"
+    UNTRUSTED_KEY = "untrusted key"
+    CHECKPOINT_INVALID = "checkpoint invalid"
+    CHECKPOINT_MISMATCH = "checkpoint mismatch"
+    STORE_TRUNCATED = "store truncated"
+    INCONSISTENT = "checkpoints inconsistent"
 
 
 class Finding(msgspec.Struct, frozen=True, kw_only=True):
@@ -75,7 +115,12 @@ class Finding(msgspec.Struct, frozen=True, kw_only=True):
 class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     """`events`, `streams` and the head (`head_notification_id`, `head_digest`: the global
     digest there, hex) cover what was verified: the whole store when the chain is intact,
-    else what precedes `first_break`. `checks` names the checks that ran."""
+    else what precedes `first_break`. `checks` names the checks that ran. `tree_size` and
+    `tree_root` are the Merkle tree's; `signatures` counts the signatures verified,
+    `covered` those vouched for by a matching checkpoint instead; `checkpoints` counts the
+    checkpoints matched, `trust` says where the trusted keys (`keys`) came from; `since` is
+    the checkpoint size an incremental verify started from, `proof` the length of its
+    consistency proof to the store's tree."""
 
     ok: bool
     events: int
@@ -86,18 +131,27 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     findings: tuple[Finding, ...]
     checks: tuple[str, ...]
     seconds: float
+    tree_size: int = 0
+    tree_root: str = ""
+    signatures: int = 0
+    covered: int = 0
+    checkpoints: int = 0
+    keys: tuple[str, ...] = ()
+    trust: str = ""
+    since: int | None = None
+    proof: int | None = None
 
 
 AuditCheck = Callable[[Store], Iterable[Finding]]
 T = TypeVar("T")
 
 
-class _Event(NamedTuple):
-    notification_id: int
-    originator_id: UUID
-    originator_version: int
-    topic: str
-    state: bytes
+_Event = ledger.StoredRow
+
+
+class Trust(NamedTuple):
+    keys: dict[str, bytes]
+    source: str
 
 
 def verify(
@@ -105,20 +159,37 @@ def verify(
     *,
     extra_checks: Sequence[AuditCheck] = (),
     anchors: Mapping[int, bytes] | None = None,
+    checkpoint_lines: Sequence[Checkpoint] | None = None,
+    trusted_keys: Sequence[bytes] | None = None,
+    signatures: bool = True,
+    all_signatures: bool = False,
+    since: int | None = None,
     page_size: int = 5000,
 ) -> AuditReport:
-    """Check the whole store at `target` (a URL or an opened `Store`); never writes."""
+    """Check the store at `target` (a URL or an opened `Store`); never writes.
+
+    `checkpoint_lines`: the checkpoints to compare with (default: the store's checkpoint
+    file). `signatures=False` checks the bare chain only (no signatures, no checkpoints).
+    `since`: start from the checkpoint of that size (incremental; `ValueError` if there is
+    no such valid checkpoint).
+    """
     started = time.perf_counter()
     store = open_store(target, create=False) if isinstance(target, str) else target
     try:
-        walk = _Walk(store.database, dict(anchors or {}), page_size)
+        if checkpoint_lines is None:
+            path = checkpoint_path(store.database)
+            checkpoint_lines = checkpoints(read_lines(path)) if path is not None else []
         try:
+            walk = _Walk(store.database, dict(anchors or {}), page_size)
+            if signatures:
+                walk.sign(_trust(store.database, trusted_keys, checkpoint_lines),
+                          checkpoint_lines, all_signatures, since)
             first_break = walk.run()
         except PersistenceError as error:
             raise NotAStore(
                 f"{redact_url(store.url)} is not a readable Sabot store: {one_line(error)}"
             ) from error
-        findings: list[Finding] = []
+        findings = list(walk.findings)
         names = tuple(_name(check) for check in extra_checks)
         if first_break is None:
             for name, check in zip(names, extra_checks, strict=True):
@@ -136,7 +207,32 @@ def verify(
         findings=tuple(findings),
         checks=("chain", *names) if first_break is None else ("chain",),
         seconds=time.perf_counter() - started,
+        tree_size=walk.tree.size,
+        tree_root=walk.tree.root().hex(),
+        signatures=walk.verified,
+        covered=walk.covered,
+        checkpoints=walk.matched,
+        keys=tuple(sorted(walk.trust.keys)) if walk.trust else (),
+        trust=walk.trust.source if walk.trust else "",
+        since=since,
+        proof=walk.proof,
     )
+
+
+def _trust(database: Database, given: Sequence[bytes] | None,
+           lines: Sequence[Checkpoint]) -> Trust:
+    if given:
+        return Trust({key_id(key): key for key in given}, "given")
+    own = public_key_of(key_env(database))
+    if own is not None:
+        return Trust({key_id(own): own}, "the store's key file")
+    if lines:
+        first = min(lines, key=lambda c: (c.size, c.time))
+        return Trust({first.key: bytes.fromhex(first.public_key)}, "the checkpoint file")
+    with database.transaction(write=False) as cursor:
+        rows = database.execute(cursor, "SELECT key_id, public_key FROM {signing_keys}")
+        recorded = {row["key_id"]: bytes(row["public_key"]) for row in rows.fetchall()}
+    return Trust(recorded, "the store itself (no key outside it: pass a public key)")
 
 
 def _name(check: AuditCheck) -> str:
@@ -172,36 +268,279 @@ class _Walk:
         self.anchors = anchors
         self.page_size = page_size
         self.previous_global = GENESIS
-        self.streams: dict[UUID, tuple[int, bytes]] = {}
+        self.streams: dict[Any, tuple[int, bytes]] = {}  # by the database's originator id
+        self._prefixes: dict[Any, bytes] = {}
         self.count = 0
         self.head: int | None = None
+        self.tree = Frontier()
+        self.findings: list[Finding] = []
+        self.trust: Trust | None = None
+        self.verified = self.covered = self.matched = 0
+        self.proof: int | None = None
+        self.after = 0
+        self.since: Checkpoint | None = None
+        self._pending: list[Checkpoint] = []
+        self._signatures: dict[int, tuple[str, bytes]] = {}
+        self._covered_to = 0
+        self._all = False
+        self._covered_heads: list[tuple[int, bytes, Any, int, str, bytes]] = []
+        self._last: tuple[Any, int] = (None, 0)
+        self._new_leaves: list[bytes] = []
+
+    # --- what is checked besides the chain ---------------------------------------------
+
+    def sign(self, trust: Trust, lines: Sequence[Checkpoint], all_signatures: bool,
+             since: int | None) -> None:
+        """Check signatures and checkpoints too, trusting `trust`'s keys."""
+        self.trust = trust
+        self._all = all_signatures
+        valid = [c for c in sorted(lines, key=lambda c: (c.size, c.time)) if self._valid(c)]
+        if since is not None:
+            start = next((c for c in valid if c.size == since), None)
+            if start is None:
+                raise ValueError(f"no valid checkpoint of size {since} to verify from")
+            self.since = start
+            self.tree = start.tree()
+            self.count, self.head, self.after = start.size, start.head or None, start.head
+            self.previous_global = bytes.fromhex(start.chain) if start.chain else GENESIS
+            valid = [c for c in valid if c.size > since]
+        self._pending = valid
+        self._covered_to = max((c.head for c in valid), default=0)
+        if since is not None:
+            self._covered_to = max(self._covered_to, self.after)
+
+    def _valid(self, checkpoint: Checkpoint) -> bool:
+        assert self.trust is not None
+        problem = None
+        try:
+            if not checkpoint.signed_by_its_key():
+                problem = "its signature does not verify"
+            elif checkpoint.key not in self.trust.keys:
+                problem = f"it is signed by key {checkpoint.key}, which is not trusted"
+            else:
+                checkpoint.tree()
+        except ValueError as error:
+            problem = str(error)
+        if problem is None:
+            return True
+        self._flag(Problem.CHECKPOINT_INVALID, f"the checkpoint of size {checkpoint.size} at "
+                   f"{checkpoint.time}: {problem}", check="checkpoints")
+        return False
+
+    def _flag(self, problem: Problem, detail: str, *, check: str = "signatures",
+              notification_id: int | None = None) -> None:
+        self.findings.append(Finding(problem=problem, detail=detail, check=check,
+                                     notification_id=notification_id))
+
+    def _load_signatures(self) -> None:
+        assert self.trust is not None
+        rows = self.database.execute(
+            self.cursor,
+            "SELECT notification_id, key_id, signature FROM {chain_signatures}"
+            " WHERE notification_id > ?",
+            (self.after,),
+        ).fetchall()
+        untrusted: dict[str, int] = {}
+        for row in rows:
+            n, key = row["notification_id"], row["key_id"]
+            self._signatures[n] = (key, bytes(row["signature"]))
+            if key not in self.trust.keys:
+                untrusted.setdefault(key, n)
+        for key, n in sorted(untrusted.items(), key=lambda item: item[1]):
+            self._flag(Problem.UNTRUSTED_KEY, f"transactions from notification {n} on are "
+                       f"signed by key {key}, which is not trusted ({self.trust.source})",
+                       notification_id=n)
+
+    def _check_signature(self, n: int, digest: bytes, oid: Any, version: int) -> None:
+        key, signature = self._signatures.pop(n)
+        if n <= self._covered_to and not self._all:
+            self.covered += 1
+            self._covered_heads.append((n, digest, oid, version, key, signature))
+            return
+        if not self._holds(key, signature, n, digest) and (
+            len(self.findings) < MAX_SIGNATURE_FINDINGS
+        ):
+            self._bad_signature(n, oid, version)
+
+    def _holds(self, key: str, signature: bytes, n: int, digest: bytes) -> bool:
+        assert self.trust is not None
+        public = self.trust.keys.get(key)
+        if public is None:
+            return True  # named once, as an untrusted key
+        self.verified += 1
+        return signature_valid(public, head_message(n, digest), signature)
+
+    def _bad_signature(self, n: int, oid: Any, version: int) -> None:
+        self.findings.append(Finding(
+            problem=Problem.SIGNATURE_INVALID, check="signatures", notification_id=n,
+            originator_id=self.database.from_db_id(oid), originator_version=version,
+            detail="the transaction ending here was signed over another chain digest: this "
+            "event, or one before it, was changed, inserted or moved, and the chain recomputed"))
+
+    def _locate_rewrite(self) -> None:
+        """A checkpoint did not match: find the first transaction whose signature no longer
+        holds, among those the checkpoints were trusted to cover."""
+        for n, digest, oid, version, key, signature in self._covered_heads:
+            if not self._holds(key, signature, n, digest):
+                self._bad_signature(n, oid, version)
+                return
+
+    def _reach_checkpoints(self) -> None:
+        while self._pending and self._pending[0].size == self.count:
+            checkpoint = self._pending.pop(0)
+            root = self.tree.root().hex()
+            chain = self.previous_global.hex() if self.count else ""
+            if (checkpoint.root, checkpoint.head, checkpoint.chain) != (
+                root, self.head or 0, chain
+            ):
+                self._flag(Problem.CHECKPOINT_MISMATCH,
+                           f"the checkpoint of {checkpoint.time} signed {checkpoint.size} "
+                           f"events with root {checkpoint.root[:16]}… ending at notification "
+                           f"{checkpoint.head}; the store's first {self.count} events give "
+                           f"root {root[:16]}… ending at notification {self.head}: events "
+                           "before it were changed, removed, inserted or reordered",
+                           check="checkpoints", notification_id=self.head)
+                continue
+            self.matched += 1
+
+    def _finish_signed(self) -> None:
+        if any(f.problem == Problem.CHECKPOINT_MISMATCH for f in self.findings):
+            self._locate_rewrite()
+        for checkpoint in self._pending:
+            self._flag(Problem.STORE_TRUNCATED,
+                       f"the checkpoint of {checkpoint.time} signed {checkpoint.size} events "
+                       f"(up to notification {checkpoint.head}); the store holds "
+                       f"{self.count}: events were removed from the end, or an older copy "
+                       "of the database was restored", check="checkpoints",
+                       notification_id=checkpoint.head)
+        if self.head is not None and self.head > self.after and not any(
+            f.problem == Problem.SIGNATURE_INVALID and f.notification_id == self.head
+            for f in self.findings
+        ) and self.head not in self._signed:
+            oid, version = self._last
+            self.findings.append(Finding(
+                problem=Problem.UNSIGNED_HEAD, check="signatures", notification_id=self.head,
+                originator_id=self.database.from_db_id(oid), originator_version=version,
+                detail="no signature covers the last event: events were added, or the head's "
+                "signature removed, without the signing key"))
+        for n in sorted(self._signatures):
+            self._flag(Problem.SIGNATURE_INVALID, "a signature row for a notification that "
+                       "holds no event", notification_id=n)
+        if self.since is not None:
+            proof = consistency_proof(self.since.tree(), self._new_leaves)
+            self.proof = len(proof)
+            if not verify_consistency(self.since.size, self.tree.size,
+                                      bytes.fromhex(self.since.root), self.tree.root(), proof):
+                self._flag(Problem.INCONSISTENT, f"the store's tree of {self.tree.size} events "
+                           f"does not extend the checkpoint of size {self.since.size}",
+                           check="checkpoints")
+
+    # --- the chain ---------------------------------------------------------------------
 
     def run(self) -> Finding | None:
         with self.database.transaction(write=False) as cursor:
             self.cursor = cursor
-            events = _Peekable(self._events())
-            links = _Peekable(self._links())
-            while (event := events.peek()) is not None or links.peek() is not None:
-                link = links.peek()
-                if event is not None and (
-                    link is None or event.notification_id < link.notification_id
-                ):
-                    return _at(event, Problem.NOT_IN_CHAIN, "no chain row records this event")
-                assert link is not None
-                if event is None or link.notification_id < event.notification_id:
-                    return Finding(
-                        problem=Problem.EVENT_MISSING,
-                        detail="the chain records this event but it is not stored",
-                        originator_id=link.originator_id,
-                        originator_version=link.originator_version,
-                        notification_id=link.notification_id,
-                    )
-                events.pop()
-                links.pop()
-                finding = self._check(event, link, links.peek())
+            self._signed: set[int] = set()
+            found = self._walk()
+            if found is None and self.trust is not None:
+                self._finish_signed()
+            return found
+
+    def _walk(self) -> Finding | None:
+        events = _Peekable(self._rows(EVENTS_SQL))
+        links = _Peekable(self._rows(LINKS_SQL))
+        if self.trust is not None:
+            self._load_signatures()
+        while (event := events.peek()) is not None or links.peek() is not None:
+            link = links.peek()
+            if event is not None and (link is None or event[0] < link[0]):
+                return _at(self._event(event), Problem.NOT_IN_CHAIN,
+                           "no chain row records this event")
+            assert link is not None
+            if event is None or link[0] < event[0]:
+                slow = self._link(link)
+                return Finding(
+                    problem=Problem.EVENT_MISSING,
+                    detail="the chain records this event but it is not stored",
+                    originator_id=slow.originator_id,
+                    originator_version=slow.originator_version,
+                    notification_id=slow.notification_id,
+                )
+            events.pop()
+            links.pop()
+            if not self._follows(event, link):
+                after = links.peek()
+                finding = self._check(self._event(event), self._link(link),
+                                      None if after is None else self._link(after))
                 if finding is not None:
                     return finding
-            return self._check_tail_anchors()
+        return self._check_tail_anchors()
+
+    def _follows(self, event: tuple[Any, ...], link: tuple[Any, ...]) -> bool:
+        """The common case, on the rows as read: the event is the next of its stream and
+        follows from the chain; then it is counted. False: let `_check` look closer."""
+        n, oid, version, topic, state = event
+        if oid != link[1] or version != link[2] or n in self.anchors:
+            return False
+        last = self.streams.get(oid)
+        if last is None or version != last[0] + 1:
+            return False
+        prefix = self._prefixes.get(oid)
+        if prefix is None:
+            raw = self.database.from_db_id(oid).bytes
+            prefix = self._prefixes[oid] = len(raw).to_bytes(4, "big") + raw
+        topic_bytes = topic.encode()
+        canonical = b"".join((prefix, version.to_bytes(8, "big"),
+                              len(topic_bytes).to_bytes(4, "big"), topic_bytes,
+                              len(state).to_bytes(4, "big"), state))
+        stream = sha256(last[1] + canonical).digest()
+        position = n.to_bytes(8, "big")
+        chained = sha256(self.previous_global + position + stream).digest()
+        if stream != link[3] or chained != link[4]:
+            return False
+        self._counted(n, oid, version, stream, link[4],
+                      sha256(b"\x00" + position + canonical).digest())
+        return True
+
+    def _counted(self, n: int, oid: Any, version: int, stream: bytes, digest: bytes,
+                 leaf: bytes) -> None:
+        self.previous_global = digest
+        self.streams[oid] = (version, stream)
+        self.count += 1
+        self.head = n
+        self._last = (oid, version)
+        self.tree.append(leaf)
+        if self.trust is not None:
+            if self.since is not None:
+                self._new_leaves.append(leaf)
+            if n in self._signatures:
+                self._signed.add(n)
+                self._check_signature(n, digest, oid, version)
+            if self._pending and self._pending[0].size == self.count:
+                self._reach_checkpoints()
+
+    def _event(self, row: tuple[Any, ...]) -> _Event:
+        return _Event(row[0], self.database.from_db_id(row[1]), row[2], row[3], bytes(row[4]))
+
+    def _link(self, row: tuple[Any, ...]) -> ChainLink:
+        return ChainLink(notification_id=row[0], originator_id=self.database.from_db_id(row[1]),
+                         originator_version=row[2], stream_digest=bytes(row[3]),
+                         global_digest=bytes(row[4]))
+
+    def _stream(self, uuid: UUID) -> tuple[int, bytes] | None:
+        oid = self.database.to_db_id(uuid)
+        last = self.streams.get(oid)
+        if last is None and self.after:
+            row = self.database.execute(
+                self.cursor,
+                "SELECT originator_version, stream_digest FROM {event_chain}"
+                " WHERE originator_id = ? AND notification_id <= ?"
+                " ORDER BY originator_version DESC LIMIT 1",
+                (oid, self.after),
+            ).fetchone()
+            if row is not None:
+                last = (row["originator_version"], bytes(row["stream_digest"]))
+        return last
 
     def _check(self, event: _Event, link: ChainLink, after: ChainLink | None) -> Finding | None:
         n = event.notification_id
@@ -215,11 +554,12 @@ class _Walk:
                 f"the chain recorded version {link.originator_version} of stream "
                 f"{link.originator_id} at this position",
             )
-        last = self.streams.get(event.originator_id)
+        last = self._stream(event.originator_id)
         last_version, previous_stream = (0, GENESIS) if last is None else last
-        expected_stream = stream_digest(
-            previous_stream, event.originator_id, event.originator_version, event.topic, event.state
+        canonical = canonical_bytes(
+            event.originator_id, event.originator_version, event.topic, event.state
         )
+        expected_stream = sha256(previous_stream + canonical).digest()
         if event.originator_version <= last_version:
             return _at(event, Problem.ORDER_CHANGED, f"it comes after version {last_version}")
         if event.originator_version > last_version + 1 and (
@@ -232,13 +572,13 @@ class _Walk:
                 originator_id=event.originator_id,
                 originator_version=last_version + 1,
             )
-        expected_global = global_digest(self.previous_global, n, expected_stream)
+        position = n.to_bytes(8, "big")
+        expected_global = sha256(self.previous_global + position + expected_stream).digest()
         if expected_stream != link.stream_digest or expected_global != link.global_digest:
             return self._diagnose(event, link, after, expected_stream, expected_global)
-        self.previous_global = link.global_digest
-        self.streams[event.originator_id] = (event.originator_version, link.stream_digest)
-        self.count += 1
-        self.head = n
+        self._counted(n, self.database.to_db_id(event.originator_id), event.originator_version,
+                      link.stream_digest, link.global_digest,
+                      sha256(b"\x00" + position + canonical).digest())
         anchor = self.anchors.pop(n, None)
         if anchor is not None and anchor != link.global_digest:
             return _at(
@@ -294,7 +634,7 @@ class _Walk:
 
     def _moved_from(self, event: _Event, link: ChainLink) -> int | None:
         """The version now holding the content chained for `event`'s version, if any."""
-        previous = self.streams.get(event.originator_id, (0, GENESIS))[1]
+        previous = (self._stream(event.originator_id) or (0, GENESIS))[1]
         rows = self.database.execute(
             self.cursor,
             "SELECT originator_version, topic, state FROM {stored_events}"
@@ -332,35 +672,32 @@ class _Walk:
             )
         return None
 
-    def _events(self) -> Iterator[_Event]:
-        after = 0
+    def _rows(self, template: str) -> Iterator[tuple[Any, ...]]:
+        """The rows of `template` after the start, page by page, as plain tuples."""
+        after, as_tuple = self.after, (tuple if self.database.dialect == "sqlite" else _values)
         while True:
-            rows = self.database.execute(
-                self.cursor,
-                "SELECT {nid} AS notification_id, originator_id, originator_version, topic, state"
-                " FROM {stored_events} WHERE {nid} > ? ORDER BY {nid} LIMIT ?",
-                (after, self.page_size),
-            ).fetchall()
+            rows = self.database.execute(self.cursor, template,
+                                         (after, self.page_size)).fetchall()
             for row in rows:
-                yield _Event(
-                    row["notification_id"],
-                    self.database.from_db_id(row["originator_id"]),
-                    row["originator_version"],
-                    row["topic"],
-                    bytes(row["state"]),
-                )
+                yield as_tuple(row)
             if len(rows) < self.page_size:
                 return
-            after = rows[-1]["notification_id"]
+            after = rows[-1][0] if self.database.dialect == "sqlite" else (
+                rows[-1]["notification_id"])
 
-    def _links(self) -> Iterator[ChainLink]:
-        after = 0
-        while True:
-            links = ledger.select_links(self.database, self.cursor, after, self.page_size)
-            yield from links
-            if len(links) < self.page_size:
-                return
-            after = links[-1].notification_id
+
+EVENTS_SQL = (
+    "SELECT {nid} AS notification_id, originator_id, originator_version, topic, state"
+    " FROM {stored_events} WHERE {nid} > ? ORDER BY {nid} LIMIT ?"
+)
+LINKS_SQL = (
+    "SELECT notification_id, originator_id, originator_version, stream_digest, global_digest"
+    " FROM {event_chain} WHERE notification_id > ? ORDER BY notification_id LIMIT ?"
+)
+
+
+def _values(row: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(row.values())
 
 
 def _at(event: _Event, problem: Problem, detail: str) -> Finding:
@@ -384,3 +721,4 @@ def parse_anchor(text: str) -> tuple[int, bytes]:
 
 def report_to_json(report: AuditReport) -> bytes:
     return msgspec.json.encode(report)
+

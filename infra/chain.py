@@ -14,7 +14,9 @@ auditing (`infra.audit`), so that both sides compute exactly the same bytes:
                               || u64 notification_id || stream_digest)
 
 The global digest of the last event (the "head") commits to every stored event and its
-position; publishing it (an "anchor") lets anyone later prove that nothing before it changed.
+position; each transaction's head is signed (`infra.signing`), and the same events are the
+leaves of a Merkle tree (`infra.merkle`) whose signed roots are kept outside the database
+(`infra.checkpoints`).
 """
 
 from __future__ import annotations
@@ -58,7 +60,12 @@ def canonical_bytes(originator_id: UUID | str, version: int, topic: str, state: 
 def stream_digest(
     previous: bytes, originator_id: UUID | str, version: int, topic: str, state: bytes
 ) -> bytes:
-    return hashlib.sha256(previous + canonical_bytes(originator_id, version, topic, state)).digest()
+    return digest_canonical(previous, canonical_bytes(originator_id, version, topic, state))
+
+
+def digest_canonical(previous: bytes, canonical: bytes) -> bytes:
+    """`stream_digest` from the event's canonical bytes (computed once for the Merkle leaf too)."""
+    return hashlib.sha256(previous + canonical).digest()
 
 
 def global_digest(previous: bytes, notification_id: int, stream: bytes) -> bytes:

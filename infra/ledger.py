@@ -2,6 +2,12 @@
 
 * `event_chain`: one row per stored event, its stream and global digests (`infra.chain`).
 * `command_log`: one row per applied command id: the stream and versions it produced.
+* `chain_signatures`: one row per transaction, at its last notification id: the Ed25519
+  signature of the global digest there (`infra.signing.head_message`) and the key's id.
+* `signing_keys`: the public keys that signed (by key id), recorded by each writer.
+* `merkle_tree`: one row, the Merkle tree of all the events so far as a frontier
+  (`infra.merkle.Frontier`: size, last notification id, subtree roots), so that a checkpoint
+  is one read away.
 
 The recorders (`infra.recorders`) call `claim_command` before inserting the events, then
 `ask_heads` and `append_chain`, inside their insert transaction and while they hold the write
@@ -15,14 +21,16 @@ or their insert fails on the stored events' primary key.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 
-from infra.chain import GENESIS, ChainLink, global_digest, stream_digest
+from infra.chain import GENESIS, ChainLink, canonical_bytes, digest_canonical, global_digest
 from infra.database import Database
 from infra.errors import ChainError, DuplicateCommand, RecordedCommand
+from infra.merkle import Frontier, event_leaf
+from infra.signing import Signer
 
 SCHEMA: dict[str, tuple[str, ...]] = {
     "sqlite": (
@@ -39,6 +47,19 @@ SCHEMA: dict[str, tuple[str, ...]] = {
         " first_version INTEGER NOT NULL,"
         " last_version INTEGER NOT NULL,"
         " recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
+        "CREATE TABLE IF NOT EXISTS {chain_signatures} ("
+        " notification_id INTEGER PRIMARY KEY,"
+        " key_id TEXT NOT NULL,"
+        " signature BLOB NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS {signing_keys} ("
+        " key_id TEXT PRIMARY KEY,"
+        " public_key BLOB NOT NULL,"
+        " recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
+        "CREATE TABLE IF NOT EXISTS {merkle_tree} ("
+        " id INTEGER PRIMARY KEY CHECK (id = 1),"
+        " size INTEGER NOT NULL,"
+        " head INTEGER NOT NULL,"
+        " frontier BLOB NOT NULL)",
     ),
     "postgres": (
         "CREATE TABLE IF NOT EXISTS {event_chain} ("
@@ -54,6 +75,19 @@ SCHEMA: dict[str, tuple[str, ...]] = {
         " first_version bigint NOT NULL,"
         " last_version bigint NOT NULL,"
         " recorded_at timestamptz NOT NULL DEFAULT now())",
+        "CREATE TABLE IF NOT EXISTS {chain_signatures} ("
+        " notification_id bigint PRIMARY KEY,"
+        " key_id text NOT NULL,"
+        " signature bytea NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS {signing_keys} ("
+        " key_id text PRIMARY KEY,"
+        " public_key bytea NOT NULL,"
+        " recorded_at timestamptz NOT NULL DEFAULT now())",
+        "CREATE TABLE IF NOT EXISTS {merkle_tree} ("
+        " id integer PRIMARY KEY CHECK (id = 1),"
+        " size bigint NOT NULL,"
+        " head bigint NOT NULL,"
+        " frontier bytea NOT NULL)",
     ),
 }
 
@@ -62,9 +96,55 @@ CHAIN_ROWS_PER_INSERT = 1000  # 5000 parameters: under SQLite's limit of 32766
 
 
 def create_tables(database: Database) -> None:
+    """Create the ledger's tables; a store chained before the Merkle tree existed gets its
+    tree built from its events, once."""
     with database.transaction(write=True) as cursor:
         for statement in SCHEMA[database.dialect]:
             database.execute(cursor, statement)
+        if database.execute(cursor, "SELECT 1 FROM {merkle_tree}").fetchone() is None:
+            tree, head = Frontier(), 0
+            for event in select_events(database, cursor, 0, None):
+                tree.append(event_leaf(event.notification_id, event.canonical()))
+                head = event.notification_id
+            database.execute(
+                cursor,
+                "INSERT INTO {merkle_tree} (id, size, head, frontier) VALUES (1, ?, ?, ?)"
+                " ON CONFLICT (id) DO NOTHING",
+                (tree.size, head, tree.to_bytes()),
+            )
+
+
+class StoredRow(NamedTuple):
+    """A stored event as the ledger digests it."""
+
+    notification_id: int
+    originator_id: UUID
+    originator_version: int
+    topic: str
+    state: bytes
+
+    def canonical(self) -> bytes:
+        return canonical_bytes(self.originator_id, self.originator_version, self.topic,
+                               self.state)
+
+
+def select_events(
+    database: Database, cursor: Any, after: int, limit: int | None
+) -> list[StoredRow]:
+    """Stored events with notification ids greater than `after`, in order."""
+    rows = database.execute(
+        cursor,
+        "SELECT {nid} AS notification_id, originator_id, originator_version, topic, state"
+        " FROM {stored_events} WHERE {nid} > ? ORDER BY {nid}"
+        + (" LIMIT ?" if limit is not None else ""),
+        (after, limit) if limit is not None else (after,),
+    ).fetchall()
+    from_db_id = database.from_db_id
+    return [
+        StoredRow(row["notification_id"], from_db_id(row["originator_id"]),
+                  row["originator_version"], row["topic"], bytes(row["state"]))
+        for row in rows
+    ]
 
 
 def claim_command(
@@ -116,25 +196,29 @@ def recorded_command(
 
 
 def ask_heads(database: Database, cursor: Any, stored_events: Sequence[StoredEvent]) -> None:
-    """Query the chain's head and the heads of the streams about to grow, in one statement.
+    """Query the chain's head, the Merkle frontier and the heads of the streams about to grow,
+    in one statement; each stream's head is its last row by the (originator_id,
+    originator_version) index, never a scan of the stream.
 
     The rows are read by `append_chain`; in between, a PostgreSQL pipeline can carry the
     events' insert and this query in one round trip.
     """
     ids = dict.fromkeys(_uuid(s.originator_id) for s in stored_events)
-    originators = [database.to_db_id(oid) for oid in ids]
-    marks = ", ".join("?" * len(originators))
+    last_of_stream = (
+        "SELECT * FROM (SELECT 's' AS kind, notification_id, originator_id,"
+        " stream_digest AS digest FROM {event_chain} WHERE originator_id = ?"
+        " ORDER BY originator_version DESC LIMIT 1) AS s{i}"
+    )
     database.execute(
         cursor,
-        "SELECT notification_id, NULL AS originator_id, global_digest AS digest"
+        " UNION ALL ".join(last_of_stream.replace("{i}", str(i)) for i in range(len(ids)))
+        + " UNION ALL"
+        " SELECT 'g', notification_id, NULL, global_digest"
         " FROM {event_chain} WHERE notification_id = (SELECT MAX(notification_id)"
         " FROM {event_chain})"
         " UNION ALL"
-        " SELECT c.notification_id, c.originator_id, c.stream_digest FROM {event_chain} c"
-        f" WHERE c.originator_id IN ({marks}) AND c.originator_version ="
-        " (SELECT MAX(originator_version) FROM {event_chain} d"
-        " WHERE d.originator_id = c.originator_id)",
-        originators,
+        " SELECT 'm', size, NULL, frontier FROM {merkle_tree} WHERE id = 1",
+        [database.to_db_id(oid) for oid in ids],
     )
 
 
@@ -144,8 +228,10 @@ def append_chain(
     heads: Sequence[Any],
     stored_events: Sequence[StoredEvent],
     notification_ids: Sequence[int],
+    signer: Signer,
 ) -> None:
-    """Digest the events just inserted and append their links to `event_chain`.
+    """Digest the events just inserted, append their links to `event_chain` and their leaves
+    to `merkle_tree`, and sign the new head.
 
     `heads` are the rows of `ask_heads`, read under the same write lock.
     """
@@ -153,8 +239,15 @@ def append_chain(
         return
     previous_global = GENESIS
     stream_heads: dict[UUID, bytes] = {}
+    tree: Frontier | None = None
     for row in heads:
-        if row["originator_id"] is None:
+        if row["kind"] == "m":
+            try:
+                tree = Frontier.from_bytes(row["notification_id"], bytes(row["digest"]))
+            except ValueError as error:
+                raise ChainError(f"merkle_tree is malformed ({error}): the store was altered; "
+                                 "run `sabot audit verify`") from None
+        elif row["kind"] == "g":
             if row["notification_id"] >= min(notification_ids):
                 raise ChainError(
                     f"event_chain already holds notification {row['notification_id']}, at or "
@@ -164,14 +257,17 @@ def append_chain(
             previous_global = bytes(row["digest"])
         else:
             stream_heads[database.from_db_id(row["originator_id"])] = bytes(row["digest"])
+    if tree is None:
+        raise ChainError("merkle_tree has no row: open the store once with table creation")
     rows = []
     for stored, notification_id in zip(stored_events, notification_ids, strict=True):
         oid = _uuid(stored.originator_id)
         version = stored.originator_version
-        previous_stream = stream_heads.get(oid, GENESIS)
-        stream = stream_digest(previous_stream, oid, version, stored.topic, stored.state)
+        canonical = canonical_bytes(oid, version, stored.topic, stored.state)
+        stream = digest_canonical(stream_heads.get(oid, GENESIS), canonical)
         previous_global = global_digest(previous_global, notification_id, stream)
         stream_heads[oid] = stream
+        tree.append(event_leaf(notification_id, canonical))
         rows.append((notification_id, database.to_db_id(oid), version, stream, previous_global))
     # Multi-row INSERTs, not executemany: in a PostgreSQL pipeline they travel with COMMIT.
     for start in range(0, len(rows), CHAIN_ROWS_PER_INSERT):
@@ -182,6 +278,27 @@ def append_chain(
             " stream_digest, global_digest) VALUES " + ", ".join(["(?, ?, ?, ?, ?)"] * len(chunk)),
             [value for row in chunk for value in row],
         )
+    head = notification_ids[-1]
+    database.execute(
+        cursor,
+        "UPDATE {merkle_tree} SET size = ?, head = ?, frontier = ? WHERE id = 1",
+        (tree.size, head, tree.to_bytes()),
+    )
+    database.execute(
+        cursor,
+        "INSERT INTO {chain_signatures} (notification_id, key_id, signature) VALUES (?, ?, ?)",
+        (head, signer.key_id, signer.sign_head(head, previous_global)),
+    )
+
+
+def record_key(database: Database, cursor: Any, signer: Signer) -> None:
+    """Record the signer's public key in the store (once per key)."""
+    database.execute(
+        cursor,
+        "INSERT INTO {signing_keys} (key_id, public_key) VALUES (?, ?)"
+        " ON CONFLICT (key_id) DO NOTHING",
+        (signer.key_id, signer.public_key),
+    )
 
 
 def select_links(database: Database, cursor: Any, after: int, limit: int) -> list[ChainLink]:

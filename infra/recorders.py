@@ -6,7 +6,15 @@ Each insert of stored events, in one transaction:
    passes `save()`'s keyword arguments down to `insert_events`): an id already recorded
    raises `DuplicateCommand` and nothing is written;
 2. inserts the events (a version already taken raises eventsourcing's `IntegrityError`);
-3. appends one `event_chain` row per event (stream and global digests, `infra.chain`).
+3. appends one `event_chain` row per event (stream and global digests, `infra.chain`),
+   adds the events to the Merkle tree (`merkle_tree`, `infra.merkle`) and signs the new
+   head (`chain_signatures`) with the store's signing key (`infra.signing`).
+
+After the commit, the writer's `Checkpointer` (`infra.checkpoints`) is told, and writes a
+signed tree head to the checkpoint file within `SABOT_CHECKPOINT_SECONDS`, and when the
+store is closed. A writer (a recorder whose tables are created) loads its signing key when
+it starts, and refuses to start without it; a reader (e.g. `sabot audit verify`) never needs
+it.
 
 The write lock is taken before the chain's head is read: SQLite `BEGIN IMMEDIATE`;
 PostgreSQL `LOCK TABLE stored_events IN EXCLUSIVE MODE`, which eventsourcing takes anyway to
@@ -43,8 +51,10 @@ from eventsourcing.utils import retry
 from psycopg.pq import TransactionStatus
 
 from infra import ledger
+from infra.checkpoints import Checkpointer, checkpoint_path, interval
 from infra.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.errors import DuplicateCommand, RecordedCommand
+from infra.signing import Signer, key_env, signer_for
 
 __all__ = [
     "ChainedPostgresApplicationRecorder",
@@ -57,14 +67,59 @@ __all__ = [
 
 
 class _Ledgered:
-    """What the chained recorders add to eventsourcing's: the ledger tables and lookups."""
+    """What the chained recorders add to eventsourcing's: the ledger tables and lookups, the
+    signing key and the checkpoints."""
 
     database: Database
+    _signer: Signer | None = None
+    _checkpointer: Checkpointer | None = None
+    _key_recorded = False
 
     def recorded_command(self, command_id: str | UUID) -> RecordedCommand | None:
         """The stream and versions a command produced, or None if it was never applied."""
         with self.database.transaction(write=False) as cursor:
             return ledger.recorded_command(self.database, cursor, command_id)
+
+    def create_ledger(self) -> None:
+        ledger.create_tables(self.database)
+        self.signer()  # a writer refuses to start without its key
+
+    def signer(self) -> Signer:
+        if self._signer is None:
+            self._signer = signer_for(key_env(self.database))
+        return self._signer
+
+    def checkpointer(self) -> Checkpointer | None:
+        """The checkpoints this writer writes (None: an in-memory store)."""
+        if self._checkpointer is None:
+            path = checkpoint_path(self.database)
+            if path is None:
+                return None
+            self._checkpointer = Checkpointer(self.database, path, self.signer(), interval())
+            assert isinstance(self.database, SQLiteDatabase | PostgresDatabase)
+            datastore: Any = self.database.datastore
+            close = datastore.close
+
+            def close_after_checkpoint() -> None:
+                assert self._checkpointer is not None
+                self._checkpointer.close()
+                close()
+
+            datastore.close = close_after_checkpoint  # the last checkpoint before the pool goes
+        return self._checkpointer
+
+    def _sign(self, cursor: Any) -> Signer:
+        """The signer, its public key recorded in the store by this writer's first insert."""
+        signer = self.signer()
+        if not self._key_recorded:
+            ledger.record_key(self.database, cursor, signer)
+        return signer
+
+    def _committed(self) -> None:
+        self._key_recorded = True
+        checkpointer = self.checkpointer()
+        if checkpointer is not None:
+            checkpointer.noted()
 
 
 class ChainedSQLiteApplicationRecorder(_Ledgered, SQLiteApplicationRecorder):
@@ -74,7 +129,7 @@ class ChainedSQLiteApplicationRecorder(_Ledgered, SQLiteApplicationRecorder):
 
     def create_table(self) -> None:
         super().create_table()
-        ledger.create_tables(self.database)
+        self.create_ledger()
 
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
         with self.database.transaction(write=True) as cursor:
@@ -83,7 +138,10 @@ class ChainedSQLiteApplicationRecorder(_Ledgered, SQLiteApplicationRecorder):
             if stored_events:
                 ledger.ask_heads(self.database, cursor, stored_events)
                 heads = cursor.fetchall()
-                ledger.append_chain(self.database, cursor, heads, stored_events, notification_ids)
+                ledger.append_chain(self.database, cursor, heads, stored_events, notification_ids,
+                                    self._sign(cursor))
+        if stored_events:
+            self._committed()
         return notification_ids
 
 
@@ -105,7 +163,7 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
 
     def create_table(self) -> None:
         super().create_table()
-        ledger.create_tables(self.database)
+        self.create_ledger()
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
@@ -124,6 +182,8 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
                     connection.execute("ROLLBACK")
             if failure is not None:
                 raise failure
+        if stored_events:
+            self._committed()
         return notification_ids
 
     def _insert_chained(
@@ -149,7 +209,8 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
                     self._fetch_ids_after_insert_events(insert, stored_events, **kwargs) or ()
                 )
                 heads = cursor.fetchall()
-                ledger.append_chain(self.database, cursor, heads, stored_events, notification_ids)
+                ledger.append_chain(self.database, cursor, heads, stored_events, notification_ids,
+                                    self._sign(cursor))
             cursor.execute("COMMIT")
             pipeline.sync()
         return notification_ids

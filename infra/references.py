@@ -1,8 +1,8 @@
-"""References to tables and tournaments, as people write them: a UUID, or the name.
+"""References to tables, as people write them: a UUID, or the name.
 
-An aggregate's id follows from its name (`Table.create_id`, `Tournament.create_id`), so a name
-is as good as the id. The HTTP routes and the CLI commands resolve references here, and only
-here.
+A table's id follows from its name (`Table.create_id`), so a name is as good as the id. The
+HTTP routes and the CLI commands resolve table references here, and only here (tournaments:
+`infra.tournaments.tournament_id_of`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import uuid
 
 from domain.table_aggregate import Table
-from domain.tournament_aggregate import Tournament
 
 
 def table_id_of(ref: str) -> uuid.UUID:
@@ -20,10 +19,3 @@ def table_id_of(ref: str) -> uuid.UUID:
     except ValueError:
         return Table.create_id(ref)
 
-
-def tournament_id_of(ref: str) -> uuid.UUID:
-    """A tournament's id from its UUID or its name."""
-    try:
-        return uuid.UUID(ref)
-    except ValueError:
-        return Tournament.create_id(ref)

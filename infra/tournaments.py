@@ -1,44 +1,80 @@
-"""The tournament director: runs a Tournament aggregate's process over its tables.
+"""Tournaments through the store: the organiser's commands, the director, the shared view.
 
-Every tournament command is applied once (`TableService.apply_once`), then the table
-commands that mirror its events (`Tournament.table_orders`: seat, move, leave) are sent to
-the tables under command ids that follow from those events, so re-sending them is harmless.
+`Tournaments` is the organiser's application service (the HTTP routes and the CLI call it):
+create from a format, register (people and house bots), unregister, start (the seating
+draw), pause, resume, intervene; and the reads: `view` (the big screen: one JSON shape for
+`GET /tournaments/{id}` and `sabot tournament show --json`), `results`.
+
+Every tournament command is applied once (`TableService.apply_once`), then the table commands
+that mirror its events (`Tournament.table_orders`: seat, move, leave, adjust) are sent to the
+tables under command ids that follow from those events, so re-sending them is harmless.
 A banker who must move or leave first retires the bank (before the chips to move are read,
 so the bank moves with its owner).
 
-A round is played in steps: at each step every table that can play plays one coup (through
-`play`, which the caller provides: celery workers in `sabot demo`, in-process in tests);
-then the players who can no longer stake are recorded busted, with their chips at the start
-of that coup, and the tables are balanced. After the round's coups the round ends (the cut,
-if any), the tables are balanced again, and once one player is left the tournament finishes:
-prizes are awarded and the seating seed revealed.
+Seeds: a tournament has one master seed, the `--seed` given (demos, tests) or 32 bytes of
+the operating system's CSPRNG, sealed in the vault at creation; only its commitment is
+recorded. The seating seed and every shoe seed of its tables derive from it (HMAC), and the
+bots' choices too, so no seed ever travels in a message: a worker unseals it from the store.
+
+`Director.tick` takes one step of a running tournament and returns whether it acted. Each
+decision is derived from the recorded events alone (the round, its steps and their
+snapshots, the play-off waiting, the clock's recorded times), and each command id from the
+tournament's recorded position (`<id>/r<round>/k<step>/...`), so a director that dies at any
+point and its successor carry on exactly where it stopped. One director acts per tournament:
+it holds the lease (`infra.leases`) and its commands carry the lease's epoch.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
+import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import suppress
+from enum import StrEnum
+
+import msgspec
+from eventsourcing.utils import get_topic
 
 from domain import commands as c
 from domain.bots import playable
+from domain.coup import Side
+from domain.errors import OutOfTurn, RuleViolation
 from domain.shoe import commitment
 from domain.table import Phase, TableState
 from domain.table_aggregate import Table
 from domain.tournament import Bust, Move, TournamentSettings, TournamentState
 from domain.tournament_aggregate import TableOrder, Tournament
+from infra.autoplay import play_coups
 from infra.errors import SeedAlreadySealed
-from infra.service import Recorded, TableService
+from infra.leases import Leases
+from infra.service import Recorded, TableService, seeds_from
 
 ORGANISER = "@organiser"
+DIRECTOR = "@director"
+LEASE_SECONDS = 5.0
+PLAYOFF_STACK = 100  # a play-off coup's stacks, in minimum stakes
 
-# Play every (table id, coup to reach) given, returning once each table has got there.
-PlayTables = Callable[[Sequence[tuple[uuid.UUID, int]]], None]
+
+def tournament_id_of(ref: str) -> uuid.UUID:
+    """A tournament named in a path or on the command line: its UUID, or its name."""
+    try:
+        return uuid.UUID(ref)
+    except ValueError:
+        return Tournament.create_id(ref)
 
 
-class TournamentDirector:
+class Tournaments:
+    """The organiser's commands and the reads, over one `TableService`."""
+
     def __init__(self, service: TableService) -> None:
         self.service = service
+        self._masters: dict[uuid.UUID, bytes] = {}
+        fallback = service.seed_source
+        if not getattr(fallback, "tournaments", False):
+            service.seed_source = self._shoe_seeds(fallback)
 
     # --- reading ------------------------------------------------------------------
 
@@ -49,114 +85,132 @@ class TournamentDirector:
     def state(self, tournament_id: uuid.UUID) -> TournamentState:
         return self.tournament(tournament_id).state
 
-    def table_ids(self, tournament_id: uuid.UUID) -> dict[str, uuid.UUID]:
-        """The tournament's open tables, by name."""
-        return {name: Table.create_id(name) for name in self.state(tournament_id).tables}
+    def ids(self) -> list[uuid.UUID]:
+        """Every tournament of the store, oldest first."""
+        database = self.service.database
+        with database.transaction(write=False) as cursor:
+            rows = database.execute(
+                cursor, "SELECT originator_id FROM {stored_events} WHERE topic = ?"
+                " ORDER BY {nid}", (get_topic(Tournament.TournamentCreated),)).fetchall()
+        return [database.from_db_id(row["originator_id"]) for row in rows]
 
     def tables(self, tournament_id: uuid.UUID) -> dict[str, TableState]:
-        return {name: self.service.state(table_id)
-                for name, table_id in self.table_ids(tournament_id).items()}
+        """The tournament's open tables, by name."""
+        state = self.state(tournament_id)
+        return {name: self.service.state(Table.create_id(name)) for name in state.tables
+                if self.service.events_of(Table.create_id(name), lte=1)}
 
     def chips(self, tournament_id: uuid.UUID) -> dict[str, int]:
         """Each player in play's chips at their table, their bank included."""
         return {player: table.holding(player)
                 for table in self.tables(tournament_id).values() for player in table.players()}
 
-    # --- the process --------------------------------------------------------------
+    def view(self, tournament_id: uuid.UUID, now: float | None = None) -> TournamentView:
+        return view_of(self.tournament(tournament_id), self.tables(tournament_id),
+                       time.time() if now is None else now)
 
-    def create(self, name: str, settings: TournamentSettings, *, command_id: str) -> uuid.UUID:
+    def results(self, tournament_id: uuid.UUID) -> Results:
+        tournament = self.tournament(tournament_id)
+        state = tournament.state
+        finished = state.phase.value == "finished"
+        positions = [Position(player=r.player, position=r.position, tied=r.tied, prize=r.prize)
+                     for r in state.results()] if finished else [
+            Position(player=e.player, position=e.position, tied=e.tied, prize=e.prize or 0)
+            for e in sorted(state.entrants.values(), key=lambda e: e.position or 0)
+            if e.position is not None]
+        winners = [p.player for p in positions if p.position == 1] if finished else []
+        return Results(id=str(tournament.id), name=state.name, status=state.status.value,
+                       winner=winners[0] if len(winners) == 1 else None, winners=winners,
+                       prize_pool=state.pool, positions=positions)
+
+    # --- the organiser's commands ---------------------------------------------------
+
+    def create(self, name: str, settings: TournamentSettings, *, seed: bytes | None = None,
+               actor: str = ORGANISER, command_id: str) -> uuid.UUID:
+        """A new tournament; its master seed (the SHA-256 of `seed`, else 32 bytes from the
+        CSPRNG) sealed in the vault. A name already taken is refused."""
         tournament_id = Tournament.create_id(name)
-        if self.service.answered(command_id) is None:
-            tournament = Tournament(name=name, settings=settings.check(), actor=ORGANISER,
-                                    command_id=command_id)
-            self.service.record(tournament, command_id)
+        if self.service.answered(command_id) is not None:
+            return tournament_id
+        if self.service.events_of(tournament_id, lte=1):
+            raise RuleViolation(f"a tournament named {name!r} exists", rule="tournament-exists")
+        master = hashlib.sha256(seed).digest() if seed is not None else secrets.token_bytes(32)
+        tournament = Tournament(name=name, settings=settings.check(), actor=actor,
+                                command_id=command_id, master=commitment(master))
+        with suppress(SeedAlreadySealed):  # the same seed for another tournament
+            self.service.vault.store(commitment(master), master)
+        self.service.record(tournament, command_id)
         return tournament_id
 
-    def register(self, tournament_id: uuid.UUID, player: str, *, command_id: str) -> Recorded:
-        return self._apply(tournament_id, command_id, lambda t: t.register(
-            player=player, actor=ORGANISER, command_id=command_id))
+    def register(self, tournament_id: uuid.UUID, player: str, *, bot: bool = False,
+                 actor: str = ORGANISER, command_id: str) -> Recorded:
+        return self.apply(tournament_id, command_id, lambda t: t.register(
+            player=player, bot=bot, actor=actor, command_id=command_id))
 
-    def draw_seating(self, tournament_id: uuid.UUID, *, command_id: str) -> Recorded:
-        """Draw the seats from a secret seed kept sealed in the vault until the finish."""
-        seed = self._seed(tournament_id)
-        return self._apply(tournament_id, command_id, lambda t: t.draw_seating(
-            seed=seed, actor=ORGANISER, command_id=command_id))
+    def unregister(self, tournament_id: uuid.UUID, player: str, *, actor: str = ORGANISER,
+                   command_id: str) -> Recorded:
+        return self.apply(tournament_id, command_id, lambda t: t.unregister(
+            player=player, actor=actor, command_id=command_id))
 
-    def play_round(self, tournament_id: uuid.UUID, play: PlayTables, *, prefix: str,
-                   on_step: Callable[[], None] = lambda: None) -> None:
-        """Start a round, play its coups step by step, end it, and balance the tables."""
-        self._apply(tournament_id, f"{prefix}:start", lambda t: t.start_round(
-            actor=ORGANISER, command_id=f"{prefix}:start"))
-        settings = self.state(tournament_id).settings
-        for step in range(settings.coups_per_round):
-            if not self._step(tournament_id, play, f"{prefix}:{step}"):
-                break
-            on_step()
+    def start(self, tournament_id: uuid.UUID, *, actor: str = ORGANISER,
+              command_id: str) -> Recorded:
+        """Draw the seats from the seating seed: the director plays the rounds from here."""
+        seed = self.seating_seed(tournament_id)
+        return self.apply(tournament_id, command_id, lambda t: t.draw_seating(
+            seed=seed, actor=actor, command_id=command_id))
+
+    def pause(self, tournament_id: uuid.UUID, *, at: float | None = None,
+              actor: str = ORGANISER, command_id: str) -> Recorded:
+        when = time.time() if at is None else at
+        return self.apply(tournament_id, command_id, lambda t: t.pause(
+            at=when, actor=actor, command_id=command_id))
+
+    def resume(self, tournament_id: uuid.UUID, *, at: float | None = None,
+               actor: str = ORGANISER, command_id: str) -> Recorded:
+        when = time.time() if at is None else at
+        return self.apply(tournament_id, command_id, lambda t: t.resume(
+            at=when, actor=actor, command_id=command_id))
+
+    def intervene(self, tournament_id: uuid.UUID, kind: str, player: str, reason: str, *,
+                  delta: int = 0, table: str | None = None, actor: str = ORGANISER,
+                  command_id: str) -> Recorded:
+        """An organiser's intervention (`Tournament.intervene`), recorded with its reason
+        and the player's chips before and after."""
+        self.retire_bankers(tournament_id, {player}, command_id)
         chips = self.chips(tournament_id)
-        self._apply(tournament_id, f"{prefix}:end", lambda t: t.end_round(
-            chips=chips, actor=ORGANISER, command_id=f"{prefix}:end"))
-        self.balance(tournament_id, command_id=f"{prefix}:end:balance")
+        seed = self.seating_seed(tournament_id) if kind == "break-table" else None
+        return self.apply(tournament_id, command_id, lambda t: t.intervene(
+            kind, player, reason, chips, actor, command_id, delta=delta, table=table,
+            seed=seed))
 
-    def finish(self, tournament_id: uuid.UUID, *, command_id: str) -> Recorded:
-        """Award the prizes and reveal the seating seed; every table the tournament opened
-        ends its taille and reveals its shoe's seed, so that every card can be checked."""
-        seed = self._seed(tournament_id)
-        finished = self._apply(tournament_id, command_id, lambda t: t.finish(
-            seed=seed, actor=ORGANISER, command_id=command_id))
-        state = self.state(tournament_id)
-        for number in range(1, state.tables_opened + 1):
-            self._close(Table.create_id(state.table_name(number)), f"{command_id}:{number}")
-        return finished
+    def place_secret_bet(self, tournament_id: uuid.UUID, player: str, commitment: str, *,
+                         actor: str, command_id: str) -> Recorded:
+        """A player's secret bet on their table's next coup: only its commitment is kept."""
+        table = self.state(tournament_id).entrant(player).table or ""
+        at = self.service.state(Table.create_id(table))
+        if at.phase in (Phase.PLAYING, Phase.SETTLED):
+            raise OutOfTurn(f"the coup at {table} is being dealt", rule="betting-closed")
+        return self.apply(tournament_id, command_id, lambda t: t.place_secret_bet(
+            player, table, at.coup_number + 1, commitment, actor=actor, command_id=command_id))
 
-    def _close(self, table_id: uuid.UUID, command_id: str) -> None:
-        table = self.service.state(table_id)
-        if table.phase in (Phase.BETTING, Phase.NO_BANK):
-            self.service.execute(table_id, c.EndTaille(command_id=f"{command_id}:end",
-                                                       actor=ORGANISER))
-        if self.service.state(table_id).phase is Phase.TAILLE_OVER:
-            self.service.execute(table_id, c.RevealSeed(command_id=f"{command_id}:reveal",
-                                                        actor=ORGANISER))
+    def reveal_secret_bet(self, tournament_id: uuid.UUID, player: str, spot: str, amount: int,
+                          nonce: str, *, actor: str, command_id: str) -> Recorded:
+        """Reveal a secret bet once its coup's cards are dealt; it is paid at the table."""
+        bet = self.state(tournament_id).secret_bet_of(player)
+        settled = [e for e in self.service.events_of(Table.create_id(bet.table))
+                   if isinstance(e, Table.CoupSettled) and e.coup == bet.coup]
+        if not settled:
+            raise OutOfTurn(f"coup {bet.coup} at {bet.table} is not dealt yet",
+                            rule="secret-bet-not-dealt")
+        outcome = settled[0].outcomes[Side.PUNTER]
+        return self.apply(tournament_id, command_id, lambda t: t.reveal_secret_bet(
+            player, spot, amount, nonce, outcome, actor=actor, command_id=command_id))
 
-    def balance(self, tournament_id: uuid.UUID, *, command_id: str) -> Recorded:
-        """Break and move as the tournament's plan says; moving bankers retire first."""
-        seed = self._seed(tournament_id)
-        plan = self.state(tournament_id).balancing_plan(seed)
-        movers = {m.player for m in plan if isinstance(m, Move)}
-        movers |= {p for b in plan if not isinstance(b, Move) for p in b.players}
-        for name, table in self.tables(tournament_id).items():
-            if table.banker in movers:
-                self._retire(Table.create_id(name), table.banker, f"{command_id}:{name}")
-        chips = self.chips(tournament_id)
-        return self._apply(tournament_id, command_id, lambda t: t.balance(
-            seed=seed, chips=chips, actor=ORGANISER, command_id=command_id))
+    # --- applying and mirroring on the tables --------------------------------------
 
-    def _step(self, tournament_id: uuid.UUID, play: PlayTables, label: str) -> bool:
-        """Every table that can play plays one coup; the busted are recorded; balance."""
-        before = self.tables(tournament_id)
-        targets = [(Table.create_id(name), table.coup_number + 1)
-                   for name, table in before.items() if playable(table)]
-        if not targets:
-            return False
-        play(targets)
-        minimum = self.state(tournament_id).settings.min_stake
-        for name, table in self.tables(tournament_id).items():
-            was = before[name]
-            busted = [Bust(player=p, chips=was.holding(p) if p in was.players() else 0)
-                      for p in table.players() if table.holding(p) < minimum]
-            if busted and table.coup_number > was.coup_number:
-                self._bust(tournament_id, name, table.coup_number, busted, f"{label}:bust:{name}")
-        self.balance(tournament_id, command_id=f"{label}:balance")
-        return True
-
-    def _bust(self, tournament_id: uuid.UUID, table: str, coup: int, busted: list[Bust],
-              command_id: str) -> None:
-        self._apply(tournament_id, command_id, lambda t: t.record_bust_outs(
-            table=table, coup=coup, busted=busted, actor=ORGANISER, command_id=command_id))
-
-    # --- mirroring on the tables ----------------------------------------------------
-
-    def _apply(self, tournament_id: uuid.UUID, command_id: str,
-               decide: Callable[[Tournament], object]) -> Recorded:
+    def apply(self, tournament_id: uuid.UUID, command_id: str,
+              decide: Callable[[Tournament], object]) -> Recorded:
+        """Apply a tournament command once, then send the table commands its events need."""
         recorded = self.service.apply_once(tournament_id, "tournament", command_id, decide)
         tournament = self.tournament(tournament_id)
         first = recorded.version - len(recorded.events)
@@ -164,6 +218,14 @@ class TournamentDirector:
             for order in tournament.table_orders(event):
                 self._send(tournament, order)
         return recorded
+
+    def resend(self, tournament_id: uuid.UUID) -> None:
+        """Send the table commands of every recorded event again (each applies once): after a
+        director died between a tournament command and its table commands."""
+        tournament = self.tournament(tournament_id)
+        for event in self.service.events_of(tournament_id):
+            for order in tournament.table_orders(event):
+                self._send(tournament, order)
 
     def _send(self, tournament: Tournament, order: TableOrder) -> None:
         table_id = Table.create_id(order.table)
@@ -173,20 +235,303 @@ class TournamentDirector:
                                     tournament=tournament.state.name, actor=ORGANISER)
         command = order.command
         if isinstance(command, c.LeaveTable):
-            self._retire(table_id, command.player, command.command_id)
+            self.retire(table_id, command.player, command.command_id)
         self.service.execute(table_id, command)
 
-    def _retire(self, table_id: uuid.UUID, player: str, command_id: str) -> None:
+    def retire(self, table_id: uuid.UUID, player: str, command_id: str) -> None:
         if self.service.state(table_id).banker == player:
             self.service.execute(table_id, c.RetireBank(command_id=f"{command_id}/retire",
                                                         actor=ORGANISER, player=player))
 
-    def _seed(self, tournament_id: uuid.UUID) -> bytes:
-        """The seating seed: drawn and sealed in the vault at the draw, unsealed after."""
-        seating = self.state(tournament_id).seating
-        if seating is not None:
-            return self.service.vault.unseal(seating.commitment)
-        seed = self.service.seed_source(tournament_id, 0)
-        with suppress(SeedAlreadySealed):  # a retried draw drew the same seed
-            self.service.vault.store(commitment(seed), seed)
+    def retire_bankers(self, tournament_id: uuid.UUID, players: set[str],
+                       command_id: str) -> None:
+        """Players about to move or leave give up the bank first."""
+        for name, table in self.tables(tournament_id).items():
+            if table.banker in players:
+                self.retire(Table.create_id(name), table.banker, f"{command_id}:{name}")
+
+    # --- seeds ----------------------------------------------------------------------
+
+    def master(self, tournament_id: uuid.UUID) -> bytes:
+        """The master seed, unsealed from the vault."""
+        if tournament_id not in self._masters:
+            sealed = self.tournament(tournament_id).master
+            self._masters[tournament_id] = self.service.vault.unseal(sealed)
+        return self._masters[tournament_id]
+
+    def seating_seed(self, tournament_id: uuid.UUID) -> bytes:
+        return hmac.new(self.master(tournament_id), b"seating", hashlib.sha256).digest()
+
+    def _shoe_seeds(self, fallback: Callable[[uuid.UUID, int], bytes]
+                    ) -> Callable[[uuid.UUID, int], bytes]:
+        """Shoe seeds: a tournament table's from its master seed, any other's from
+        `fallback`."""
+
+        def seed(table_id: uuid.UUID, taille: int) -> bytes:
+            name = self.service.table(table_id).tournament
+            if name is None:
+                return fallback(table_id, taille)
+            return seeds_from(self.master(Tournament.create_id(name)))(table_id, taille)
+
+        seed.tournaments = True  # type: ignore[attr-defined]
         return seed
+
+
+class Tick(StrEnum):
+    ACTED = "acted"  # took a step; call again
+    WAITING = "waiting"  # the clock, a pause, registration, or another director's lease
+    FINISHED = "finished"
+
+
+class Director:
+    """Runs tournaments one step at a time, from what the store recorded."""
+
+    def __init__(self, service: TableService, holder: str | None = None,
+                 clock: Callable[[], float] = time.time,
+                 lease_seconds: float = LEASE_SECONDS) -> None:
+        self.tournaments = Tournaments(service)
+        self.service = service
+        self.holder = holder or f"director-{uuid.uuid4()}"
+        self.clock = clock
+        self.lease_seconds = lease_seconds
+        self.leases = Leases(service.database)
+        self._unsure: set[uuid.UUID] = set()  # a tick failed: table commands may be missing
+
+    def run(self, tournament_id: uuid.UUID, *, on_tick: Callable[[], object] = lambda: None,
+            idle: float = 0.05) -> None:
+        """Direct a tournament until it finishes (tests, demos); waits out clocks and pauses."""
+        while (tick := self.tick(tournament_id)) is not Tick.FINISHED:
+            on_tick()
+            if tick is Tick.WAITING:
+                time.sleep(idle)
+
+    def tick(self, tournament_id: uuid.UUID) -> Tick:
+        """One step; a director taking over (or retrying after a failure) first sends the
+        table commands of every recorded event again, in case its predecessor died between a
+        tournament command and them."""
+        epoch = self._lease(tournament_id)
+        if epoch is None:
+            return Tick.WAITING
+        state = self.tournaments.state(tournament_id)
+        if state.epoch < epoch:
+            self._do(tournament_id, f"{tournament_id}/epoch/{epoch}", lambda t: t.appoint(
+                epoch=epoch, actor=DIRECTOR, command_id=f"{tournament_id}/epoch/{epoch}"))
+            self._unsure.add(tournament_id)
+        try:
+            if tournament_id in self._unsure:
+                self.tournaments.resend(tournament_id)
+                self._unsure.discard(tournament_id)
+            return self._step(tournament_id, epoch)
+        except Exception:
+            self._unsure.add(tournament_id)
+            raise
+
+    def _step(self, tournament_id: uuid.UUID, epoch: int) -> Tick:
+        now = self.clock()
+        state = self.tournaments.state(tournament_id)
+        if state.phase.value == "finished":
+            return Tick.FINISHED
+        if state.phase.value == "registration" or state.paused:
+            return Tick.WAITING
+        here = f"{tournament_id}/r{state.round}"
+        if state.decided:
+            self._finish(tournament_id, epoch)
+        elif state.playoff is not None:
+            self._playoff(tournament_id, state, epoch)
+        elif state.phase.value in ("seated", "between-rounds"):
+            cid = f"{tournament_id}/r{state.round + 1}/start"
+            self._do(tournament_id, cid, lambda t: t.start_round(
+                actor=DIRECTOR, command_id=cid, at=now, epoch=epoch))
+        elif state.step is not None:
+            self._play_step(tournament_id, state, epoch)
+        elif state.round_over(now) or self._stuck(tournament_id, state):
+            chips = self.tournaments.chips(tournament_id)
+            self._do(tournament_id, f"{here}/end", lambda t: t.end_round(
+                chips=chips, actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
+            self._balance(tournament_id, f"{here}/end/balance", epoch)
+        else:
+            tables = self.tournaments.tables(tournament_id)
+            coups = {name: table.coup_number for name, table in tables.items()}
+            chips = self.tournaments.chips(tournament_id)
+            cid = f"{here}/k{state.steps + 1}/start"
+            self._do(tournament_id, cid, lambda t: t.start_step(
+                coups=coups, chips=chips, actor=DIRECTOR, command_id=cid, epoch=epoch))
+        return Tick.ACTED
+
+    def _lease(self, tournament_id: uuid.UUID) -> int | None:
+        return self.leases.acquire(tournament_id, self.holder, time.time(), self.lease_seconds)
+
+    def _do(self, tournament_id: uuid.UUID, command_id: str,
+            decide: Callable[[Tournament], object]) -> Recorded:
+        return self.tournaments.apply(tournament_id, command_id, decide)
+
+    def _stuck(self, tournament_id: uuid.UUID, state: TournamentState) -> bool:
+        """No table can play a coup and nobody is to be put out: the round can only end."""
+        tables = self.tournaments.tables(tournament_id).values()
+        minimum = state.limits.min_stake
+        return not any(playable(table) for table in tables) and all(
+            table.holding(p) >= minimum for table in tables for p in table.players())
+
+    def _play_step(self, tournament_id: uuid.UUID, state: TournamentState, epoch: int) -> None:
+        """Every table of the step plays to the coup after the one it had closed at the step's
+        start; then the players who cannot cover the round's minimum are out, with their
+        chips at the step's start; the tables are balanced; the step ends."""
+        step = state.step
+        assert step is not None
+        here = f"{tournament_id}/r{state.round}/k{step.number}"
+        master = self.tournaments.master(tournament_id)
+        for name, coups in step.coups.items():
+            if self._lease(tournament_id) != epoch:  # lost the lease: the successor plays on
+                raise OutOfTurn("this director's lease has passed on", rule="stale-epoch")
+            if name in state.tables:
+                play_coups(self.service, Table.create_id(name), master, "bots", coups + 1)
+        minimum = state.limits.min_stake
+        for name, table in self.tournaments.tables(tournament_id).items():
+            busted = [Bust(player=p, chips=max(1, step.chips.get(p, table.holding(p))))
+                      for p in table.players() if table.holding(p) < minimum]
+            if busted:
+                self._bust(tournament_id, name, table.coup_number, busted,
+                           f"{here}/bust/{name}", epoch)
+        self._balance(tournament_id, f"{here}/balance", epoch)
+        self._do(tournament_id, f"{here}/end", lambda t: t.end_step(
+            actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
+
+    def _bust(self, tournament_id: uuid.UUID, table: str, coup: int, busted: list[Bust],
+              command_id: str, epoch: int) -> None:
+        self._do(tournament_id, command_id, lambda t: t.record_bust_outs(
+            table=table, coup=coup, busted=busted, actor=DIRECTOR, command_id=command_id,
+            epoch=epoch))
+
+    def _balance(self, tournament_id: uuid.UUID, command_id: str, epoch: int) -> None:
+        """Break and move as the tournament's plan says; moving bankers retire first."""
+        seed = self.tournaments.seating_seed(tournament_id)
+        plan = self.tournaments.state(tournament_id).balancing_plan(seed)
+        movers = {m.player for m in plan if isinstance(m, Move)}
+        movers |= {p for b in plan if not isinstance(b, Move) for p in b.players}
+        self.tournaments.retire_bankers(tournament_id, movers, command_id)
+        chips = self.tournaments.chips(tournament_id)
+        self._do(tournament_id, command_id, lambda t: t.balance(
+            seed=seed, chips=chips, actor=DIRECTOR, command_id=command_id, epoch=epoch))
+
+    def _playoff(self, tournament_id: uuid.UUID, state: TournamentState, epoch: int) -> None:
+        """The tied players sit at a play-off table with equal stacks and play one coup; the
+        chips they end it with settle the tie (a tie again: another play-off)."""
+        playoff = state.playoff
+        assert playoff is not None
+        number = state.playoffs + 1
+        here = f"{tournament_id}/r{state.round}/playoff{number}"
+        name = f"{state.name}-playoff-{state.round}-{number}"
+        table_id = Table.create_id(name)
+        stack = PLAYOFF_STACK * state.limits.min_stake
+        if not self.service.events_of(table_id, lte=1):
+            self.service.open_table(name, state.settings.table_settings(),
+                                    command_id=f"{here}/open", tournament=state.name,
+                                    actor=DIRECTOR)
+        for player in playoff.players:
+            self.service.execute(table_id, c.SeatPlayer(
+                command_id=f"{here}/seat/{player}", actor=DIRECTOR, player=player, chips=stack))
+        play_coups(self.service, table_id, self.tournaments.master(tournament_id), "bots", 1)
+        table = self.service.state(table_id)
+        chips = {player: table.holding(player) for player in playoff.players}
+        close(self.service, table_id, f"{here}/close")
+        self._do(tournament_id, here, lambda t: t.settle_playoff(
+            table=name, chips=chips, actor=DIRECTOR, command_id=here, epoch=epoch))
+        self._balance(tournament_id, f"{here}/balance", epoch)
+
+    def _finish(self, tournament_id: uuid.UUID, epoch: int) -> None:
+        """Award the prizes and reveal the seating seed; every table the tournament opened
+        ends its taille and reveals its shoe's seed, so that every card can be checked."""
+        seed = self.tournaments.seating_seed(tournament_id)
+        cid = f"{tournament_id}/finish"
+        self._do(tournament_id, cid, lambda t: t.finish(
+            seed=seed, actor=DIRECTOR, command_id=cid, epoch=epoch))
+        state = self.tournaments.state(tournament_id)
+        for number in range(1, state.tables_opened + 1):
+            close(self.service, Table.create_id(state.table_name(number)), f"{cid}:{number}")
+
+
+def close(service: TableService, table_id: uuid.UUID, command_id: str) -> None:
+    """End a table's taille and reveal its shoe's seed."""
+    table = service.state(table_id)
+    if table.phase in (Phase.BETTING, Phase.NO_BANK):
+        service.execute(table_id, c.EndTaille(command_id=f"{command_id}:end", actor=DIRECTOR))
+    if service.state(table_id).phase is Phase.TAILLE_OVER:
+        service.execute(table_id, c.RevealSeed(command_id=f"{command_id}:reveal",
+                                               actor=DIRECTOR))
+
+
+# --- the shared view -----------------------------------------------------------------
+
+
+class SeatLine(msgspec.Struct, frozen=True):
+    player: str
+    chips: int
+    bot: bool
+
+
+class TableLine(msgspec.Struct, frozen=True):
+    name: str
+    players: list[SeatLine]
+
+
+class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
+    """A tournament as the big screen shows it (`GET /tournaments/{id}`)."""
+
+    id: str
+    name: str
+    variant: str
+    status: str  # registering, running, paused, finished
+    stage: str
+    round: int
+    coups_left: int | None
+    seconds_left: float | None
+    min_stake: int
+    max_stake: int
+    entrants: int
+    players_left: int
+    average_stack: int
+    prize_pool: int
+    next_cut: int | None
+    playoff: list[str]
+    winner: str | None
+    tables: list[TableLine]
+
+
+class Position(msgspec.Struct, frozen=True):
+    player: str
+    position: int
+    tied: int
+    prize: int
+
+
+class Results(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    name: str
+    status: str
+    winner: str | None
+    winners: list[str]
+    prize_pool: int
+    positions: list[Position]
+
+
+def view_of(tournament: Tournament, tables: dict[str, TableState], now: float) -> TournamentView:
+    state = tournament.state
+    chips = {p: t.holding(p) for t in tables.values() for p in t.players()}
+    winners = [r.player for r in state.results() if r.position == 1]
+    finished = state.status.value == "finished"
+    left = winners if finished else state.in_play() if state.seating else list(state.entrants)
+    stacks = [chips.get(p, state.entrants[p].chips or state.settings.starting_chips)
+              for p in left]
+    lines = [TableLine(name=name, players=[
+        SeatLine(player=e.player, chips=chips.get(e.player, e.chips), bot=e.bot)
+        for e in state.seated_at(name)]) for name in state.tables]
+    return TournamentView(
+        id=str(tournament.id), name=state.name, variant=state.settings.variant.value,
+        status=state.status.value, stage=state.current.name, round=state.round,
+        coups_left=state.coups_left(), seconds_left=state.seconds_left(now),
+        min_stake=state.limits.min_stake, max_stake=state.limits.max_stake,
+        entrants=state.entries, players_left=len(left),
+        average_stack=sum(stacks) // len(stacks) if stacks else 0, prize_pool=state.pool,
+        next_cut=state.next_cut(), playoff=state.playoff.players if state.playoff else [],
+        winner=winners[0] if finished and len(winners) == 1 else None,
+        tables=lines)

@@ -13,6 +13,12 @@ is the largest of the tables'.
 
 Ranking: more chips ranks first; equal chips share a rank and the next rank skips (1, 1, 3:
 standard competition ranking); players of equal rank are listed by player id.
+
+A tournament's standings (`tournament_standings`) are the one order the API, the CLI and the
+page show: the players still in by chips (the earlier drawn first on a tie), then the players
+out, by their finishing positions (those out but not yet placed, while late registration is
+open, by how long they lasted); once the tournament is finished, its official positions and
+prizes, the winner first: the results' order.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from uuid import UUID
 import msgspec
 
 from domain.table_aggregate import Table
+from domain.tournament import Status, TournamentState
 from infra.database import Database
 from projections.table_fold import Before, Folded, TableFoldView, holdings_of
 from projections.view import Event
@@ -47,6 +54,9 @@ class Standing(msgspec.Struct, frozen=True):
     coups: int
     biggest_win: int
     tables: list[str]
+    status: str = ""  # in a tournament: registered, seated, out, placed
+    position: int | None = None  # the finishing position, once given
+    prize: int | None = None
 
 
 class StandingsView(TableFoldView[StandingsMemo]):
@@ -126,9 +136,44 @@ def ranked(totals: dict[str, _Total]) -> list[Standing]:
     ]
 
 
+def tournament_standings(database: Database, state: TournamentState) -> list[Standing]:
+    """A tournament's standings: in play by chips, then out by finishing position."""
+    stats = {row.player: row for row in standings(database, tournament=state.name)}
+    entrants = state.entrants
+    in_play = sorted((e for e in entrants.values()
+                      if e.status in (Status.SEATED, Status.REGISTERED)),
+                     key=lambda e: (-_chips(stats, e.player, e.chips), e.draw_rank or 0))
+    waiting = [bust.player for exit_ in reversed(state.exits)
+               for bust in sorted(exit_.players, key=lambda b: -b.chips)]
+    placed = sorted((e for e in entrants.values() if e.position is not None),
+                    key=lambda e: (e.position or 0, e.draw_rank or 0))
+    rows: list[Standing] = []
+    for entrant in [*in_play, *(entrants[p] for p in waiting), *placed]:
+        chips = _chips(stats, entrant.player, entrant.chips) if entrant in in_play else (
+            stats[entrant.player].chips if entrant.player in stats else 0)
+        if entrant.position is not None:
+            rank = entrant.position
+        elif entrant in in_play:
+            rank = 1 + sum(1 for e in in_play
+                           if _chips(stats, e.player, e.chips) > chips)
+        else:
+            rank = len(rows) + 1
+        found = stats.get(entrant.player)
+        rows.append(Standing(rank, entrant.player, chips, found.coups if found else 0,
+                             found.biggest_win if found else 0, found.tables if found else [],
+                             status=entrant.status.value, position=entrant.position,
+                             prize=entrant.prize))
+    return rows
+
+
+def _chips(stats: dict[str, Standing], player: str, recorded: int) -> int:
+    found = stats.get(player)
+    return found.chips if found is not None else recorded
+
+
 def standings(database: Database, *, tournament: str | None = None,
               table_id: UUID | None = None) -> list[Standing]:
-    """The standings of a tournament, or of one table."""
+    """The standings of a tournament's tables (by chips), or of one table."""
     where, key = ("tournament", tournament) if table_id is None else ("table_id", str(table_id))
     with database.transaction(write=False) as cursor:
         rows = database.execute(

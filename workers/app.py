@@ -40,7 +40,6 @@ QUEUE = "sabot"
 EXPIRE_DECISION = "sabot.expire_decision"
 VERIFY_STORE = "sabot.verify_store"
 REPLAY_DISPUTE = "sabot.replay_dispute"
-PLAY_TABLE = "sabot.play_table"
 AUDIT_EVERY = 3600.0
 VISIBILITY_TIMEOUT = 300
 EMBEDDED_POLLING = 0.1  # seconds between two looks at the embedded broker's folder
@@ -84,8 +83,7 @@ def make_app(broker_url: str | None = None, *, home: Path = HOME, queue: str = Q
              database_url: str | None = None, audit_every: float = AUDIT_EVERY) -> Celery:
     """A Celery app on `broker_url` (None: `$SABOT_BROKER_URL`, else the embedded broker)."""
     broker = broker_url if broker_url is not None else os.environ.get("SABOT_BROKER_URL", "")
-    app = Celery("sabot", include=["workers.deadlines", "workers.audits", "workers.disputes",
-                                   "workers.tables"])
+    app = Celery("sabot", include=["workers.deadlines", "workers.audits", "workers.disputes"])
     app.conf.update(
         broker_config(broker, home),
         broker_connection_retry_on_startup=True,

@@ -1,27 +1,45 @@
-"""`sabot audit verify`: check that no stored event was altered, removed, added or moved.
+"""`sabot audit verify | checkpoint | witness`: check the record, sign its tree head, co-sign it.
 
-Exit codes: 0 the chain is intact; 1 it is broken (the first broken event is named);
-2 the store cannot be read (bad URL, no database).
+`verify` exit codes: 0 the record is intact; 1 something differs (each discrepancy is named:
+stream, version, notification, what differs); 2 the store cannot be read or an option is
+wrong. It checks, by default: every link of the hash chain, the signatures (after the latest
+checkpoint; `--all-signatures`: every one), the Merkle tree against every checkpoint of the
+checkpoint file and their consistency, then re-deals every revealed shoe, opens every vault
+seal, replays every snapshotted aggregate, checks the command log against the events and
+rebuilds every projection in memory (`infra.audit_checks`). `--since SIZE` starts from the
+checkpoint of that size (incremental, with a consistency proof to the store's tree).
 
-With an intact chain it also re-deals every revealed shoe (`infra.shoe_audit`): a card
-that is not the one the shoe held fails the audit (exit 1); tailles whose seed is not
-revealed yet are listed as pending, which is not a failure. With `--snapshots` it also
-rebuilds every snapshotted aggregate from its events and compares (`infra.audit_snapshots`).
+`checkpoint` signs and appends the store's tree head now (e.g. at a round's end).
+`witness --key PATH` co-signs the latest checkpoint after checking it extends the last one
+this witness co-signed.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from api.commands._common import add_database
 from infra.audit import AuditCheck, AuditReport, parse_anchor, verify
-from infra.audit_snapshots import snapshots_match_events
-from infra.errors import StoreError
+from infra.audit_checks import complete_checks
+from infra.checkpoints import (
+    WitnessRefusal,
+    append_line,
+    checkpoint_path,
+    checkpoints,
+    read_lines,
+    witness,
+    write_checkpoint,
+)
+from infra.errors import SettingsError, StoreError
 from infra.settings import redact_url, resolve_database_url
 from infra.shoe_audit import ShoeAudit
+from infra.signing import load_key
+from infra.store import open_store
 
 
 def register(subparsers: Any) -> None:
@@ -29,9 +47,11 @@ def register(subparsers: Any) -> None:
     actions = parser.add_subparsers(dest="audit_action", required=True, metavar="ACTION")
     check = actions.add_parser(
         "verify",
-        help="recompute the hash chain of every stored event",
-        description="Recompute the per-stream and global hash chains from the stored events "
-        "and compare them with the recorded chain. Exit 0 when intact, 1 when broken.",
+        help="check the chain, signatures, checkpoints, shoes, vault, snapshots and views",
+        description="Recompute the hash chains and the Merkle tree from the stored events, "
+        "check the signatures and the checkpoints kept outside the database, then re-deal "
+        "shoes, open vault seals, replay snapshotted aggregates, check the command log and "
+        "rebuild the projections. Exit 0 when intact, 1 when anything differs.",
     )
     check.add_argument("--database", metavar="URL", help="default: $SABOT_DATABASE_URL")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -42,42 +62,84 @@ def register(subparsers: Any) -> None:
         metavar="ID:DIGEST",
         help="a global digest published earlier (repeatable): the chain must still match it",
     )
-    check.add_argument(
-        "--snapshots",
-        action="store_true",
-        help="also rebuild every snapshotted aggregate from its events and compare",
-    )
+    check.add_argument("--snapshots", action="store_true",
+                       help="(always on now) rebuild every snapshotted aggregate and compare")
+    check.add_argument("--checkpoints", metavar="PATH", type=Path,
+                       help="the checkpoint file (default: beside the store, or "
+                            "$SABOT_CHECKPOINTS)")
+    check.add_argument("--public-key", action="append", default=[], metavar="HEX",
+                       help="a trusted signing key (repeatable; default: the store's key file, "
+                            "else the checkpoint file's key)")
+    check.add_argument("--all-signatures", action="store_true",
+                       help="verify every transaction's signature, also those a matching "
+                            "checkpoint covers")
+    check.add_argument("--since", metavar="SIZE", type=int,
+                       help="verify incrementally from the checkpoint of SIZE events")
     check.set_defaults(handler=run)
+
+    write = actions.add_parser("checkpoint", help="sign the store's tree head now and append "
+                               "it to the checkpoint file")
+    add_database(write)
+    write.set_defaults(handler=run_checkpoint)
+
+    witness = actions.add_parser(
+        "witness", help="co-sign the latest checkpoint with a witness key",
+        description="Check that the latest checkpoint is signed and extends the last one this "
+        "witness co-signed (a consistency proof over the store's events), then append the "
+        "witness's co-signature to the checkpoint file.")
+    witness.add_argument("--key", metavar="PATH", type=Path, required=True,
+                         help="the witness's private key (`sabot keys create --out PATH`)")
+    witness.add_argument("--checkpoints", metavar="PATH", type=Path,
+                         help="the checkpoint file (default: beside the store)")
+    witness.add_argument("--public-key", metavar="HEX",
+                         help="the operator's public key the checkpoint must be signed with")
+    add_database(witness)
+    witness.set_defaults(handler=run_witness)
 
 
 def run(args: argparse.Namespace) -> int:
     url = resolve_database_url(args.database)
     try:
         anchors = dict(parse_anchor(text) for text in args.anchor)
+        keys = [bytes.fromhex(text) for text in args.public_key]
+        lines = checkpoints(read_lines(args.checkpoints)) if args.checkpoints else None
         shoes = ShoeAudit()
-        checks: list[AuditCheck] = [shoes, *([snapshots_match_events] if args.snapshots else [])]
-        report = verify(url, anchors=anchors, extra_checks=checks)
-    except (StoreError, ValueError) as error:
+        checks: list[AuditCheck] = [shoes, *complete_checks()]
+        report = verify(url, anchors=anchors, extra_checks=checks, checkpoint_lines=lines,
+                        trusted_keys=keys or None, all_signatures=args.all_signatures,
+                        since=args.since)
+    except (StoreError, ValueError, SettingsError) as error:
         print(f"sabot: {error}", file=sys.stderr)
         return 2
     if args.json:
         body = {**msgspec.to_builtins(report), "shoes": msgspec.to_builtins(shoes.result)}
         sys.stdout.write(msgspec.json.encode(body).decode() + "\n")
     else:
-        lines = describe(report, redact_url(url)).splitlines()
+        lines_out = describe(report, redact_url(url)).splitlines()
         if report.first_break is None:
-            lines[-1:-1] = shoes.summary()
-        print("\n".join(lines))
+            lines_out[-1:-1] = shoes.summary()
+        print("\n".join(lines_out))
     return 0 if report.ok else 1
 
 
 def describe(report: AuditReport, url: str) -> str:
     lines = [f"store:   {url}"]
-    lines.append(f"events:  {report.events} verified in {report.seconds:.2f}s")
+    rate = report.events / report.seconds if report.seconds else 0
+    lines.append(f"events:  {report.events} verified in {report.seconds:.2f}s "
+                 f"({rate:,.0f}/s)" + (f", from checkpoint {report.since}"
+                                        if report.since is not None else ""))
     lines.append(f"streams: {report.streams}")
     if report.head_notification_id is not None:
         label = "head:   " if report.first_break is None else "last good:"
         lines.append(f"{label} {report.head_notification_id}:{report.head_digest}")
+    if report.trust:
+        lines.append(f"tree:    {report.tree_size} leaves, root {report.tree_root}")
+        lines.append(f"signed:  {report.signatures} signatures verified, {report.covered} "
+                     f"covered by checkpoints; keys {', '.join(report.keys) or 'none'} "
+                     f"(trusted: {report.trust})")
+        lines.append(f"checkpoints: {report.checkpoints} matched"
+                     + (f"; consistency proof of {report.proof} hashes"
+                        if report.proof is not None else ""))
     if report.first_break is not None:
         broken = report.first_break
         lines.append(f"BROKEN:  {broken.problem} at {broken.where()}")
@@ -87,3 +149,36 @@ def describe(report: AuditReport, url: str) -> str:
         lines.append(f"         {finding.detail}")
     lines.append("intact" if report.ok else "the store is NOT intact")
     return "\n".join(lines)
+
+
+def run_checkpoint(args: argparse.Namespace) -> int:
+    url = resolve_database_url(args.database)
+    with open_store(url, create=False) as store:
+        checkpoint = write_checkpoint(store)
+        path = checkpoint_path(store.database)
+    if checkpoint is None:
+        print(f"no new checkpoint: {path or 'an in-memory store has no file'} already holds "
+              "the store's size")
+        return 0
+    print(f"checkpoint: {checkpoint.fingerprint()} (head {checkpoint.head}) -> {path}")
+    return 0
+
+
+def run_witness(args: argparse.Namespace) -> int:
+    url = resolve_database_url(args.database)
+    try:
+        signer = load_key(args.key)
+        with open_store(url, create=False) as store:
+            path = args.checkpoints or checkpoint_path(store.database)
+            if path is None:
+                raise WitnessRefusal("an in-memory store has no checkpoint file")
+            trusted = bytes.fromhex(args.public_key) if args.public_key else None
+            cosignature = witness(store.database, read_lines(path), signer, trusted)
+            append_line(path, cosignature)
+    except (StoreError, ValueError) as error:
+        print(f"sabot: {error}", file=sys.stderr)
+        return 1 if isinstance(error, WitnessRefusal) else 2
+    print(f"co-signed: checkpoint of {cosignature.size} events, root {cosignature.root[:16]}… "
+          f"by witness {cosignature.witness}")
+    return 0
+

@@ -1,10 +1,12 @@
 """`sabot demo`: a whole tournament played by bots, through the store, workers and projections.
 
-It creates a tournament, registers the players, draws the seats, and plays rounds: at each
-step a celery worker (started here, on the embedded broker unless `--broker` names one)
-plays one coup at every table, and the director records the bust-outs and balances the
-tables; after each round the cut sends the best on, down to one final table and a winner.
-The standings are read from the projections; the chip accounting must add up exactly.
+A client of the organiser's service (`infra.tournaments.Tournaments`), as `sabot tournament`
+is: it creates a tournament from `--preset` (its common fields from the flags given), or from
+the flags alone (a freeze-out cut to one table's worth after every round), registers house
+bots, starts it, then follows it while a celery worker started here (on the embedded broker
+unless `--broker` names one) directs it: the worker's director plays every step and records
+the bust-outs, the balancing, the cuts and the prizes. The standings are read from the
+projections; the chip accounting must add up exactly.
 """
 
 from __future__ import annotations
@@ -12,36 +14,34 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import subprocess
-import sys
 import time
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from typing import Any
 
 import msgspec
 
 from api.commands._common import add_database, add_seed, progress, seed_or_random
 from api.commands._views import views
+from api.commands.worker import running_worker
 from domain.errors import RuleViolation
+from domain.presets import PRESETS, preset
 from domain.settings import Variant
-from domain.table import Phase
 from domain.table_aggregate import Table
-from domain.tournament import TournamentSettings
-from infra.service import TableService, seeds_from
+from domain.tournament import TournamentSettings, TournamentState, TournamentStatus
+from infra.service import TableService
 from infra.settings import HOME, absolute_database_url, resolve_database_url
 from infra.store import open_service
-from infra.tournaments import TournamentDirector
+from infra.tournaments import Tournaments
 from projections.standings import standings
-from workers.app import PLAY_TABLE, make_app
 
-STEP_TIMEOUT = 300.0  # seconds a step may take before the workers are deemed absent
+STEP_TIMEOUT = 120.0  # seconds without a step recorded before the workers are deemed absent
 PRIZES = (5000, 3000, 2000)  # basis points of the pool: 50%, 30%, 20%
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("demo", help="a whole bot tournament, start to finish")
+    parser.add_argument("--preset", choices=list(PRESETS),
+                        help="a preset format (default: a freeze-out from the flags)")
     parser.add_argument("--variant", choices=[v.value for v in Variant],
                         default=Variant.CHEMIN_DE_FER.value)
     parser.add_argument("--tables", type=int, default=4, help="tables at the start (1 to 16)")
@@ -62,27 +62,16 @@ def run(args: argparse.Namespace) -> int:
     master = seed_or_random(args.seed)
     database = absolute_database_url(resolve_database_url(args.database))
     broker = args.broker if args.broker is not None else os.environ.get("SABOT_BROKER_URL", "")
-    name = args.name or f"demo-{args.variant}-{master.hex()[:12]}"
-    service = open_service(TableService, database)
-    service.seed_source = seeds_from(master)
-    director = TournamentDirector(service)
-    tournament_id = director.create(name, settings, command_id=f"{name}:create")
+    name = args.name or f"demo-{args.preset or args.variant}-{master.hex()[:12]}"
+    tournaments = Tournaments(open_service(TableService, database))
+    tournament_id = tournaments.create(name, settings, seed=master, command_id=f"{name}:create")
     for n in range(args.players):
-        director.register(tournament_id, f"player-{n + 1:02d}", command_id=f"{name}:reg:{n}")
-    director.draw_seating(tournament_id, command_id=f"{name}:draw")
-    with _worker(broker, database) as sender:
-        play = _player(sender, service, database, master)
-        rounds = 0
-        while not director.state(tournament_id).decided:
-            rounds += 1
-            label = f"round {rounds}: {len(director.state(tournament_id).tables)} tables"
-            with progress(label, settings.coups_per_round, quiet=args.json) as bar:
-                director.play_round(tournament_id, play, prefix=f"{name}:r{rounds}",
-                                    on_step=lambda: bar.advance(bar.task_ids[0]))
-            if rounds > 50:
-                raise RuleViolation("no winner after 50 rounds", rule="demo-endless")
-    director.finish(tournament_id, command_id=f"{name}:finish")
-    report = _report(director, tournament_id, database)
+        tournaments.register(tournament_id, f"player-{n + 1:02d}", bot=True,
+                             command_id=f"{name}:reg:{n}")
+    tournaments.start(tournament_id, command_id=f"{name}:start")
+    with running_worker(broker, database, HOME / "demo-worker.log"):
+        _follow(tournaments, tournament_id, quiet=args.json)
+    report = _report(tournaments, tournament_id, database)
     if args.json:
         print(msgspec.json.encode(report).decode())
     else:
@@ -90,7 +79,36 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report["accounting"]["balanced"] else 1
 
 
+def _follow(tournaments: Tournaments, tournament_id: uuid.UUID, *, quiet: bool) -> None:
+    """Show each round's progress until the tournament finishes; no step recorded for
+    `STEP_TIMEOUT` seconds means the workers are absent."""
+    seen, moved = -1, time.monotonic()
+    state = tournaments.state(tournament_id)
+    while not _finished(state):
+        label = f"round {state.round}: {len(state.tables)} tables, {len(state.in_play())} left"
+        with progress(label, state.current.coups or 1, quiet=quiet) as bar:
+            at = state.round
+            while state.round == at and not _finished(state):
+                version = tournaments.tournament(tournament_id).version
+                if version != seen:
+                    seen, moved = version, time.monotonic()
+                elif time.monotonic() - moved > STEP_TIMEOUT:
+                    raise RuleViolation(f"no step recorded within {STEP_TIMEOUT:.0f} s: is the "
+                                        "broker reachable, the worker running?",
+                                        rule="workers-absent")
+                bar.update(bar.task_ids[0], completed=state.steps)
+                time.sleep(0.1)
+                state = tournaments.state(tournament_id)
+
+
+def _finished(state: TournamentState) -> bool:
+    return state.status is TournamentStatus.FINISHED
+
+
 def _settings(args: argparse.Namespace) -> TournamentSettings:
+    if args.preset:
+        return preset(args.preset, coups_per_round=args.coups_per_round, tables=args.tables,
+                      starting_chips=args.chips)
     if not 1 <= args.tables <= 16 or not 2 <= args.players <= 200:
         raise SystemExit("sabot demo: --tables 1 to 16 and --players 2 to 200")
     if args.players < args.tables * 2:
@@ -107,53 +125,11 @@ def _settings(args: argparse.Namespace) -> TournamentSettings:
     ).check()
 
 
-@contextmanager
-def _worker(broker: str, database: str) -> Iterator[Any]:
-    """A celery worker process for the tournament, stopped at the end; yields a task sender.
-    Its log (JSON lines) goes to `.sabot/demo-worker.log`."""
-    env = {**os.environ, "SABOT_BROKER_URL": broker}
-    command = [sys.executable, "-m", "api.cli", "worker", "--database", database,
-               "--pool", "threads", "--concurrency", "2", "--loglevel", "INFO"]
-    HOME.mkdir(parents=True, exist_ok=True)
-    with (HOME / "demo-worker.log").open("ab") as log:
-        worker = subprocess.Popen(command, env=env, stdout=log, stderr=log)
-        try:
-            yield make_app(broker)
-        finally:
-            worker.terminate()
-            try:
-                worker.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-
-
-def _player(sender: Any, service: TableService, database: str, master: bytes) -> Any:
-    def play(targets: Sequence[tuple[uuid.UUID, int]]) -> None:
-        for table_id, until in targets:
-            sender.send_task(PLAY_TABLE, args=[database, str(table_id), until, master.hex()])
-        deadline = time.monotonic() + STEP_TIMEOUT
-        waiting = dict(targets)
-        while waiting:
-            for table_id, until in list(waiting.items()):
-                state = service.state(table_id)
-                between = state.coup is None and state.phase is not Phase.TAILLE_OVER
-                if state.coup_number >= until and between:
-                    del waiting[table_id]
-            if waiting and time.monotonic() > deadline:
-                raise RuleViolation(f"the workers did not play {len(waiting)} tables within "
-                                    f"{STEP_TIMEOUT:.0f} s: is the broker reachable?",
-                                    rule="workers-absent")
-            if waiting:
-                time.sleep(0.02)
-
-    return play
-
-
-def _report(director: TournamentDirector, tournament_id: uuid.UUID,
+def _report(tournaments: Tournaments, tournament_id: uuid.UUID,
             database: str) -> dict[str, Any]:
-    state = director.state(tournament_id)
-    tables = [director.service.state(tid)
-              for tid in _all_tables(director, tournament_id)]
+    state = tournaments.state(tournament_id)
+    tables = [tournaments.service.state(Table.create_id(state.table_name(n)))
+              for n in range(1, state.tables_opened + 1)]
     with views(database) as runner:
         runner.catch_up("standings")
         chips = {row.player: row.chips for row in standings(runner.database,
@@ -179,11 +155,6 @@ def _report(director: TournamentDirector, tournament_id: uuid.UUID,
             and all(t.chips_accounted() for t in tables),
         },
     }
-
-
-def _all_tables(director: TournamentDirector, tournament_id: uuid.UUID) -> list[uuid.UUID]:
-    state = director.state(tournament_id)
-    return [Table.create_id(state.table_name(n)) for n in range(1, state.tables_opened + 1)]
 
 
 def _print(report: dict[str, Any]) -> None:

@@ -1,8 +1,9 @@
 """`sabot standings TOURNAMENT [--json]`, `sabot standings --table TABLE [--json]`: ranks,
 chips, coups played and biggest wins of a tournament, or of one table (name or UUID).
 
-Equal chips share a rank; `projections.standings` gives the rules. The views are brought to
-the head of the store first.
+Equal chips share a rank; `projections.standings` gives the rules. A tournament's are in the
+order the API and the page show: in play by chips, then out by finishing position. The views
+are brought to the head of the store first.
 """
 
 from __future__ import annotations
@@ -12,9 +13,13 @@ import sys
 
 from api.commands._common import add_database
 from api.commands._views import print_json, reading
+from domain.errors import NotFound
 from infra.references import table_id_of
+from infra.service import TableService
+from infra.store import open_service
+from infra.tournaments import Tournaments, tournament_id_of
 from projections.runner import Runner
-from projections.standings import standings
+from projections.standings import Standing, standings, tournament_standings
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         if args.table:
             rows = standings(runner.database, table_id=table_id_of(args.table))
         else:
-            rows = standings(runner.database, tournament=args.tournament)
+            rows = _tournament(runner, args.tournament, args.database)
         if args.json:
             print_json(rows)
             return 0
@@ -48,3 +53,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     return reading(show, args.database, ("standings",))
+
+
+def _tournament(runner: Runner, tournament: str, database: str | None) -> list[Standing]:
+    """A tournament's standings in the one order the API and the page show (tables opened for a
+    tournament that was never created: their players by chips)."""
+    try:
+        state = Tournaments(open_service(TableService, database)).state(
+            tournament_id_of(tournament))
+    except NotFound:
+        return standings(runner.database, tournament=tournament)
+    return tournament_standings(runner.database, state)

@@ -1,4 +1,5 @@
-"""`sabot worker`: run a Celery worker for decision deadlines and scheduled audits.
+"""`sabot worker`: run a Celery worker for decision deadlines and scheduled audits; it also
+directs the tournaments of the `--database` store (`workers.director`) unless `--no-director`.
 
     sabot worker                                  # embedded broker under .sabot/broker
     sabot worker --broker redis://127.0.0.1:6379/0 --concurrency 4
@@ -12,6 +13,11 @@ carry their own store's URL.
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from api.commands._common import add_database
@@ -33,6 +39,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--audit-every", type=float, default=None, metavar="SECONDS",
                         help="seconds between two scheduled audits (default: 3600)")
     parser.add_argument("--loglevel", default="INFO", help="DEBUG, INFO, WARNING, ERROR")
+    parser.add_argument("--no-director", dest="director", action="store_false",
+                        help="do not direct the store's tournaments (workers.director)")
     parser.set_defaults(handler=run)
 
 
@@ -56,5 +64,33 @@ def run(args: argparse.Namespace) -> int:
     if args.beat:
         Path(app.conf.beat_schedule_filename).parent.mkdir(parents=True, exist_ok=True)
         argv.append("--beat")
+    if args.director:
+        from infra.settings import resolve_database_url
+        from workers.director import start_when_ready
+
+        start_when_ready(resolve_database_url(args.database))
     app.worker_main(argv)
     return 0
+
+
+@contextmanager
+def running_worker(broker: str, database: str, log: Path, *options: str,
+                   env: dict[str, str] | None = None,
+                   cwd: Path | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    """A `sabot worker` process (its director on `database`) for as long as the block runs,
+    its log (JSON lines) appended to `log`; stopped at the end (killed if it lingers).
+    `sabot demo` and `sabot serve` on the embedded broker start one."""
+    env = {**os.environ, **(env or {}), "SABOT_BROKER_URL": broker}
+    command = [sys.executable, "-m", "api.cli", "worker", "--database", database,
+               *(options or ("--pool", "threads", "--concurrency", "2", "--loglevel", "INFO"))]
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as out:
+        worker = subprocess.Popen(command, env=env, cwd=cwd, stdout=out, stderr=out)
+        try:
+            yield worker
+        finally:
+            worker.terminate()
+            try:
+                worker.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                worker.kill()

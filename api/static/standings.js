@@ -31,8 +31,13 @@ async function refresh() {
     const body = await response.json();
     if (!response.ok) throw new Error(body.detail || response.statusText);
     render(body);
+    const shown = await fetch(`/tournaments/${encodeURIComponent(tournament)}`);
+    const view = shown.ok ? await shown.json() : null;
     const status = document.getElementById("status");
-    status.textContent = `live · ${new Date().toLocaleTimeString()}`;
+    const finished = view && view.status === "finished";
+    status.textContent = finished
+      ? `finished · winner ${view.winner ?? "shared"}`
+      : `${view ? view.status : "live"} · ${new Date().toLocaleTimeString()}`;
     status.className = "status live";
   } catch (error) {
     const status = document.getElementById("status");

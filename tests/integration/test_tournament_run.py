@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -14,10 +13,9 @@ from api.cli import main
 from domain.table_aggregate import Table
 from domain.tournament import TournamentSettings
 from domain.tournament_aggregate import Tournament
-from infra.autoplay import play_coups
-from infra.service import TableService, seeds_from
+from infra.service import TableService
 from infra.shoe_audit import audit_events
-from infra.tournaments import TournamentDirector
+from infra.tournaments import Director, Tournaments
 
 SETTINGS = TournamentSettings(variant="chemin-de-fer", seats_per_table=5, starting_chips=500,
                               min_stake=5, max_stake=100, coups_per_round=8, advance=5,
@@ -25,34 +23,26 @@ SETTINGS = TournamentSettings(variant="chemin-de-fer", seats_per_table=5, starti
 
 
 def run_tournament(url: str, seed: bytes, settings: TournamentSettings = SETTINGS,
-                   players: int = 20) -> tuple[TournamentDirector, uuid.UUID, list[int]]:
-    """Play a whole tournament in-process; returns the director, its id, and the spread of
-    table sizes seen after every step."""
+                   players: int = 20) -> tuple[Tournaments, uuid.UUID, list[int]]:
+    """Play a whole tournament in-process with the director; returns the organiser's service,
+    the tournament's id, and the spread of table sizes seen after every step."""
     service = TableService(url=url)
-    service.seed_source = seeds_from(seed)
-    director = TournamentDirector(service)
-    tournament_id = director.create("cup", settings, command_id="create")
+    director = Director(service)
+    tournaments = director.tournaments
+    tournament_id = tournaments.create("cup", settings, seed=seed, command_id="create")
     for n in range(players):
-        director.register(tournament_id, f"p{n:02d}", command_id=f"reg-{n}")
-    director.draw_seating(tournament_id, command_id="draw")
-
-    def play(targets: Sequence[tuple[uuid.UUID, int]]) -> None:
-        for table_id, until in targets:
-            play_coups(service, table_id, seed, "bots", until)
-
+        tournaments.register(tournament_id, f"p{n:02d}", command_id=f"reg-{n}")
+    tournaments.start(tournament_id, command_id="draw")
     spreads: list[int] = []
 
     def after_step() -> None:
-        sizes = director.state(tournament_id).table_sizes().values()
-        spreads.append(max(sizes) - min(sizes))
+        state = tournaments.state(tournament_id)
+        if state.step is None and state.phase.value != "finished":
+            sizes = state.table_sizes().values()
+            spreads.append(max(sizes) - min(sizes))
 
-    rounds = 0
-    while not director.state(tournament_id).decided:
-        rounds += 1
-        assert rounds < 10
-        director.play_round(tournament_id, play, prefix=f"r{rounds}", on_step=after_step)
-    director.finish(tournament_id, command_id="finish")
-    return director, tournament_id, spreads
+    director.run(tournament_id, on_tick=after_step)
+    return tournaments, tournament_id, spreads
 
 
 def test_a_tournament_of_four_tables_ends_with_one_winner(database_url: str) -> None:

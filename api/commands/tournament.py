@@ -1,0 +1,265 @@
+"""`sabot tournament ...`: the organiser's commands on the command line, as over HTTP.
+
+    sabot tournament presets [--json]
+    sabot tournament create [--preset P | --format FILE] [--name N] [--coups-per-round N]
+                            [--tables N] [--starting-chips N] [--seed HEX] [--json]
+    sabot tournament list [--json]
+    sabot tournament show ID [--json]        # the JSON of GET /tournaments/{id}
+    sabot tournament register ID PLAYER [--bot]
+    sabot tournament unregister ID PLAYER
+    sabot tournament start|pause|resume ID
+    sabot tournament intervene ID KIND [PLAYER] --reason TEXT [--delta N] [--table T]
+    sabot tournament standings ID [--json]
+    sabot tournament results ID [--json]     # the JSON of GET /tournaments/{id}/results
+    sabot tournament preview (--preset P | --format FILE) --players N [--runs K] [--json]
+
+ID is a tournament's UUID or its name. `--format FILE` is a JSON format (the `format` of
+`sabot tournament presets --json`). `--seed` makes the seating draw and every shoe
+reproducible, for demos and tests only; without it they come from the operating system's
+CSPRNG. A refusal of the rules prints one line and exits 1; bad usage exits 2. The commands
+act as the organiser; `sabot worker` (or `sabot serve`) directs the rounds once started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from api.commands._common import add_database, add_seed, progress
+from api.commands._views import print_json
+from domain.errors import DomainError
+from domain.presets import PRESETS, preset
+from domain.tournament import TournamentSettings
+from infra.preview import PACE, preview
+from infra.service import TableService
+from infra.store import open_service
+from infra.tournaments import Tournaments, tournament_id_of
+from projections.registry import VIEWS
+from projections.runner import Runner
+from projections.standings import tournament_standings
+
+EXIT_REFUSED = 1
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("tournament", help="create, fill, start and follow "
+                                   "tournaments (the organiser's commands)")
+    commands = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    def command(name: str, help_: str, handler: Callable[[argparse.Namespace], int], *,
+                ident: bool = True, json: bool = False) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_)
+        if ident:
+            sub.add_argument("id", metavar="ID", help="the tournament's UUID or name")
+        if json:
+            sub.add_argument("--json", action="store_true", help="print JSON")
+        add_database(sub)
+        sub.set_defaults(handler=lambda args: _guarded(handler, args))
+        return sub
+
+    command("presets", "the preset formats", _presets, ident=False, json=True)
+    create = command("create", "create a tournament; prints its id", _create, ident=False,
+                     json=True)
+    source = create.add_mutually_exclusive_group()
+    source.add_argument("--preset", choices=list(PRESETS), help="a preset format")
+    source.add_argument("--format", type=Path, metavar="FILE", help="a JSON format")
+    create.add_argument("--name", help="the tournament's name (default: generated)")
+    create.add_argument("--coups-per-round", type=int, metavar="N")
+    create.add_argument("--tables", type=int, metavar="N", help="tables at the draw")
+    create.add_argument("--starting-chips", type=int, metavar="N")
+    add_seed(create, "tournament (demos and tests only)")
+    command("list", "every tournament", _list, ident=False, json=True)
+    command("show", "a tournament, as the big screen shows it", _show, json=True)
+    for name in ("register", "unregister"):
+        sub = command(name, f"{name} a player", _register)
+        sub.add_argument("player", metavar="PLAYER")
+        if name == "register":
+            sub.add_argument("--bot", action="store_true", help="a house bot")
+    for name in ("start", "pause", "resume"):
+        command(name, f"{name} the tournament", _act)
+    intervene = command("intervene", "an intervention, with its reason", _intervene)
+    intervene.add_argument("kind", metavar="KIND", help="move, break-table, disqualify, "
+                           "correct-chips, penalise, add-late-player")
+    intervene.add_argument("player", metavar="PLAYER", nargs="?", default="")
+    intervene.add_argument("--reason", required=True)
+    intervene.add_argument("--delta", type=int, default=0, help="chips to add (or take)")
+    intervene.add_argument("--table", help="where to move, or the table to break")
+    command("standings", "in play by chips, then out by position", _standings, json=True)
+    command("results", "finishing positions and prizes, the winner first", _results,
+            json=True)
+    look = command("preview", "play a format K times with bots: duration, stacks, play-offs",
+                   _preview, ident=False, json=True)
+    chosen = look.add_mutually_exclusive_group(required=True)
+    chosen.add_argument("--preset", choices=list(PRESETS), help="a preset format")
+    chosen.add_argument("--format", type=Path, metavar="FILE", help="a JSON format")
+    look.add_argument("--players", type=int, required=True, metavar="N")
+    look.add_argument("--runs", type=int, default=5, metavar="K", help="default: 5")
+    look.add_argument("--coups-per-round", type=int, metavar="N")
+    look.add_argument("--tables", type=int, metavar="N")
+    look.add_argument("--starting-chips", type=int, metavar="N")
+    look.add_argument("--pace", type=int, default=PACE, metavar="SECONDS",
+                      help=f"seconds a coup takes at a table (default: {PACE})")
+
+
+def _guarded(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    try:
+        return handler(args)
+    except DomainError as error:
+        print(f"sabot: {error.message} [{error.rule}]", file=sys.stderr)
+        return EXIT_REFUSED
+
+
+def _service(args: argparse.Namespace) -> Tournaments:
+    return Tournaments(open_service(TableService, args.database))
+
+
+def _command_id(action: str) -> str:
+    return f"cli/{action}/{uuid.uuid4()}"
+
+
+def _presets(args: argparse.Namespace) -> int:
+    if args.json:
+        print_json({name: settings for name, settings in PRESETS.items()})
+        return 0
+    for name, settings in PRESETS.items():
+        stages = ", ".join(f"{s.name} ({s.rounds or 'until one is left'} rounds)"
+                           for s in settings.plan())
+        print(f"{name:<26} {settings.variant.value:<14} {stages}")
+    return 0
+
+
+def _settings(args: argparse.Namespace) -> TournamentSettings:
+    overrides: dict[str, Any] = {"coups_per_round": args.coups_per_round,
+                                 "tables": args.tables, "starting_chips": args.starting_chips}
+    if args.format is None:
+        return preset(args.preset or "punto-banco-heats", **overrides)
+    try:
+        found = msgspec.json.decode(args.format.read_bytes(), type=TournamentSettings)
+    except (OSError, msgspec.DecodeError) as error:
+        raise SystemExit(f"sabot tournament create: {args.format}: {error}") from None
+    given = {k: v for k, v in overrides.items() if v is not None}
+    return msgspec.structs.replace(found, **given).check()
+
+
+def _create(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    name = args.name or f"tournament-{uuid.uuid4().hex[:8]}"
+    service = _service(args)
+    tournament_id = service.create(name, settings, seed=args.seed,
+                                   command_id=_command_id("create"))
+    if args.json:
+        print_json(service.view(tournament_id))
+    else:
+        print(tournament_id)
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    service = _service(args)
+    states = [(tid, service.state(tid)) for tid in service.ids()]
+    if args.json:
+        print_json([{"id": str(tid), "name": s.name, "status": s.status.value,
+                     "entrants": s.entries} for tid, s in states])
+        return 0
+    for tid, state in states:
+        print(f"{tid}  {state.name:<24} {state.status.value:<12} {state.entries:>4} entrants")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    view = _service(args).view(tournament_id_of(args.id))
+    if args.json:
+        print_json(view)
+        return 0
+    print(f"{view.name}  {view.status}  stage {view.stage}, round {view.round}"
+          f"  ({view.players_left} of {view.entrants} left, average {view.average_stack},"
+          f" pool {view.prize_pool})")
+    if view.winner:
+        print(f"winner: {view.winner}")
+    for table in view.tables:
+        print(f"  {table.name}: " + ", ".join(f"{p.player} {p.chips}" for p in table.players))
+    return 0
+
+
+def _register(args: argparse.Namespace) -> int:
+    service, tournament_id = _service(args), tournament_id_of(args.id)
+    if args.action == "register":
+        service.register(tournament_id, args.player, bot=args.bot,
+                         command_id=_command_id("register"))
+    else:
+        service.unregister(tournament_id, args.player, command_id=_command_id("unregister"))
+    return 0
+
+
+def _act(args: argparse.Namespace) -> int:
+    service = _service(args)
+    action = {"start": service.start, "pause": service.pause, "resume": service.resume}
+    action[args.action](tournament_id_of(args.id), command_id=_command_id(args.action))
+    print(service.view(tournament_id_of(args.id)).status)
+    return 0
+
+
+def _intervene(args: argparse.Namespace) -> int:
+    _service(args).intervene(tournament_id_of(args.id), args.kind, args.player, args.reason,
+                             delta=args.delta, table=args.table,
+                             command_id=_command_id("intervene"))
+    return 0
+
+
+def _standings(args: argparse.Namespace) -> int:
+    service = _service(args)
+    state = service.state(tournament_id_of(args.id))
+    runner = Runner(service.service, VIEWS)
+    runner.catch_up("standings")
+    rows = tournament_standings(service.service.database, state)
+    if args.json:
+        print_json(rows)
+        return 0
+    for row in rows:
+        print(f"{row.rank:>4}  {row.player:<20}{row.chips:>10}  {row.status}")
+    return 0
+
+
+def _preview(args: argparse.Namespace) -> int:
+    if not 2 <= args.players <= 500 or not 1 <= args.runs <= 100 or args.pace < 1:
+        raise SystemExit("sabot tournament preview: --players 2 to 500, --runs 1 to 100, "
+                         "--pace >= 1")
+    settings = _settings(args)
+    with progress(f"{args.runs} runs of {args.players} players", args.runs,
+                  quiet=args.json) as bar:
+        found = preview(settings, args.players, args.runs, pace=args.pace,
+                        on_run=lambda _: bar.advance(bar.task_ids[0]))
+    if args.json:
+        print_json(found)
+        return 0
+    print(f"duration: {found.coups.mean} coups ({found.coups.smallest:.0f} to "
+          f"{found.coups.largest:.0f}), about {found.minutes.mean} minutes at "
+          f"{found.pace_seconds} s a coup, {found.rounds.mean} rounds")
+    print(f"play-offs: {found.runs_with_playoff} of {found.runs} runs needed one "
+          f"({found.playoffs} play-off coups)")
+    print("stacks at each round's end (a typical run):")
+    for spread in found.spreads:
+        print(f"  {spread.stage:<14} round {spread.round:>2}: {spread.players:>4} players, "
+              f"{spread.smallest} / {spread.median} / {spread.largest} (smallest / median / "
+              "largest)")
+    return 0
+
+
+def _results(args: argparse.Namespace) -> int:
+    results = _service(args).results(tournament_id_of(args.id))
+    if args.json:
+        print_json(results)
+        return 0
+    print(f"{results.name}: {results.status}"
+          + (f", winner {results.winner}" if results.winner else ""))
+    for row in results.positions:
+        tie = "=" if row.tied > 1 else " "
+        print(f"{row.position:>4}{tie} {row.player:<20}{row.prize:>10}")
+    return 0
+

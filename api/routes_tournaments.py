@@ -1,0 +1,348 @@
+"""The organiser's tournaments resource (`infra.tournaments.Tournaments` over HTTP).
+
+    POST   /tournaments                              create from a preset or a format  (organiser)
+    GET    /tournaments                              every tournament, with its status  (public)
+    GET    /tournaments/presets                      the presets with their formats     (public)
+    GET    /tournaments/{t}                          the big screen: `TournamentView`   (public)
+    POST   /tournaments/{t}/players                  register (organiser; a player themselves)
+    DELETE /tournaments/{t}/players/{player}         unregister before the draw         (same)
+    POST   /tournaments/{t}/start | pause | resume   (organiser)
+    POST   /tournaments/{t}/interventions            a correction, with its reason       (organiser)
+    POST   /tournaments/preview                      play a format with bots first       (organiser)
+    POST   /tournaments/{t}/secret-bets [/reveal]    a player's own secret bet, its reveal (player)
+    GET    /tournaments/{t}/standings                in play by chips, then out by place (public)
+    GET    /tournaments/{t}/results                  positions and prizes, winner first  (public)
+
+`{t}` is a tournament's UUID or its name. An `Idempotency-Key` header, when present, is the
+command id (scoped to the caller): a retry answers as before and records nothing. A body that
+does not fit is a 422 problem naming the field; a refusal of the rules, its rule (409 out of
+turn, 422 a broken rule, 404 unknown); nothing is recorded for a refused request.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, Response, delete, get, post
+from litestar.datastructures import State
+from litestar.exceptions import ValidationException
+from litestar.params import PathParameter
+
+from api import auth
+from api.openapi import problems
+from api.problems import ApiProblem, Problem, problem
+from api.routes_tables import IdempotencyKey, blocking, grant_of
+from api.routes_views import ViewReader
+from api.tokens import Grant, Role
+from domain.errors import NotFound, RuleViolation
+from domain.presets import PRESETS, preset
+from domain.tournament import TournamentSettings
+from infra.preview import PACE, Preview, preview
+from infra.service import Recorded
+from infra.tournaments import Results, Tournaments, TournamentView, tournament_id_of
+from projections.standings import Standing, tournament_standings
+
+TournamentRef = Annotated[str, PathParameter(description="the tournament's UUID or its name")]
+
+
+class FormatChoice(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A `preset` (its common fields overridden by the fields given) or a whole `format`."""
+
+    preset: str | None = None
+    format: TournamentSettings | None = None
+    coups_per_round: int | None = None
+    tables: int | None = None
+    starting_chips: int | None = None
+
+
+class CreateTournament(FormatChoice, kw_only=True, forbid_unknown_fields=True):
+    """A tournament from a preset or a format. `seed` (hex) makes the draw and every shoe
+    reproducible: demos and tests only; without it they come from the operating system's
+    CSPRNG."""
+
+    name: str
+    seed: str | None = None
+
+
+class PreviewFormat(FormatChoice, kw_only=True, forbid_unknown_fields=True):
+    """A format to play `runs` times with `players` house bots, `pace` seconds a coup."""
+
+    players: Annotated[int, msgspec.Meta(ge=2, le=200)]
+    runs: Annotated[int, msgspec.Meta(ge=1, le=10)] = 3
+    pace: Annotated[int, msgspec.Meta(ge=1, le=600)] = PACE
+
+
+class Register(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A player to register; `bot`: a house bot the workers play."""
+
+    player: str
+    bot: bool = False
+
+
+class Intervene(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """An organiser's intervention: `kind` one of move (to `table`), break-table (`table`),
+    disqualify, correct-chips and penalise (by `delta`), add-late-player; `reason` mandatory."""
+
+    kind: str
+    reason: str
+    player: str = ""
+    delta: int = 0
+    table: str | None = None
+
+
+class PlaceSecretBet(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """`commitment`: `domain.tournament.secret_commitment(spot, amount, nonce)`, in hex."""
+
+    commitment: str
+
+
+class RevealSecretBet(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    spot: str
+    amount: int
+    nonce: str
+
+
+class Summary(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    name: str
+    status: str
+    variant: str
+    stage: str
+    round: int
+    entrants: int
+
+
+class Preset(msgspec.Struct, frozen=True):
+    name: str
+    format: TournamentSettings
+
+
+def settings_of(body: FormatChoice) -> TournamentSettings:
+    if (body.preset is None) == (body.format is None):
+        raise ApiProblem(422, "give a `preset` or a `format`, not both", rule="preset-or-format",
+                         field="preset")
+    if body.format is not None:
+        return body.format.check()
+    return preset(body.preset or "", coups_per_round=body.coups_per_round, tables=body.tables,
+                  starting_chips=body.starting_chips)
+
+
+def seed_of(body: CreateTournament) -> bytes | None:
+    if body.seed is None:
+        return None
+    try:
+        return bytes.fromhex(body.seed)
+    except ValueError:
+        raise ApiProblem(422, "the seed is hexadecimal", rule="invalid-field",
+                         field="seed") from None
+
+
+def may_register(grant: Grant, player: str, bot: bool) -> None:
+    """The organiser registers anyone; a player only themselves, and never a bot."""
+    auth.require_writer(grant)
+    if grant.role is Role.ORGANISER:
+        return
+    if grant.role is not Role.PLAYER or bot or grant.player != player:
+        raise ApiProblem(403, f"{auth.actor_of(grant)} may not register {player}"
+                         f"{' as a bot' if bot else ''}", rule="not-yourself", field="player")
+
+
+def command_id_of(grant: Grant, key: str | None, action: str) -> str:
+    """The command id: the `Idempotency-Key` given, else a fresh one; scoped to the caller."""
+    return auth.scope_command_id(grant, key or f"{action}/{uuid.uuid4()}")
+
+
+def own_player(grant: Grant) -> str:
+    """A secret bet is a player's own: nobody, the organiser included, places or reveals it
+    for them."""
+    auth.require_writer(grant)
+    if grant.role is not Role.PLAYER or grant.player is None:
+        raise ApiProblem(403, "a secret bet is placed and revealed by its player only",
+                         rule="player-only")
+    return grant.player
+
+
+def organiser(grant: Grant) -> None:
+    auth.require_writer(grant)
+    if grant.role is not Role.ORGANISER:
+        raise ApiProblem(403, "only the organiser runs a tournament", rule="organiser-only")
+
+
+def _invalid_body(_: Request[Any, Any, Any], error: ValidationException) -> Response[Problem]:
+    field = None
+    if isinstance(error.extra, list) and error.extra and isinstance(error.extra[0], dict):
+        field = error.extra[0].get("key")
+    return problem(422 if field != "body" else 400, str(error.detail), "invalid-field", field)
+
+
+class TournamentsController(Controller):
+    path = "/tournaments"
+    tags = ["tournaments"]  # noqa: RUF012 (litestar's own attribute)
+    exception_handlers = {ValidationException: _invalid_body}  # noqa: RUF012
+
+    @post("/", status_code=201, summary="Create a tournament (organiser)",
+          responses=problems(400, 401, 403, 404, 422))
+    async def create(self, request: Request[Any, Any, State], data: CreateTournament,
+                     idempotency_key: IdempotencyKey) -> TournamentView:
+        grant = await grant_of(request)
+        organiser(grant)
+        settings, seed = settings_of(data), seed_of(data)
+        command_id = command_id_of(grant, idempotency_key, "create")
+        service = _service(request)
+
+        def create() -> TournamentView:
+            tournament_id = service.create(data.name, settings, seed=seed,
+                                           actor=auth.actor_of(grant), command_id=command_id)
+            return service.view(tournament_id)
+
+        return await blocking(create)
+
+    @post("/preview", status_code=200, summary="Play a format with bots before announcing it",
+          responses=problems(400, 401, 403, 404, 422))
+    async def preview(self, request: Request[Any, Any, State],
+                      data: PreviewFormat) -> Preview:
+        """Expected duration, the stacks at each round's end, how often a play-off was needed;
+        each run is a whole tournament on a throwaway store (seconds a run)."""
+        organiser(await grant_of(request))
+        settings = settings_of(data)
+        return await blocking(lambda: preview(settings, data.players, data.runs,
+                                              pace=data.pace))
+
+    @get("/", summary="Every tournament, with its status")
+    async def list_tournaments(self, request: Request[Any, Any, State]) -> list[Summary]:
+        service = _service(request)
+
+        def summaries() -> list[Summary]:
+            rows = []
+            for tournament_id in service.ids():
+                state = service.state(tournament_id)
+                rows.append(Summary(id=str(tournament_id), name=state.name,
+                                    status=state.status.value,
+                                    variant=state.settings.variant.value,
+                                    stage=state.current.name, round=state.round,
+                                    entrants=state.entries))
+            return rows
+
+        return await blocking(summaries)
+
+    @get("/presets", summary="The preset formats")
+    async def presets(self) -> list[Preset]:
+        return [Preset(name, settings) for name, settings in PRESETS.items()]
+
+    @get("/{tournament:str}", summary="A tournament, as the big screen shows it",
+         responses=problems(404))
+    async def show(self, request: Request[Any, Any, State],
+                   tournament: TournamentRef) -> TournamentView:
+        return await blocking(_service(request).view, tournament_id_of(tournament))
+
+    @post("/{tournament:str}/players", status_code=201, summary="Register a player",
+          responses=problems(401, 403, 404, 409, 422))
+    async def register(self, request: Request[Any, Any, State], tournament: TournamentRef,
+                       data: Register, idempotency_key: IdempotencyKey) -> Recorded:
+        grant = await grant_of(request)
+        may_register(grant, data.player, data.bot)
+        command_id = command_id_of(grant, idempotency_key, "register")
+        return await blocking(lambda: _service(request).register(
+            tournament_id_of(tournament), data.player, bot=data.bot,
+            actor=auth.actor_of(grant), command_id=command_id))
+
+    @delete("/{tournament:str}/players/{player:str}", status_code=200,
+            summary="Unregister a player before the draw",
+            responses=problems(401, 403, 404, 409))
+    async def unregister(self, request: Request[Any, Any, State], tournament: TournamentRef,
+                         player: str, idempotency_key: IdempotencyKey) -> Recorded:
+        grant = await grant_of(request)
+        may_register(grant, player, False)
+        command_id = command_id_of(grant, idempotency_key, "unregister")
+        return await blocking(lambda: _service(request).unregister(
+            tournament_id_of(tournament), player, actor=auth.actor_of(grant),
+            command_id=command_id))
+
+    @post("/{tournament:str}/{action:str}", status_code=200,
+          summary="Start (the seating draw), pause or resume (organiser)",
+          responses=problems(401, 403, 404, 409, 422))
+    async def act(self, request: Request[Any, Any, State], tournament: TournamentRef,
+                  action: str, idempotency_key: IdempotencyKey) -> TournamentView:
+        grant = await grant_of(request)
+        organiser(grant)
+        service = _service(request)
+        commands = {"start": service.start, "pause": service.pause, "resume": service.resume}
+        if action not in commands:
+            raise ApiProblem(404, f"no action {action!r} (start, pause, resume)",
+                             rule="not-found")
+        command_id = command_id_of(grant, idempotency_key, action)
+        tournament_id = tournament_id_of(tournament)
+
+        def run() -> TournamentView:
+            commands[action](tournament_id, actor=auth.actor_of(grant), command_id=command_id)
+            return service.view(tournament_id)
+
+        return await blocking(run)
+
+    @post("/{tournament:str}/interventions", status_code=201,
+          summary="An organiser's intervention, with its reason",
+          responses=problems(401, 403, 404, 409, 422))
+    async def intervene(self, request: Request[Any, Any, State], tournament: TournamentRef,
+                        data: Intervene, idempotency_key: IdempotencyKey) -> Recorded:
+        grant = await grant_of(request)
+        organiser(grant)
+        if not data.reason.strip():
+            raise RuleViolation("an intervention gives its reason", rule="reason-required")
+        command_id = command_id_of(grant, idempotency_key, "intervene")
+        return await blocking(lambda: _service(request).intervene(
+            tournament_id_of(tournament), data.kind, data.player, data.reason,
+            delta=data.delta, table=data.table, actor=auth.actor_of(grant),
+            command_id=command_id))
+
+    @post("/{tournament:str}/secret-bets", status_code=201,
+          summary="A player's secret bet on their next coup: its commitment only",
+          responses=problems(401, 403, 404, 409, 422))
+    async def place_secret_bet(self, request: Request[Any, Any, State],
+                               tournament: TournamentRef, data: PlaceSecretBet,
+                               idempotency_key: IdempotencyKey) -> Recorded:
+        grant = await grant_of(request)
+        player = own_player(grant)
+        command_id = command_id_of(grant, idempotency_key, "secret-bet")
+        return await blocking(lambda: _service(request).place_secret_bet(
+            tournament_id_of(tournament), player, data.commitment, actor=player,
+            command_id=command_id))
+
+    @post("/{tournament:str}/secret-bets/reveal", status_code=200,
+          summary="Reveal one's secret bet once its coup is dealt",
+          responses=problems(401, 403, 404, 409, 422))
+    async def reveal_secret_bet(self, request: Request[Any, Any, State],
+                                tournament: TournamentRef, data: RevealSecretBet,
+                                idempotency_key: IdempotencyKey) -> Recorded:
+        grant = await grant_of(request)
+        player = own_player(grant)
+        command_id = command_id_of(grant, idempotency_key, "reveal")
+        return await blocking(lambda: _service(request).reveal_secret_bet(
+            tournament_id_of(tournament), player, data.spot, data.amount, data.nonce,
+            actor=player, command_id=command_id))
+
+    @get("/{tournament:str}/standings", summary="In play by chips, then out by position")
+    async def standings(self, request: Request[Any, Any, State],
+                        tournament: TournamentRef) -> list[Standing]:
+        """An unknown tournament has no standings yet: an empty list (the page polls a
+        tournament before it is created)."""
+        service = _service(request)
+        try:
+            state = await blocking(service.state, tournament_id_of(tournament))
+        except NotFound:
+            return []
+        reader: ViewReader = request.app.state.views
+        return await blocking(reader.read, "standings",
+                              lambda db: tournament_standings(db, state))
+
+    @get("/{tournament:str}/results", summary="Finishing positions and prizes, winner first",
+         responses=problems(404))
+    async def results(self, request: Request[Any, Any, State],
+                      tournament: TournamentRef) -> Results:
+        return await blocking(_service(request).results, tournament_id_of(tournament))
+
+
+def _service(request: Request[Any, Any, State]) -> Tournaments:
+    tournaments: Tournaments = request.app.state.tournaments
+    return tournaments

@@ -1,0 +1,131 @@
+"""Benchmarks of the signed record: `verify`'s events per second, and what signing costs a write.
+
+* verify: a SQLite store of `EVENTS` events (`SABOT_BENCH_QUICK=1`: a tenth), written
+  `PER_TRANSACTION` events a transaction, with its checkpoints; the bare hash chain (no
+  signatures, no checkpoints) is the baseline; the default verify (chain, Merkle tree,
+  checkpoints, the signatures no checkpoint covers), `--all-signatures`, and `--since` the
+  latest checkpoint are ratios to it.
+* signing: transactions of one event through the chained recorder, with the store's Ed25519
+  key, against the same transactions with a signer that computes nothing (the unsigned
+  path: the signature row is still written, so the difference is the Ed25519 signature).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from infra.audit import verify
+from infra.checkpoints import checkpoint_path, checkpoints, read_lines, write_checkpoint
+from infra.signing import Signer, create_key
+from infra.store import open_store
+from tests.bench.harness import print_table
+from tests.integration.test_store import Card, Suit, Toy, ToyApp
+
+QUICK = os.environ.get("SABOT_BENCH_QUICK", "") not in ("", "0")
+EVENTS = 10_000 if QUICK else 100_000
+PER_TRANSACTION = 5
+WRITES = 300 if QUICK else 2_000
+
+
+def fill(url: str, events: int) -> None:
+    with ToyApp(url=url) as app:
+        toys = [Toy(f"toy-{i}", Suit.HEARTS) for i in range(10)]
+        written = 0
+        for n in range(events):
+            toy = toys[n % len(toys)]
+            while len(toy.pending_events) < PER_TRANSACTION:
+                toy.deal(Card("9", Suit.SPADES))
+            written += len(toy.pending_events)
+            app.save(toy)
+            if written >= events:
+                break
+            if n and n % (events // PER_TRANSACTION // 10) == 0:
+                write_checkpoint(app)  # as the director does at a round's end
+
+
+def best(fn: Any, repeat: int = 3) -> Any:
+    results = [fn() for _ in range(repeat)]
+    return min(results, key=lambda r: r.seconds)
+
+
+@pytest.mark.bench
+def test_bench_verify_events_per_second(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/verify.db"
+    fill(url, EVENTS)
+    bare = best(lambda: verify(url, signatures=False))
+    default = best(lambda: verify(url))
+    every = best(lambda: verify(url, all_signatures=True), repeat=1)
+    assert bare.ok and default.ok and every.ok
+    since_size = _second_latest_checkpoint(url)
+    since = best(lambda: verify(url, since=since_size))
+    assert since.ok
+    rows = []
+    for label, report in (("bare hash chain (baseline)", bare),
+                          ("default: chain, tree, checkpoints, uncovered signatures", default),
+                          ("--all-signatures", every),
+                          (f"--since {since_size}", since)):
+        rows.append({"verify": label, "events": f"{report.events - (report.since or 0):,}",
+                     "signatures": f"{report.signatures:,}",
+                     "seconds": f"{report.seconds:.2f}",
+                     "events/s": f"{(report.events - (report.since or 0)) / report.seconds:,.0f}",
+                     "ratio": f"{report.seconds / bare.seconds:.2f}x"})
+    print_table(f"sabot audit verify on SQLite, {EVENTS:,} events, {PER_TRANSACTION} a "
+                "transaction (ratio: time over the bare chain's)", rows)
+
+
+def _second_latest_checkpoint(url: str) -> int:
+    with open_store(url, create=False) as store:
+        path = checkpoint_path(store.database)
+    assert path is not None
+    sizes = sorted({c.size for c in checkpoints(read_lines(path))})
+    return sizes[-2] if len(sizes) > 1 else sizes[0]
+
+
+class _Unsigned(Signer):
+    """The unsigned path: the same rows, no Ed25519 computation."""
+
+    def sign(self, message: bytes) -> bytes:
+        return bytes(64)
+
+
+def write_rate(url: str, signed: bool) -> float:
+    with ToyApp(url=url) as app:
+        recorder: Any = app.recorder
+        if not signed:
+            real = recorder.signer()
+            recorder._signer = _Unsigned(real._private, "unsigned")
+        toy = Toy("writes", Suit.HEARTS)
+        app.save(toy)
+        started = time.perf_counter()
+        for _ in range(WRITES):
+            toy.deal(Card("9", Suit.SPADES))
+            app.save(toy)
+        return (time.perf_counter() - started) / WRITES
+
+
+@pytest.mark.bench
+def test_bench_signing_cost_per_transaction(tmp_path: Path) -> None:
+    rounds = [(write_rate(f"sqlite:///{tmp_path}/u{i}.db", False),
+               write_rate(f"sqlite:///{tmp_path}/s{i}.db", True)) for i in range(3)]
+    unsigned = min(u for u, _ in rounds)
+    signed = min(s for _, s in rounds)
+    signer = create_key(tmp_path / "bench.key")
+    message = bytes(54)
+    started = time.perf_counter()
+    for _ in range(WRITES):
+        signer.sign(message)
+    sign_alone = (time.perf_counter() - started) / WRITES
+    rows = [{"transaction (1 event, SQLite)": "unsigned path (baseline)",
+             "per transaction": f"{unsigned * 1e6:,.0f} µs", "ratio": "1.00x"},
+            {"transaction (1 event, SQLite)": "signed head (Ed25519)",
+             "per transaction": f"{signed * 1e6:,.0f} µs",
+             "ratio": f"{signed / unsigned:.2f}x"},
+            {"transaction (1 event, SQLite)": "the Ed25519 signature alone",
+             "per transaction": f"{sign_alone * 1e6:,.0f} µs",
+             "ratio": f"{sign_alone / unsigned:.2f}x"}]
+    print_table(f"what signing costs a write: best of 3 runs of {WRITES:,} transactions", rows)

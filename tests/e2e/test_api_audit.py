@@ -1,0 +1,24 @@
+"""`GET /audit/checkpoints`: the store's signed checkpoints and their fingerprint, public."""
+
+from __future__ import annotations
+
+from infra.checkpoints import Checkpoint, write_checkpoint
+from tests.e2e.test_api import Api, Game, api, game
+
+__all__ = ["api", "game"]  # the fixtures this module uses
+
+
+def test_checkpoints_are_served_with_the_key_and_a_fingerprint(api: Api, game: Game) -> None:
+    game.to_betting()
+    made = write_checkpoint(api.service)  # e.g. a round's end
+    assert made is not None and made.size == api.events()
+    response = api.call("GET", "/audit/checkpoints?last=5")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    signer = api.service.chained_recorder.signer()
+    assert (body["key"], body["public_key"]) == (signer.key_id, signer.public_key.hex())
+    latest = Checkpoint(**{k: v for k, v in body["latest"].items() if k != "kind"})
+    assert latest.signed_by_its_key() and latest.size == made.size
+    assert body["fingerprint"] == made.fingerprint()
+    assert body["checkpoints"][-1]["root"] == made.root
+    assert api.call("GET", "/audit/checkpoints?last=0").status_code == 400

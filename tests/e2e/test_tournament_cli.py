@@ -1,0 +1,82 @@
+"""`sabot tournament ...`: the organiser's commands on the command line mirror HTTP: create
+from a preset, register, start, follow, results; the same JSON as the API; refusals are one
+line and exit 1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from api.cli import main
+from domain.presets import PRESETS
+from infra.service import TableService
+from infra.tournaments import Director, Tournaments
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str, code: int = 0) -> str:
+    assert main(["tournament", *args]) == code
+    captured = capsys.readouterr()
+    return captured.out if code == 0 else captured.err
+
+
+def as_json(text: str) -> Any:
+    return json.loads(text)
+
+
+def test_an_organiser_runs_a_tournament_from_the_command_line(
+        sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = ["--database", sqlite_url]
+    presets = as_json(cli(capsys, "presets", "--json", *db))
+    assert set(presets) == set(PRESETS) and presets["punto-banco-heats"]["stages"]
+    tournament_id = cli(capsys, "create", "--preset", "chemin-de-fer-freeze-out", "--name",
+                        "club", "--coups-per-round", "2", "--tables", "2", "--seed", "c1",
+                        *db).strip()
+    for n in range(6):
+        cli(capsys, "register", "club", f"p{n}", "--bot", *db)
+    cli(capsys, "unregister", "club", "p5", *db)
+    err = cli(capsys, "register", "club", "p0", *db, code=1)
+    assert err.count("\n") == 1 and "[already-registered]" in err
+    assert cli(capsys, "start", "club", *db).strip() == "running"
+    assert "[out-of-turn]" in cli(capsys, "start", "club", *db, code=1)
+    assert cli(capsys, "pause", "club", *db).strip() == "paused"
+    assert cli(capsys, "resume", "club", *db).strip() == "running"
+    cli(capsys, "intervene", "club", "correct-chips", "p1", "--delta", "50", "--reason",
+        "miscount", *db)
+    shown = as_json(cli(capsys, "show", "club", "--json", *db))
+    assert shown["id"] == tournament_id and shown["status"] == "running"
+    assert shown["entrants"] == shown["players_left"] == 5
+    listed = as_json(cli(capsys, "list", "--json", *db))
+    assert [(t["name"], t["status"]) for t in listed] == [("club", "running")]
+
+    service = TableService(url=sqlite_url)
+    Director(service).run(Tournaments(service).ids()[0])
+    tournaments = Tournaments(service)
+    api_shape = msgspec.to_builtins(tournaments.view(tournaments.ids()[0]))
+    shown = as_json(cli(capsys, "show", tournament_id, "--json", *db))
+    assert shown.keys() == api_shape.keys() and shown["status"] == "finished"
+    results = as_json(cli(capsys, "results", "club", "--json", *db))
+    assert results["winner"] == shown["winner"] == results["positions"][0]["player"]
+    assert sorted(p["position"] for p in results["positions"] if p["tied"] == 1)[0] == 1
+    assert sum(p["prize"] for p in results["positions"]) == results["prize_pool"] == 5 * 50
+    standings = as_json(cli(capsys, "standings", "club", "--json", *db))
+    assert [s["player"] for s in standings] == [p["player"] for p in results["positions"]]
+    assert main(["standings", "club", "--json", *db]) == 0
+    page_order = as_json(capsys.readouterr().out)
+    assert [s["player"] for s in page_order] == [s["player"] for s in standings]
+    text = cli(capsys, "results", "club", *db)
+    assert f"winner {results['winner']}" in text
+
+
+def test_a_format_file_that_cannot_be_played_is_refused(
+        sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(msgspec.json.encode(msgspec.structs.replace(
+        PRESETS["punto-banco-heats"], prizes=(6000, 3000))))
+    err = cli(capsys, "create", "--format", str(bad), "--database", sqlite_url, code=1)
+    assert "[tournament-prizes]" in err
+    assert "unknown-preset" not in err
+    assert cli(capsys, "list", "--database", sqlite_url) == ""

@@ -1,0 +1,208 @@
+"""The director through the store: two directors against one tournament, handing the lease
+back and forth, play the same tournament as one director alone (same results, the same
+events at every table, no command applied twice); a director from an older epoch is
+fenced off; a round by minutes runs on the recorded clock."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from typing import Any
+
+import pytest
+
+from domain.errors import DomainError
+from domain.formats import Advance, Stage
+from domain.table_aggregate import Table
+from domain.tournament import TournamentSettings, secret_commitment
+from domain.tournament_aggregate import Tournament
+from infra.service import TableService
+from infra.tournaments import Director, Tick, Tournaments
+from tests.integration.test_tournament_run import SETTINGS
+
+SEED = b"two directors"
+
+
+def prepared(url: str, settings: TournamentSettings = SETTINGS, players: int = 14,
+             key: bytes | None = None) -> tuple[TableService, uuid.UUID]:
+    """A tournament registered and started; `key`: the vault's key (a worker's)."""
+    service = TableService(url=url, secret_key=key)
+    tournaments = Tournaments(service)
+    tournament_id = tournaments.create("duo", settings, seed=SEED, command_id="create")
+    for n in range(players):
+        tournaments.register(tournament_id, f"p{n:02d}", bot=True, command_id=f"reg-{n}")
+    tournaments.start(tournament_id, command_id="start")
+    return service, tournament_id
+
+
+def record(service: TableService, tournament_id: uuid.UUID) -> dict[str, Any]:
+    """What must not depend on who directed: results, the tournament's decisions, and every
+    table's events with their command ids (the clock's readings and epochs aside)."""
+    state = Tournaments(service).state(tournament_id)
+    decisions = [(type(e).__name__, e.command_id) for e in service.events_of(tournament_id)
+                 if not isinstance(e, Tournament.DirectorAppointed)]
+    tables = {}
+    for number in range(1, state.tables_opened + 1):
+        events = service.events_of(Table.create_id(state.table_name(number)))
+        tables[number] = [(type(e).__name__, e.command_id) for e in events]
+    return {"results": state.results(), "decisions": decisions, "tables": tables}
+
+
+def test_two_directors_play_the_same_tournament_as_one(sqlite_url: str,
+                                                       postgres_url: str) -> None:
+    alone, alone_id = prepared(sqlite_url)
+    Director(alone).run(alone_id)
+    expected = record(alone, alone_id)
+
+    shared_id = prepared(postgres_url)[1]
+    errors: list[BaseException] = []
+    fenced: list[str] = []
+    finished = threading.Event()
+
+    def direct(name: str) -> None:
+        service = TableService(url=postgres_url)
+        director = Director(service, holder=name, lease_seconds=2.0)
+        try:
+            turns = 0
+            while not finished.is_set():
+                try:
+                    tick = director.tick(shared_id)
+                except DomainError as error:
+                    if error.rule != "stale-epoch":
+                        raise
+                    fenced.append(name)
+                    continue
+                if tick is Tick.FINISHED:
+                    finished.set()
+                turns += 1
+                if turns % 7 == 0:  # hand the lease over now and then
+                    director.leases.release(shared_id, name)
+                    finished.wait(0.05)
+        except BaseException as error:
+            errors.append(error)
+            finished.set()
+
+    threads = [threading.Thread(target=direct, args=(f"director-{n}",)) for n in (1, 2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not errors, errors
+    shared = TableService(url=postgres_url)
+    appointed = [e for e in shared.events_of(shared_id)
+                 if isinstance(e, Tournament.DirectorAppointed)]
+    assert len(appointed) >= 3  # the lease changed hands
+    assert {e.actor for e in appointed} == {"@director"}
+    got = record(shared, shared_id)
+    assert got["results"] == expected["results"]
+    assert got["decisions"] == expected["decisions"]
+    assert got["tables"] == expected["tables"]
+    for events in got["tables"].values():  # each command once: its events are contiguous
+        ids = [command_id for _, command_id in events]
+        runs = [cid for i, cid in enumerate(ids) if i == 0 or ids[i - 1] != cid]
+        assert len(runs) == len(set(runs))
+
+
+def test_a_director_of_an_older_epoch_is_fenced_off(sqlite_url: str) -> None:
+    service, tournament_id = prepared(sqlite_url, players=6)
+    first = Director(service, holder="first", lease_seconds=0.0)
+    second = Director(service, holder="second", lease_seconds=60.0)
+    assert first.tick(tournament_id) is Tick.ACTED  # epoch 1, the lease already expired
+    assert second.tick(tournament_id) is Tick.ACTED  # epoch 2
+    assert first.tick(tournament_id) is Tick.WAITING  # second holds the lease
+    state = Tournaments(service).state(tournament_id)
+    with pytest.raises(DomainError) as caught:
+        first.tournaments.apply(tournament_id, "late", lambda t: t.start_step(
+            coups={}, chips={p: 1 for p in state.in_play()}, actor="@director",
+            command_id="late", epoch=1))
+    assert caught.value.rule == "stale-epoch"
+
+
+def test_a_round_by_minutes_ends_on_the_recorded_clock(sqlite_url: str) -> None:
+    timed = TournamentSettings(variant="punto-banco", seats_per_table=6, starting_chips=500,
+                               min_stake=5, max_stake=50, coups_per_round=1000,
+                               minutes_per_round=1, advance=3, prizes=(10000,), buy_in=10)
+    service, tournament_id = prepared(sqlite_url, timed, players=6)
+    now = [1_000.0]
+    director = Director(service, clock=lambda: now[0])
+    for _ in range(8):
+        director.tick(tournament_id)
+    state = Tournaments(service).state(tournament_id)
+    assert state.round == 1 and state.seconds_left(now[0]) == 60.0
+    steps = state.steps
+    now[0] += 61  # a minute passes: the step under way finishes, then the round ends
+    while Tournaments(service).state(tournament_id).round == 1 and (
+            Tournaments(service).state(tournament_id).phase.value == "running"):
+        director.tick(tournament_id)
+    state = Tournaments(service).state(tournament_id)
+    assert state.phase.value == "between-rounds" and steps <= state.steps <= steps + 1
+    started = [e for e in service.events_of(tournament_id)
+               if isinstance(e, Tournament.RoundStarted)]
+    assert started[0].at == 1_000.0 and started[0].minutes == 1
+
+
+def test_a_tie_on_the_line_is_played_off_at_a_table_of_its_own(sqlite_url: str) -> None:
+    heats = TournamentSettings(
+        variant="punto-banco", seats_per_table=6, starting_chips=1000, min_stake=10,
+        max_stake=100, coups_per_round=2, prizes=(10000,), buy_in=10, tie_break="play-off",
+        stages=(Stage(name="heats", rounds=1, advance=Advance(overall=2)),
+                Stage(name="final", rounds=1)))
+    service, tournament_id = prepared(sqlite_url, heats, players=5)
+    director = Director(service)
+    tournaments = director.tournaments
+    while not tournaments.state(tournament_id).round_over(0.0):
+        director.tick(tournament_id)
+    chips = sorted(tournaments.chips(tournament_id).items(), key=lambda pc: -pc[1])
+    (leader, _), (second, at_second), (third, at_third) = chips[:3]
+    level = max(at_second, at_third) + 1000  # second and third tied, above everyone else
+    for player, now in ((second, at_second), (third, at_third)):
+        tournaments.intervene(tournament_id, "correct-chips", player, "tie for the test",
+                              delta=level - now, command_id=f"tie-{player}")
+    if tournaments.chips(tournament_id)[leader] <= level:
+        tournaments.intervene(tournament_id, "correct-chips", leader, "lead for the test",
+                              delta=level + 1000 - tournaments.chips(tournament_id)[leader],
+                              command_id="lead")
+    while tournaments.state(tournament_id).stage == 0:
+        director.tick(tournament_id)
+    events = service.events_of(tournament_id)
+    played = [e for e in events if isinstance(e, Tournament.PlayOffPlayed)]
+    assert played and set(played[0].chips) == {second, third}
+    assert service.events_of(Table.create_id(played[0].table))  # a coup recorded like any other
+    state = tournaments.state(tournament_id)
+    assert len(state.in_play()) == 2 and leader in state.in_play()
+    assert len({second, third} & set(state.in_play())) == 1
+
+
+def test_a_secret_bet_stays_hidden_until_its_coup_is_dealt(sqlite_url: str) -> None:
+    final = TournamentSettings(
+        variant="punto-banco", seats_per_table=6, starting_chips=1000, min_stake=10,
+        max_stake=100, coups_per_round=3, prizes=(10000,), buy_in=10,
+        stages=(Stage(name="final", rounds=2, secret_bet=True),))
+    service, tournament_id = prepared(sqlite_url, final, players=4)
+    director = Director(service)
+    tournaments = director.tournaments
+    director.tick(tournament_id)  # the first round starts
+    player = tournaments.state(tournament_id).in_play()[0]
+    nonce = "5e" * 16
+    tournaments.place_secret_bet(tournament_id, player, secret_commitment("tie", 20, nonce),
+                                 actor=player, command_id="secret")
+    with pytest.raises(DomainError) as caught:
+        tournaments.reveal_secret_bet(tournament_id, player, "tie", 20, nonce, actor=player,
+                                      command_id="too-soon")
+    assert caught.value.rule == "secret-bet-not-dealt"
+    table = Table.create_id(tournaments.state(tournament_id).entrant(player).table or "")
+    assert not any("tie" in str(vars(e)) for e in service.events_of(table)
+                   if type(e).__name__ == "BetPlaced" and getattr(e, "player", "") == player)
+    while tournaments.state(tournament_id).steps < 1 or tournaments.state(
+            tournament_id).step is not None:
+        director.tick(tournament_id)
+    before = service.state(table).holding(player)
+    tournaments.reveal_secret_bet(tournament_id, player, "tie", 20, nonce, actor=player,
+                                  command_id="reveal")
+    revealed = [e for e in service.events_of(tournament_id)
+                if isinstance(e, Tournament.SecretBetRevealed)]
+    assert [(e.player, e.spot, e.amount, e.actor) for e in revealed] == [(player, "tie", 20,
+                                                                         player)]
+    delta = revealed[0].delta
+    assert delta == (160 if revealed[0].outcome == "tie" else -20)
+    assert service.state(table).holding(player) == before + delta

@@ -1,0 +1,336 @@
+"""Formats as data: rounds by coups and by minutes (a fake clock), rising limits, stages and
+their cuts (per table, overall, wildcards), play-offs for a tie at the cut, stacks reset,
+re-entry and late registration windows, interventions, the director's epoch, the presets,
+and the formats refused at creation with the rule they break."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+import pytest
+
+from domain.coup import Outcome
+from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
+from domain.formats import Advance, ChipRule, Limits, Stage, TieBreak
+from domain.presets import PRESETS, preset
+from domain.settings import Variant
+from domain.tournament import (
+    Bust,
+    Phase,
+    Status,
+    TournamentSettings,
+    TournamentStatus,
+    secret_commitment,
+)
+from domain.tournament_aggregate import Tournament
+
+SEED = bytes(range(32))
+ORG = "@organiser"
+LEVELS = (Limits(min_stake=10, max_stake=100), Limits(min_stake=20, max_stake=200))
+
+
+def fmt(*stages: Stage, **overrides: Any) -> TournamentSettings:
+    base: dict[str, Any] = {
+        "variant": Variant.PUNTO_BANCO, "seats_per_table": 4, "starting_chips": 1000,
+        "min_stake": 10, "max_stake": 100, "coups_per_round": 3, "prizes": (10000,),
+        "buy_in": 10, "stages": stages}
+    return msgspec.convert({**base, **overrides}, TournamentSettings)
+
+
+def heats_and_final(**advance: int) -> TournamentSettings:
+    return fmt(Stage(name="heats", rounds=1, limits=LEVELS, advance=Advance(**advance)),
+               Stage(name="final", rounds=1, limits=LEVELS))
+
+
+class Run:
+    """A tournament driven by hand: every command gets its own id."""
+
+    def __init__(self, settings: TournamentSettings, players: int) -> None:
+        self.t = Tournament(name="cup", settings=settings, actor=ORG, command_id="create")
+        self.n = 0
+        for i in range(players):
+            self.do(self.t.register, f"p{i}")
+
+    def do(self, method: Any, *args: Any, **kwargs: Any) -> None:
+        self.n += 1
+        method(*args, actor=ORG, command_id=f"c{self.n}", **kwargs)
+
+    @property
+    def s(self) -> Any:
+        return self.t.state
+
+    def start(self) -> Run:
+        self.do(self.t.draw_seating, SEED)
+        return self
+
+    def round(self, chips: Mapping[str, int] | None = None, at: float = 0.0) -> None:
+        """Play a round of the format's coups as steps, ending with `chips` (else unchanged)."""
+        self.do(self.t.start_round, at=at)
+        now = {p: self.s.entrants[p].chips for p in self.s.in_play()}
+        while not self.s.round_over(at):
+            self.do(self.t.start_step, {t: 0 for t in self.s.tables}, now)
+            self.do(self.t.end_step)
+        self.do(self.t.end_round, {**now, **(chips or {})})
+
+    def at(self, table: int) -> list[str]:
+        return [e.player for e in self.s.seated_at(f"cup-table-{table}")]
+
+
+def refused(run: Run, rule: str, method: Any, *args: Any, **kwargs: Any) -> None:
+    before, version = msgspec.to_builtins(run.s), run.t.version
+    with pytest.raises(DomainError) as caught:
+        run.do(method, *args, **kwargs)
+    assert caught.value.rule == rule
+    assert msgspec.to_builtins(run.s) == before and run.t.version == version
+
+
+def test_a_round_ends_after_its_coups() -> None:
+    run = Run(fmt(Stage(name="only", rounds=2, coups=4, limits=LEVELS)), 4).start()
+    run.do(run.t.start_round, at=0.0)
+    assert run.s.coups_left() == 4 and run.s.seconds_left(0.0) is None
+    for step in range(4):
+        assert not run.s.round_over(0.0)
+        run.do(run.t.start_step, {"cup-table-1": step}, {p: 1000 for p in run.s.in_play()})
+        assert not run.s.round_over(0.0)  # a step under way finishes first
+        run.do(run.t.end_step)
+    assert run.s.coups_left() == 0 and run.s.round_over(0.0)
+    refused(run, "step-mismatch", run.t.end_step)
+
+
+def test_a_round_ends_after_its_minutes_and_a_pause_stops_the_clock() -> None:
+    run = Run(fmt(Stage(name="only", rounds=2, coups=100, minutes=2, limits=LEVELS)), 4)
+    run.start()
+    run.do(run.t.start_round, at=1000.0)
+    assert run.s.seconds_left(1060.0) == 60.0 and not run.s.round_over(1119.0)
+    run.do(run.t.pause, at=1060.0)
+    assert run.s.status is TournamentStatus.PAUSED
+    assert run.s.seconds_left(5000.0) == 60.0  # paused: the clock does not run
+    refused(run, "paused", run.t.start_step, {}, {p: 1000 for p in run.s.in_play()})
+    run.do(run.t.resume, at=1600.0)
+    assert run.s.seconds_left(1630.0) == 30.0 and not run.s.round_over(1659.0)
+    assert run.s.round_over(1660.0)
+    refused(run, "not-paused", run.t.resume, at=1700.0)
+
+
+def test_the_limits_rise_round_by_round_and_the_last_level_holds() -> None:
+    run = Run(fmt(Stage(name="only", rounds=3, limits=LEVELS)), 4).start()
+    for _ in range(3):
+        run.round()
+    started = [e for e in run.t.collect_events() if isinstance(e, Tournament.RoundStarted)]
+    assert [(e.min_stake, e.max_stake) for e in started] == [(10, 100), (20, 200), (20, 200)]
+
+
+def test_the_top_of_each_table_and_the_wildcards_advance() -> None:
+    run = Run(heats_and_final(per_table=1, wildcards=1), 8).start()
+    one, two = run.at(1), run.at(2)
+    chips = {one[0]: 1500, one[1]: 1400, one[2]: 600, one[3]: 500,
+             two[0]: 1200, two[1]: 1100, two[2]: 900, two[3]: 800}
+    run.round(chips)
+    # the leader of each table, then the best stack of the rest: one[1] (1400)
+    assert sorted(run.s.in_play()) == sorted([one[0], two[0], one[1]])
+    assert run.s.stage == 1 and run.s.current.name == "final"
+    cut = [e for e in run.s.entrants.values() if e.status is Status.PLACED]
+    assert {e.player: e.position for e in cut} == {two[1]: 4, two[2]: 5, two[3]: 6,
+                                                   one[2]: 7, one[3]: 8}
+
+
+def test_the_top_overall_advance_and_the_final_ranks_by_chips() -> None:
+    run = Run(heats_and_final(overall=3), 8).start()
+    players = run.s.in_play()
+    run.round({p: 1000 + 10 * i for i, p in enumerate(players)})
+    assert sorted(run.s.in_play()) == sorted(players[-3:])
+    run.round({players[-3]: 5000, players[-2]: 100, players[-1]: 3000})
+    assert run.s.decided
+    run.do(run.t.finish, SEED)
+    assert [r.player for r in run.s.results()[:3]] == [players[-3], players[-1], players[-2]]
+
+
+def test_a_tie_on_the_line_is_played_off_by_an_extra_coup() -> None:
+    run = Run(msgspec.structs.replace(heats_and_final(overall=2),
+                                      tie_break=TieBreak.PLAY_OFF), 6).start()
+    a, b, c, *rest = run.s.in_play()
+    run.round({a: 2000, b: 1500, c: 1500, **{p: 100 for p in rest}})
+    assert run.s.playoff is not None
+    assert sorted(run.s.playoff.players) == sorted([b, c]) and run.s.playoff.places == 1
+    assert set(run.s.in_play()) == {a, b, c, *rest}  # nobody cut while the tie waits
+    refused(run, "play-off-pending", run.t.start_round, at=0.0)
+    refused(run, "play-off-players", run.t.settle_playoff, "po", {b: 10})
+    run.do(run.t.settle_playoff, "po", {b: 40, c: 40})  # tied again: another play-off
+    assert run.s.playoff is not None and run.s.playoffs == 1
+    run.do(run.t.settle_playoff, "po", {b: 30, c: 55})
+    assert run.s.playoff is None and sorted(run.s.in_play()) == sorted([a, c])
+    assert run.s.entrants[b].position == 3 and run.s.entrants[b].tied == 1
+
+
+def test_ties_on_the_line_all_go_on_or_the_draw_decides() -> None:
+    shared = Run(heats_and_final(overall=2), 6).start()
+    a, b, c, *rest = shared.s.in_play()
+    shared.round({a: 2000, b: 1500, c: 1500, **{p: 100 for p in rest}})
+    assert sorted(shared.s.in_play()) == sorted([a, b, c])
+    drawn = Run(msgspec.structs.replace(heats_and_final(overall=2),
+                                        tie_break=TieBreak.DRAW_ORDER), 6).start()
+    a, b, c, *rest = drawn.s.in_play()
+    first = min((b, c), key=lambda p: drawn.s.entrants[p].draw_rank)
+    drawn.round({a: 2000, b: 1500, c: 1500, **{p: 100 for p in rest}})
+    assert sorted(drawn.s.in_play()) == sorted([a, first])
+
+
+def test_a_stage_that_resets_starts_everyone_level() -> None:
+    settings = fmt(Stage(name="heats", rounds=1, limits=LEVELS, advance=Advance(overall=3)),
+                   Stage(name="final", rounds=1, limits=LEVELS, chips=ChipRule.RESET))
+    run = Run(settings, 6).start()
+    players = run.s.in_play()
+    run.round({p: 700 + 100 * i for i, p in enumerate(players)})
+    issued = run.s.chips_issued
+    run.do(run.t.start_round, at=0.0)
+    started = [e for e in run.t.collect_events() if isinstance(e, Tournament.StageStarted)][-1]
+    assert started.reset == {players[4]: -100, players[5]: -200}  # players[3] has 1000
+    assert all(run.s.entrants[p].chips == 1000 for p in run.s.in_play())
+    assert run.s.chips_issued == issued - 300
+    deltas = [getattr(o.command, "delta", None) for o in run.t.table_orders(started)]
+    assert sorted(deltas) == [-200, -100]  # type: ignore[type-var]
+
+
+def test_late_registration_and_re_entry_close_with_their_window() -> None:
+    run = Run(fmt(Stage(name="only", rounds=3, limits=LEVELS), late_rounds=1, reentries=1), 4)
+    run.start()
+    run.do(run.t.register, "late")  # seated at once
+    assert run.s.entrants["late"].status is Status.SEATED
+    run.do(run.t.start_round, at=0.0)
+    table = run.s.entrants["p0"].table
+    run.do(run.t.record_bust_outs, table, 1, [Bust(player="p0", chips=5)])
+    run.do(run.t.reenter, "p0")
+    assert run.s.entrants["p0"].entries == 2
+    run.do(run.t.record_bust_outs, run.s.entrants["p0"].table, 2, [Bust(player="p0", chips=5)])
+    refused(run, "no-reentry", run.t.reenter, "p0")
+    run.do(run.t.end_round, {p: 1000 for p in run.s.in_play()})
+    refused(run, "registration-closed", run.t.register, "later")
+
+
+def test_interventions_record_the_reason_and_the_chips_before_and_after() -> None:
+    run = Run(fmt(Stage(name="only", rounds=3, limits=LEVELS), seats_per_table=5), 8).start()
+    one = run.at(1)
+    chips = {p: 1000 for p in run.s.in_play()}
+    refused(run, "reason-required", run.t.intervene, "penalise", one[0], " ", chips, delta=-50)
+    refused(run, "penalty-chips", run.t.intervene, "penalise", one[0], "slow", chips, delta=5)
+    refused(run, "intervention-kind", run.t.intervene, "promote", one[0], "why", chips)
+    run.do(run.t.intervene, "penalise", one[0], "slow play", chips, delta=-50)
+    run.do(run.t.intervene, "correct-chips", one[1], "miscount", chips, delta=25)
+    run.do(run.t.intervene, "disqualify", one[2], "collusion", chips)
+    run.do(run.t.intervene, "move", one[3], "seat broken", chips, table="cup-table-2")
+    made = run.s.interventions
+    assert [(i.kind, i.chips_before, i.chips_after, i.actor) for i in made] == [
+        ("penalise", 1000, 950, ORG), ("correct-chips", 1000, 1025, ORG),
+        ("disqualify", 1000, 0, ORG), ("move", 1000, 1000, ORG)]
+    assert run.s.entrants[one[2]].position == 8  # the disqualified finish last
+    assert run.s.entrants[one[3]].table == "cup-table-2"
+    events = run.t.collect_events()
+    penalty = next(e for e in events if isinstance(e, Tournament.InterventionMade))
+    assert [getattr(o.command, "delta", None) for o in run.t.table_orders(penalty)] == [-50]
+
+
+def test_a_director_from_an_older_epoch_is_refused() -> None:
+    run = Run(fmt(Stage(name="only", rounds=3, limits=LEVELS)), 4).start()
+    run.do(run.t.appoint, 2)
+    refused(run, "stale-epoch", run.t.appoint, 2)
+    refused(run, "stale-epoch", run.t.start_round, at=0.0, epoch=1)
+    run.do(run.t.start_round, at=0.0, epoch=2)
+    assert run.s.phase is Phase.RUNNING
+
+
+@pytest.mark.parametrize(("stages", "overrides", "rule"), [
+    ((Stage(name="h", rounds=1, limits=LEVELS, advance=Advance(per_table=4)),
+      Stage(name="f", rounds=1, limits=LEVELS)), {}, "too-many-advancers"),
+    ((Stage(name="h", rounds=1, limits=LEVELS, advance=Advance(overall=8)),
+      Stage(name="f", rounds=1, limits=LEVELS)), {"tables": 2}, "too-many-advancers"),
+    ((Stage(name="h", rounds=1, limits=LEVELS, advance=Advance(overall=4)),
+      Stage(name="s", rounds=1, limits=LEVELS, advance=Advance(overall=4)),
+      Stage(name="f", rounds=1, limits=LEVELS)), {}, "too-many-advancers"),
+    ((Stage(name="h", rounds=1, coups=0, limits=LEVELS),), {}, "tournament-round"),
+    ((Stage(name="h", rounds=0, limits=LEVELS), Stage(name="f", rounds=1, limits=LEVELS)), {},
+     "format-rounds"),
+    ((Stage(name="h", rounds=1, limits=LEVELS), Stage(name="f", rounds=1, limits=LEVELS)), {},
+     "format-advance"),
+    ((Stage(name="h", rounds=1, limits=(Limits(min_stake=50, max_stake=10),)),), {},
+     "tournament-stakes"),
+    ((Stage(name="h", rounds=1, limits=LEVELS),), {"prizes": (5000, 4000)},
+     "tournament-prizes"),
+    ((Stage(name="h", rounds=1, limits=LEVELS),), {"late_rounds": 2}, "tournament-late"),
+])
+def test_a_format_that_cannot_be_played_is_refused_by_name(
+        stages: tuple[Stage, ...], overrides: dict[str, Any], rule: str) -> None:
+    with pytest.raises(RuleViolation) as caught:
+        fmt(*stages, **overrides).check()
+    assert caught.value.rule == rule
+
+
+def test_more_advancers_than_entrants_is_refused_at_the_start() -> None:
+    run = Run(heats_and_final(overall=5), 5)
+    refused(run, "too-many-advancers", run.t.draw_seating, SEED)
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_every_preset_is_playable_and_takes_overrides(name: str) -> None:
+    settings = preset(name, coups_per_round=4, starting_chips=20_000, tables=3)
+    assert settings.coups_per_round == 4 and settings.tables == 3
+    assert all(stage.coups == 4 for stage in settings.plan())
+    with pytest.raises(NotFound):
+        preset("no-such-preset")
+    with pytest.raises(RuleViolation):
+        preset(name, coups_per_round=0)
+    run = Run(settings, 12).start()
+    assert len(run.s.tables) == 3
+
+
+def test_the_freeze_out_preset_ends_after_its_rounds_with_the_biggest_stack_first() -> None:
+    run = Run(preset("chemin-de-fer-freeze-out", coups_per_round=1), 4).start()
+    players = run.s.in_play()
+    for n in range(8):
+        if n == 7:
+            run.round({p: 1000 * (i + 1) for i, p in enumerate(players)})
+        else:
+            run.round()
+    assert run.s.decided
+    run.do(run.t.finish, SEED)
+    assert run.s.results()[0].player == players[-1]
+    with pytest.raises(OutOfTurn):
+        run.do(run.t.start_round, at=0.0)
+
+
+def test_a_secret_bet_is_a_commitment_until_it_is_revealed_after_the_deal() -> None:
+    run = Run(fmt(Stage(name="final", rounds=2, limits=LEVELS, secret_bet=True)), 4).start()
+    run.do(run.t.start_round, at=0.0)
+    p, q, *_ = run.s.in_play()
+    table = run.s.entrants[p].table
+    nonce = "ab" * 16
+    run.do(run.t.place_secret_bet, p, table, 1, secret_commitment("banker", 60, nonce))
+    run.do(run.t.place_secret_bet, q, run.s.entrants[q].table, 1,
+           secret_commitment("punter", 80, nonce))
+    placed = [e for e in run.t.collect_events() if isinstance(e, Tournament.SecretBetPlaced)]
+    recorded = str(msgspec.to_builtins({k: v for k, v in vars(placed[0]).items()
+                                        if k != "timestamp"}))
+    assert "banker" not in recorded and "60" not in recorded and nonce not in recorded
+    refused(run, "secret-bet-used", run.t.place_secret_bet, p, table, 2, "0" * 64)
+    refused(run, "secret-bet-mismatch", run.t.reveal_secret_bet, p, "punter", 60, nonce,
+            Outcome.BANKER)
+    refused(run, "secret-bet-spot", run.t.reveal_secret_bet, p, "middle", 60, nonce,
+            Outcome.BANKER)
+    run.do(run.t.reveal_secret_bet, p, "banker", 60, nonce, Outcome.BANKER)
+    revealed = next(e for e in run.t.collect_events()
+                if isinstance(e, Tournament.SecretBetRevealed))
+    assert (revealed.spot, revealed.amount, revealed.outcome) == ("banker", 60, "banker")
+    assert revealed.delta == 57  # even money less the 5% commission
+    assert run.s.entrants[p].chips == 1000 + 57
+    assert [getattr(o.command, "delta", None) for o in run.t.table_orders(revealed)] == [57]
+    run.do(run.t.end_round, {player: 1000 for player in run.s.in_play()})
+    forfeited = [e for e in run.t.collect_events()
+                 if isinstance(e, Tournament.SecretBetForfeited)]
+    assert [(e.player, e.amount) for e in forfeited] == [(q, 100)]  # never revealed: the max
+    assert run.s.entrants[q].chips == 900
+    plain = Run(fmt(Stage(name="heats", rounds=2, limits=LEVELS)), 4).start()
+    plain.do(plain.t.start_round, at=0.0)
+    player = plain.s.in_play()[0]
+    refused(plain, "secret-bet-not-allowed", plain.t.place_secret_bet, player,
+            plain.s.entrants[player].table, 1, "0" * 64)

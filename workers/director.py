@@ -1,0 +1,95 @@
+"""The director as a worker duty: every `sabot worker` (unless `--no-director`) directs the
+tournaments of its store.
+
+A thread of the worker's main process looks at the store's tournaments in turn and takes
+steps (`infra.tournaments.Director.tick`) for each one it holds the lease of, for at most
+`BUDGET` seconds a tournament before it looks at the next; it sleeps `IDLE` seconds when
+nothing moved. Several workers may run it: the lease lets one act per tournament and the
+others take over within a few seconds of its expiry. The clock is the worker's own, recorded
+in the events (round started, paused, resumed), so a restart neither restarts nor skips a
+round's time. A finished tournament is not looked at again by this process.
+
+A step that fails is logged with the tournament and tried again at the next turn: every
+command of a step has an id derived from the tournament's recorded position, so what was
+applied before the failure is not applied twice.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import uuid
+from typing import Any
+
+import structlog
+from celery import signals
+
+from infra.service import TableService
+from infra.tournaments import Director, Tick
+
+log = structlog.get_logger("sabot.workers.director")
+
+BUDGET = 2.0  # seconds spent on one tournament before looking at the others
+IDLE = 0.2  # seconds to sleep when no tournament moved
+
+
+def holder_name() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+
+
+def turn(director: Director, finished: set[uuid.UUID]) -> bool:
+    """One look at every tournament not known finished; whether any moved."""
+    moved = False
+    for tournament_id in director.tournaments.ids():
+        if tournament_id in finished:
+            continue
+        until = time.monotonic() + BUDGET
+        try:
+            while time.monotonic() < until:
+                tick = director.tick(tournament_id)
+                if tick is Tick.FINISHED:
+                    finished.add(tournament_id)
+                    log.info("tournament finished", tournament_id=str(tournament_id))
+                if tick is not Tick.ACTED:
+                    break
+                moved = True
+        except Exception:
+            log.exception("director step failed", tournament_id=str(tournament_id))
+    return moved
+
+
+def duty(database_url: str, stop: threading.Event) -> None:
+    service = TableService(url=database_url)
+    director = Director(service, holder=holder_name())
+    finished: set[uuid.UUID] = set()
+    log.info("director started", holder=director.holder)
+    try:
+        while not stop.is_set():
+            try:
+                moved = turn(director, finished)
+            except Exception:  # the store unreachable: try again later
+                log.exception("director could not read the tournaments")
+                moved = False
+            if not moved:
+                stop.wait(IDLE)
+    finally:
+        service.close()
+
+
+def start(database_url: str) -> threading.Event:
+    """Run the duty in a daemon thread; set the event returned to stop it."""
+    stop = threading.Event()
+    threading.Thread(target=duty, args=(database_url, stop), name="sabot-director",
+                     daemon=True).start()
+    return stop
+
+
+def start_when_ready(database_url: str) -> None:
+    """Start the duty once the celery worker is up (its logging configured)."""
+
+    def ready(**_: Any) -> None:
+        start(database_url)
+
+    signals.worker_ready.connect(ready, weak=False)
