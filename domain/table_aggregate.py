@@ -520,8 +520,9 @@ class Table(Aggregate):
         if (self._coup().awaiting_card is not None) is not third:
             raise _mismatch("a third card" if third else "a first card", side,
                             "the other kind")
-        if side is not self._dealing_to():
-            raise _mismatch("a card to", side, f"it due to {self._dealing_to()}")
+        due = self._dealing_to()
+        if side is not due:
+            raise _mismatch("a card to", side, f"it due to {due}")
 
     class HandStood(Event):
         coup: int
