@@ -1,7 +1,9 @@
 """Decision deadlines: a player who does not decide in time gets the default move.
 
-When a command leaves a table awaiting a decision (`state.coup.to_act()`), the caller
-schedules its deadline with `schedule_deadline`. When the deadline comes, `expire_decision`
+When a command leaves a table with a time limit awaiting a decision (`state.coup.to_act()`),
+the service records a `Deadline` with it (`infra.outbox`) and its process sends the task
+(`workers.services.send_deadline`); `schedule_deadline` sends one by hand for a table as it
+stands. When the deadline comes, `expire_decision`
 sends `PlayDefault(coup, side)` with the deterministic command id
 `deadline:{table_id}:{coup}:{side}`:
 
