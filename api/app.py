@@ -3,8 +3,8 @@
 Routes: `/health` and `/ready` (`api.routes_health`), the tables resource
 (`api.routes_tables`), the tournaments resource (`api.routes_tournaments`), live events
 (`api.routes_live` on `api.live`'s channels), the reads from the projections
-(`api.routes_views`: rotation, recall), the live page at `/`
-(`api.routes_page`); the OpenAPI document at `/schema`
+(`api.routes_views`: tables, rotation, recall, roads, and `/me`), the tableau's look-ahead
+(`api.routes_tableau`), the pages at `/` (`api.routes_page`); the OpenAPI document at `/schema`
 (`/schema/openapi.json`). Bodies are msgspec structs (`api.schemas`); every refusal is an
 RFC 9457 problem (`api.problems`); callers are known by bearer tokens kept hashed in the
 same database (`api.tokens`, `api.auth`). The database: `database_url`, else
@@ -21,22 +21,32 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
 from api.deadlines import DeadlineClock
+from api.idempotency import Idempotency
 from api.live import channels_plugin, wake_through
 from api.openapi import add_body_schemas
 from api.problems import EXCEPTION_HANDLERS
 from api.routes_audit import audit_checkpoints
 from api.routes_health import health, ready
 from api.routes_live import table_events
-from api.routes_page import page, static_router
+from api.routes_page import page, role_page, static_router
+from api.routes_tableau import table_tableau
 from api.routes_tables import TablesController
 from api.routes_tournaments import TournamentsController
-from api.routes_views import ViewReader, table_recall, table_rotation
+from api.routes_views import (
+    ViewReader,
+    list_tables,
+    table_recall,
+    table_roads,
+    table_rotation,
+    who_am_i,
+)
 from api.tokens import TokenStore
 from infra.outbox import Deadline
 from infra.service import TableService
 from infra.settings import absolute_database_url
 from infra.store import open_service
 from infra.tournaments import Tournaments
+from workers import heartbeat
 
 MAX_BODY = 64 * 1024
 """A command is a few hundred bytes; anything near this is not one."""
@@ -53,15 +63,20 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     service.effects.on(Deadline, clock)
     channels = channels_plugin(broker)
     tokens = TokenStore(service.database)
+    heartbeat.create_table(service.database)
     return Litestar(
         route_handlers=[health, ready, TablesController, table_events, TournamentsController,
-                        table_rotation, table_recall, page, static_router(), audit_checkpoints],
+                        table_rotation, table_recall, audit_checkpoints,
+                        # the pages and what they read (api.routes_page, api.routes_views)
+                        table_roads, table_tableau, list_tables, who_am_i, page, role_page,
+                        static_router()],
         plugins=[channels],
         state=State({"service": service, "tokens": tokens, "views": ViewReader(service),
-                     "tournaments": Tournaments(service)}),
+                     "tournaments": Tournaments(service),
+                     "idempotency": Idempotency(service.database), "broker_url": broker}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=OpenAPIConfig(
-            title="Sabot", version="0.1.0", path="/schema", security=[{"bearer": []}],
+            title="Sabot", version="0.1.0", path="/schema",
             components=Components(security_schemes={"bearer": SecurityScheme(
                 type="http", scheme="bearer",
                 description="a token from `sabot token create`; none: anonymous")})),

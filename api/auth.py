@@ -1,7 +1,7 @@
 """Who is calling and what they may do: bearer tokens to grants, grants to permissions.
 
 No `Authorization` header: the caller is anonymous (may read what the public sees). A header
-that is not `Bearer <token>`, or a token never issued: 401. Then, by role:
+that is not `Bearer <token>`, a token never issued, expired or revoked: 401. Then, by role:
 
 | role      | open tables | table commands                                   | reads        |
 |-----------|-------------|--------------------------------------------------|--------------|
@@ -14,13 +14,15 @@ that is not `Bearer <token>`, or a token never issued: 401. Then, by role:
 | anonymous | no          | none (401)                                       | public       |
 
 The actor of a command always comes from the token, whatever the body says. Command ids
-are scoped by who sends them (`scope_command_id`), so nobody can take a command id before
-its rightful sender and make the real command a no-op.
+are scoped by who sends them (`scope_command_id`: a player, or an official's token), so
+nobody can take a command id before its rightful sender and make the real command a no-op;
+`Idempotency-Key`s belong to the token that sent them (`scope_key`, `api.idempotency`).
 """
 
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
 from api.problems import ApiProblem
 from api.tokens import Grant, Role, TokenStore
@@ -32,7 +34,7 @@ ACTORS = {Role.ORGANISER: "@organiser", Role.CROUPIER: "@croupier"}
 
 PLAYER_STEPS = frozenset({
     "contribute", "cut", "award-bank", "decline-bank", "retire-bank", "bet", "stake", "banco",
-    "decide",
+    "decide", "offer-card", "show-down",
 })
 """What a player may ask for themselves (taking the bank offered to them is `award-bank`)."""
 
@@ -52,11 +54,15 @@ def authenticate(tokens: TokenStore, authorization: str | None) -> Grant:
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiProblem(401, "the Authorization header must be `Bearer <token>`",
                          rule="bad-authorization", headers=_CHALLENGE)
-    grant = tokens.grant(token.strip())
-    if grant is None:
+    issued = tokens.lookup(token.strip())
+    if issued is None:
         raise ApiProblem(401, "this token is not known", rule="unknown-token",
                          headers=_CHALLENGE)
-    return grant
+    refusal = issued.refusal(datetime.now(UTC))
+    if refusal is not None:
+        raise ApiProblem(401, f"this token is {refusal.removeprefix('token-')}", rule=refusal,
+                         headers=_CHALLENGE)
+    return issued.grant
 
 
 def actor_of(grant: Grant) -> str:
@@ -108,6 +114,18 @@ def may_send(grant: Grant, table_id: uuid.UUID, command: Command) -> None:
 
 
 def scope_command_id(grant: Grant, key: str) -> str:
-    """The stored command id of a key sent by this grant: `api/<who>/<key>`."""
-    who = f"player:{grant.player}" if grant.role is Role.PLAYER else grant.role.value
+    """The stored command id of a key sent by this grant: `api/<who>/<key>`, where `who` is
+    the player (whatever token they use) or the official's token (two croupiers' same key
+    are two commands)."""
+    if grant.role is Role.PLAYER:
+        who = f"player:{grant.player}"
+    elif grant.token_id is not None:
+        who = f"{grant.role.value}:{grant.token_id}"
+    else:
+        who = grant.role.value
     return f"api/{who}/{key}"
+
+
+def scope_key(grant: Grant, key: str) -> str:
+    """An `Idempotency-Key` as the token that sent it owns it."""
+    return f"{grant.token_id or grant.role.value}/{key}"

@@ -1,26 +1,48 @@
 """The `sabot` command line: one subcommand a module under `api/commands/`.
 
 Each command module defines `register(subparsers)`, which adds its parser and sets `run` as
-the parser's default `handler`. A handler returns the process exit code. Domain errors are
-printed as one clear line (exit 2), never as a traceback.
+the parser's default `handler`. A handler returns the process exit code:
+
+| exit | meaning                                                                        |
+|------|--------------------------------------------------------------------------------|
+| 0    | done                                                                           |
+| 1    | refused: a rule of the game, an unknown table, a failed verification           |
+| 2    | usage, settings, or a service that does not answer (PostgreSQL, Redis, a port) |
+| 70   | a bug: an error nobody foresaw (one line; `--debug` shows the traceback)       |
+| 130  | interrupted (Ctrl-C)                                                           |
+| 141  | standard output closed early (`sabot ... \\| head`): nothing more is printed    |
+
+Every failure is one line on standard error, naming the service and its URL (password
+redacted) when a server is at fault; no traceback without `--debug`.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
 
 from domain.errors import DomainError
+from infra.errors import SettingsError, StoreError, VaultError
+from infra.settings import redact_url, resolve_database_url
 from infra.signing import SigningKeyError
+
+EXIT_REFUSED = 1
+EXIT_SERVICE = 2
+EXIT_BUG = 70
+EXIT_INTERRUPTED = 130
+EXIT_PIPE = 141
 
 
 def build_parser() -> argparse.ArgumentParser:
     import api.commands as commands
 
     parser = argparse.ArgumentParser(prog="sabot", description="Event-sourced baccara tournaments.")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the traceback of a failure instead of one line")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         if module.name.startswith("_"):
@@ -33,16 +55,49 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         code: int = args.handler(args)
+        sys.stdout.flush()
     except DomainError as error:
         print(f"sabot: {error.message} [{error.rule}]", file=sys.stderr)
-        return 2
-    except SigningKeyError as error:  # a writer without its key refuses to start
-        print(f"sabot: {error}", file=sys.stderr)
-        return 2
+        return EXIT_REFUSED
     except KeyboardInterrupt:
         print("sabot: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
+        return EXIT_PIPE
+    except Exception as error:
+        if args.debug:
+            raise
+        code, line = failure(error, args)
+        print(f"sabot: {line}", file=sys.stderr)
+        return code
     return code
+
+
+def failure(error: Exception, args: argparse.Namespace) -> tuple[int, str]:
+    """The exit code and the one line of an error that escaped a command."""
+    from eventsourcing.persistence import PersistenceError
+    from kombu.exceptions import OperationalError as BrokerError
+    from redis import RedisError
+
+    text = _first_line(error)
+    if isinstance(error, StoreError | SettingsError | SigningKeyError | VaultError):
+        return EXIT_SERVICE, text
+    if isinstance(error, PersistenceError):
+        url = redact_url(resolve_database_url(getattr(args, "database", None)))
+        return EXIT_SERVICE, f"the store at {url} failed: {text}"
+    if isinstance(error, RedisError | BrokerError):
+        broker = getattr(args, "broker", None) or os.environ.get("SABOT_BROKER_URL", "")
+        return EXIT_SERVICE, f"the broker at {redact_url(broker) or '(embedded)'} failed: {text}"
+    if isinstance(error, OSError):
+        return EXIT_SERVICE, text
+    return EXIT_BUG, (f"unexpected {type(error).__name__}: {text} "
+                      "(run `sabot --debug ...` for the traceback)")
+
+
+def _first_line(error: BaseException) -> str:
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__
 
 
 if __name__ == "__main__":

@@ -87,6 +87,17 @@ def add_body_schemas(app: Litestar) -> None:
     document = app.openapi_schema
     assert document.components is not None and not isinstance(document.components, list)
     document.components.schemas = {**(document.components.schemas or {}), **body_schemas()}
+    for item in (document.paths or {}).values():
+        for operation in (item.get, item.post):
+            for parameter in (operation.parameters or []) if operation else []:
+                if not isinstance(parameter, Reference) and parameter.name in OPTIONAL_BOUNDS:
+                    parameter.schema = OPTIONAL_BOUNDS[parameter.name]
+
+
+OPTIONAL_BOUNDS = {"after": Schema(type=OpenAPIType.INTEGER, minimum=0,
+                                   description="stream the events after this version")}
+"""Bounds of optional query parameters, which litestar drops from `int | None` (a query
+string cannot hold a null, so the parameter is the bounded integer, or absent)."""
 
 
 _MEANINGS = {
@@ -94,11 +105,17 @@ _MEANINGS = {
     401: "no token where one is needed, or a token never issued",
     403: "the token's role may not do this",
     404: "no such table (or player)",
-    409: "out of turn, or a lost race",
+    409: "out of turn, a lost race, or an Idempotency-Key whose request still runs",
     413: "the body is too large",
     422: "a field of the wrong type or value, a rule of the game refused, or a command id "
          "already used on another table",
 }
+
+
+BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
+"""The security of a route that needs a token."""
+BEARER_OR_ANONYMOUS: list[dict[str, list[str]]] = [{"bearer": []}, {}]
+"""The security of a route anyone may call, showing more to a token (`{}`: no token)."""
 
 
 def problems(*statuses: int) -> dict[int, ResponseSpec]:

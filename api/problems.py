@@ -84,13 +84,37 @@ def invalid(error: msgspec.ValidationError, prefix: str = "") -> ApiProblem:
     return ApiProblem(422, str(error), rule="invalid-field", field=field_of(error, prefix))
 
 
+MAX_DEPTH = 16
+"""A command nests two or three levels; anything deeper than this is not one."""
+
+
 def decode_json(body: bytes) -> Any:
-    """JSON text to plain values; not JSON at all is a 400."""
+    """JSON text (UTF-8, at most `MAX_DEPTH` levels deep) to plain values; else a 400."""
     try:
-        return msgspec.json.decode(body)
-    except msgspec.DecodeError as error:
-        raise ApiProblem(400, f"the body is not valid JSON: {error}",
+        value = msgspec.json.decode(body)
+    except (msgspec.DecodeError, UnicodeDecodeError) as error:
+        raise ApiProblem(400, f"the body is not valid UTF-8 JSON: {error}",
                          rule="malformed-json") from None
+    except RecursionError:
+        raise _too_deep() from None
+    if _deeper_than(value, MAX_DEPTH):
+        raise _too_deep()
+    return value
+
+
+def _too_deep() -> ApiProblem:
+    return ApiProblem(400, f"the body nests deeper than {MAX_DEPTH} levels", rule="too-deep")
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    level: list[Any] = [value] if isinstance(value, dict | list) else []
+    for _ in range(limit + 1):
+        level = [child for node in level
+                 for child in (node.values() if isinstance(node, dict) else node)
+                 if isinstance(child, dict | list)]
+        if not level:
+            return False
+    return True
 
 
 def _api_problem(_: Request[Any, Any, Any], error: ApiProblem) -> Response[Problem]:

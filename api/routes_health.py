@@ -1,7 +1,10 @@
 """Liveness and readiness: `/health` answers while the process runs, `/ready` while the store does.
 
 A load balancer sends traffic only to a ready instance and restarts one that is not alive;
-readiness runs one read-only statement on the store, so a lost database makes it 503.
+readiness reads the store and pings a Redis broker, so a lost database or broker makes it
+503. What does not stop this instance from serving is reported in the answer, with status
+`degraded`: a projection stopped by an event it cannot apply (its views answer from where it
+stopped), or no worker alive (`workers.heartbeat`: what waits for one is named).
 """
 
 from __future__ import annotations
@@ -13,8 +16,12 @@ from litestar import Request, get
 from litestar.datastructures import State
 
 from api.problems import ApiProblem
-from api.schemas import Health, Ready
+from api.routes_views import ViewReader
+from api.schemas import Health, Ready, StoppedProjection
+from infra.errors import ServiceUnavailable
+from infra.reachability import check_broker
 from infra.service import TableService
+from workers.heartbeat import workers
 
 
 @get("/health", tags=["health"], summary="Liveness: the process answers")
@@ -25,15 +32,24 @@ async def health() -> Health:
 @get("/ready", tags=["health"], summary="Readiness: the store answers")
 async def ready(request: Request[Any, Any, State]) -> Ready:
     service: TableService = request.app.state.service
+    views: ViewReader = request.app.state.views
     try:
-        await to_thread.run_sync(_ping, service)
+        stopped = await to_thread.run_sync(_stopped, views)
+        alive = await to_thread.run_sync(workers, service.database)
     except Exception as error:
         raise ApiProblem(503, f"the store does not answer: {type(error).__name__}",
                          rule="store-unavailable") from None
-    return Ready(status="ready", database=service.database.dialect)
+    try:
+        await to_thread.run_sync(check_broker, request.app.state.broker_url, 1.0)
+    except ServiceUnavailable as error:
+        raise ApiProblem(503, str(error), rule="broker-unavailable") from None
+    degraded = bool(stopped) or (alive is not None and alive.alive == 0)
+    return Ready(status="degraded" if degraded else "ready",
+                 database=service.database.dialect, stopped_projections=stopped,
+                 workers=alive)
 
 
-def _ping(service: TableService) -> None:
-    database = service.database
-    with database.transaction(write=False) as cursor:
-        database.execute(cursor, "SELECT 1").fetchone()
+def _stopped(views: ViewReader) -> list[StoppedProjection]:
+    """The projections stopped by an event (reading them is the store's check too)."""
+    return [StoppedProjection(f.projection, f.notification_id, f.error)
+            for f in views.runner().failures()]

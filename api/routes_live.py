@@ -25,6 +25,7 @@ from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from api.live import channel_of
+from api.openapi import BEARER_OR_ANONYMOUS, problems
 from api.problems import ApiProblem
 from api.routes_tables import TableRef, blocking, grant_of
 from api.tokens import Grant
@@ -36,7 +37,9 @@ POLL_SECONDS = 5.0
 
 After = Annotated[int | None, QueryParameter(ge=0, required=False,
                                              description="stream the events after this version")]
-LastEventId = Annotated[str | None, HeaderParameter(name="Last-Event-ID", required=False)]
+LastEventId = Annotated[str, HeaderParameter(
+    name="Last-Event-ID", required=False, pattern=r"^[0-9]{0,18}$",
+    description="the version of the last event received (a reconnecting browser sends it)")]
 
 
 def _new_events(service: TableService, table_id: uuid.UUID, grant: Grant,
@@ -66,15 +69,20 @@ async def _stream(service: TableService, channels: ChannelsPlugin, table_id: uui
                 yield ServerSentEventMessage(data=None, comment="keep-alive")  # no data: no message
 
 
-@get("/tables/{table:str}/events", tags=["live"], summary="A table's events, live (SSE)")
+@get("/tables/{table:str}/events", tags=["live"], summary="A table's events, live (SSE)",
+     media_type="text/event-stream", security=BEARER_OR_ANONYMOUS,
+     responses=problems(400, 401, 404))
 async def table_events(request: Request[Any, Any, State], table: TableRef,
                        after: After = None,
-                       last_event_id: LastEventId = None) -> ServerSentEvent:
+                       last_event_id: LastEventId = "") -> ServerSentEvent:
     service: TableService = request.app.state.service
     grant = await grant_of(request)
     table_id = table_id_of(table)
     found = await blocking(service.table, table_id)
-    if after is None and last_event_id is not None:
+    if after is None and "after" in request.query_params:  # `?after=` or `?after=null`
+        raise ApiProblem(400, "after is an event's version (an integer >= 0)",
+                         rule="bad-request", field="after")
+    if after is None and last_event_id:
         if not last_event_id.isdigit():
             raise ApiProblem(400, "Last-Event-ID is an event's version", rule="bad-request",
                              field="Last-Event-ID")

@@ -6,7 +6,9 @@
 
 `{table}` is a table's UUID or its name. A command's `Idempotency-Key` header, when present,
 is its command id (else the body's `command_id`); a key sent again answers what it answered
-the first time and records nothing. The body's `actor` is ignored: the token says who acts.
+the first time and records nothing (`api.idempotency`, which takes a body's `command_id` as
+the key when no header gives one: the same key with another body is 422, while its first
+request runs 409). The body's `actor` is ignored: the token says who acts.
 The service is synchronous (psycopg's pool, SQLite): its calls run in worker threads. What
 follows a command (live push, a decision's deadline) is the service's to dispatch
 (`infra.outbox`), not the route's.
@@ -15,8 +17,8 @@ follows a command (live push, a decision's deadline) is the service's to dispatc
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypeVar, cast
 
 import msgspec
 from anyio import to_thread
@@ -25,7 +27,14 @@ from litestar.datastructures import State
 from litestar.params import HeaderParameter, PathParameter
 
 from api import auth
-from api.openapi import CommandOperation, OpenTableOperation, problems
+from api.idempotency import Idempotency, fingerprint
+from api.openapi import (
+    BEARER,
+    BEARER_OR_ANONYMOUS,
+    CommandOperation,
+    OpenTableOperation,
+    problems,
+)
 from api.problems import ApiProblem, decode_json, invalid
 from api.schemas import OpenTable, Recorded, TableView
 from api.tokens import Grant, TokenStore
@@ -77,6 +86,10 @@ def command_of(raw: Any, grant: Grant, key: str | None) -> TableCommand:
     if not isinstance(raw, dict):
         raise ApiProblem(422, "a command is a JSON object with a `kind`", rule="invalid-field")
     if key is not None:
+        if "command_id" in raw and not (isinstance(raw["command_id"], str)
+                                        and raw["command_id"]):
+            raise ApiProblem(422, "a command id is a non-empty string", rule="invalid-field",
+                             field="command_id")
         raw["command_id"] = key
     if isinstance(raw.get("command_id"), str):
         if not raw["command_id"]:
@@ -91,30 +104,48 @@ def command_of(raw: Any, grant: Grant, key: str | None) -> TableCommand:
     return command
 
 
+async def once(request: Request[Any, Any, State], grant: Grant, key: str | None, raw: Any,
+               status: int, respond: Callable[[], Awaitable[Recorded]]) -> Recorded:
+    """`respond()`, under the IETF `Idempotency-Key` rules when the request has a key (a
+    replayed answer comes as a litestar `Response` holding the first answer's body)."""
+    if key is None:
+        return await respond()
+    keys: Idempotency = request.app.state.idempotency
+    answer = await keys.run(auth.scope_key(grant, key),
+                            fingerprint(request.method, request.url.path, raw), status, respond)
+    return cast(Recorded, answer)
+
+
 class TablesController(Controller):
     path = "/tables"
     tags = ["tables"]  # noqa: RUF012 (litestar's own attribute)
 
-    @post("/", status_code=201, summary="Open a table (organiser)",
-          operation_class=OpenTableOperation, responses=problems(400, 401, 403, 413, 422))
+    @post("/", status_code=201, summary="Open a table (organiser)", security=BEARER,
+          operation_class=OpenTableOperation, responses=problems(400, 401, 403, 409, 413, 422))
     async def open_table(self, request: Request[Any, Any, State],
                          idempotency_key: IdempotencyKey) -> Recorded:
         grant = await grant_of(request)
         auth.may_open_tables(grant)
-        try:
-            body = msgspec.convert(decode_json(await request.body()), OpenTable)
-        except msgspec.ValidationError as error:
-            raise invalid(error) from None
-        settings = settings_of(body)
-        command_id = auth.scope_command_id(grant, idempotency_key or f"open/{uuid.uuid4()}")
-        service = self._service(request)
-        recorded: ServiceRecorded = await blocking(
-            lambda: service.open_table(body.name, settings, command_id=command_id,
-                                       tournament=body.tournament, actor=auth.actor_of(grant)))
-        return Recorded(recorded.table_id, recorded.version, recorded.events)
+        raw = decode_json(await request.body())
+
+        async def open_it() -> Recorded:
+            try:
+                body = msgspec.convert(raw, OpenTable)
+            except msgspec.ValidationError as error:
+                raise invalid(error) from None
+            settings = settings_of(body)
+            command_id = auth.scope_command_id(grant, idempotency_key or f"open/{uuid.uuid4()}")
+            service = self._service(request)
+            recorded: ServiceRecorded = await blocking(
+                lambda: service.open_table(body.name, settings, command_id=command_id,
+                                           tournament=body.tournament,
+                                           actor=auth.actor_of(grant)))
+            return Recorded(recorded.table_id, recorded.version, recorded.events)
+
+        return await once(request, grant, idempotency_key, raw, 201, open_it)
 
     @get("/{table:str}", summary="A table as the caller may see it",
-         responses=problems(401, 404))
+         security=BEARER_OR_ANONYMOUS, responses=problems(400, 401, 404))
     async def show_table(self, request: Request[Any, Any, State], table: TableRef) -> TableView:
         grant = await grant_of(request)
         service = self._service(request)
@@ -122,24 +153,31 @@ class TablesController(Controller):
         return table_view(found, grant)
 
     @post("/{table:str}/commands", status_code=200, summary="Send a table one command",
-          operation_class=CommandOperation,
+          operation_class=CommandOperation, security=BEARER,
           responses=problems(400, 401, 403, 404, 409, 413, 422))
     async def send_command(self, request: Request[Any, Any, State], table: TableRef,
                            idempotency_key: IdempotencyKey) -> Recorded:
         grant = await grant_of(request)
         auth.require_writer(grant)
         table_id = table_id_of(table)
-        command = command_of(decode_json(await request.body()), grant, idempotency_key)
-        auth.may_send(grant, table_id, command)
-        service = self._service(request)
-        recorded: ServiceRecorded = await blocking(service.execute, table_id, command)
-        events = recorded.events
-        if any(e["type"] in _HIDDEN_CARDS for e in events):
-            state = recorded.state
-            if state is None:  # a command id sent again: its first answer, not the table
-                state = await blocking(service.state, table_id)
-            events = visible_events(state, grant, events)
-        return Recorded(recorded.table_id, recorded.version, events)
+        raw = decode_json(await request.body())
+
+        async def send() -> Recorded:
+            command = command_of(raw, grant, idempotency_key)
+            auth.may_send(grant, table_id, command)
+            service = self._service(request)
+            recorded: ServiceRecorded = await blocking(service.execute, table_id, command)
+            events = recorded.events
+            if any(e["type"] in _HIDDEN_CARDS for e in events):
+                state = recorded.state
+                if state is None:  # a command id sent again: its first answer, not the table
+                    state = await blocking(service.state, table_id)
+                events = visible_events(state, grant, events)
+            return Recorded(recorded.table_id, recorded.version, events)
+
+        body_id = raw.get("command_id") if isinstance(raw, dict) else None
+        key = idempotency_key or (body_id if isinstance(body_id, str) and body_id else None)
+        return await once(request, grant, key, raw, 200, send)
 
     @staticmethod
     def _service(request: Request[Any, Any, State]) -> TableService:

@@ -28,7 +28,7 @@ import msgspec
 from litestar import Controller, Request, Response, delete, get, post
 from litestar.datastructures import State
 from litestar.exceptions import ValidationException
-from litestar.params import PathParameter
+from litestar.params import JSONBody, PathParameter
 
 from api import auth
 from api.openapi import problems
@@ -45,6 +45,8 @@ from infra.tournaments import Results, Tournaments, TournamentView, tournament_i
 from projections.standings import Standing, tournament_standings
 
 TournamentRef = Annotated[str, PathParameter(description="the tournament's UUID or its name")]
+PlayerRef = Annotated[str, PathParameter(description="the player's id")]
+Action = Annotated[str, PathParameter(description="start, pause or resume")]
 
 
 class FormatChoice(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -184,7 +186,7 @@ class TournamentsController(Controller):
 
     @post("/", status_code=201, summary="Create a tournament (organiser)",
           responses=problems(400, 401, 403, 404, 422))
-    async def create(self, request: Request[Any, Any, State], data: CreateTournament,
+    async def create(self, request: Request[Any, Any, State], data: JSONBody[CreateTournament],
                      idempotency_key: IdempotencyKey) -> TournamentView:
         grant = await grant_of(request)
         organiser(grant)
@@ -202,7 +204,7 @@ class TournamentsController(Controller):
     @post("/preview", status_code=200, summary="Play a format with bots before announcing it",
           responses=problems(400, 401, 403, 404, 422))
     async def preview(self, request: Request[Any, Any, State],
-                      data: PreviewFormat) -> Preview:
+                      data: JSONBody[PreviewFormat]) -> Preview:
         """Expected duration, the stacks at each round's end, how often a play-off was needed;
         each run is a whole tournament on a throwaway store (seconds a run)."""
         organiser(await grant_of(request))
@@ -240,7 +242,7 @@ class TournamentsController(Controller):
     @post("/{tournament:str}/players", status_code=201, summary="Register a player",
           responses=problems(401, 403, 404, 409, 422))
     async def register(self, request: Request[Any, Any, State], tournament: TournamentRef,
-                       data: Register, idempotency_key: IdempotencyKey) -> Recorded:
+                       data: JSONBody[Register], idempotency_key: IdempotencyKey) -> Recorded:
         grant = await grant_of(request)
         may_register(grant, data.player, data.bot)
         command_id = command_id_of(grant, idempotency_key, "register")
@@ -252,7 +254,7 @@ class TournamentsController(Controller):
             summary="Unregister a player before the draw",
             responses=problems(401, 403, 404, 409))
     async def unregister(self, request: Request[Any, Any, State], tournament: TournamentRef,
-                         player: str, idempotency_key: IdempotencyKey) -> Recorded:
+                         player: PlayerRef, idempotency_key: IdempotencyKey) -> Recorded:
         grant = await grant_of(request)
         may_register(grant, player, False)
         command_id = command_id_of(grant, idempotency_key, "unregister")
@@ -264,7 +266,7 @@ class TournamentsController(Controller):
           summary="Start (the seating draw), pause or resume (organiser)",
           responses=problems(401, 403, 404, 409, 422))
     async def act(self, request: Request[Any, Any, State], tournament: TournamentRef,
-                  action: str, idempotency_key: IdempotencyKey) -> TournamentView:
+                  action: Action, idempotency_key: IdempotencyKey) -> TournamentView:
         grant = await grant_of(request)
         organiser(grant)
         service = _service(request)
@@ -285,7 +287,7 @@ class TournamentsController(Controller):
           summary="An organiser's intervention, with its reason",
           responses=problems(401, 403, 404, 409, 422))
     async def intervene(self, request: Request[Any, Any, State], tournament: TournamentRef,
-                        data: Intervene, idempotency_key: IdempotencyKey) -> Recorded:
+                        data: JSONBody[Intervene], idempotency_key: IdempotencyKey) -> Recorded:
         grant = await grant_of(request)
         organiser(grant)
         if not data.reason.strip():
@@ -300,7 +302,7 @@ class TournamentsController(Controller):
           summary="A player's secret bet on their next coup: its commitment only",
           responses=problems(401, 403, 404, 409, 422))
     async def place_secret_bet(self, request: Request[Any, Any, State],
-                               tournament: TournamentRef, data: PlaceSecretBet,
+                               tournament: TournamentRef, data: JSONBody[PlaceSecretBet],
                                idempotency_key: IdempotencyKey) -> Recorded:
         grant = await grant_of(request)
         player = own_player(grant)
@@ -313,7 +315,7 @@ class TournamentsController(Controller):
           summary="Reveal one's secret bet once its coup is dealt",
           responses=problems(401, 403, 404, 409, 422))
     async def reveal_secret_bet(self, request: Request[Any, Any, State],
-                                tournament: TournamentRef, data: RevealSecretBet,
+                                tournament: TournamentRef, data: JSONBody[RevealSecretBet],
                                 idempotency_key: IdempotencyKey) -> Recorded:
         grant = await grant_of(request)
         player = own_player(grant)

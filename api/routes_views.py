@@ -1,10 +1,14 @@
-"""Reads from the projections, for the live page and anyone else: public, no token needed.
+"""Reads from the projections, for the pages and anyone else: public (`/me` reads the token).
 
+    GET /me                                   who the caller's token says they are
+    GET /tables                               every table: name, variant, phase, coups, seated
     GET /tables/{table}/rotation              the bank, who holds the shoe, the order it passes in
     GET /tables/{table}/recall?last=N         the last N coups: cards, outcomes, points, payouts
+    GET /tables/{table}/roads                 the scoreboards: bead road, big road, derived roads
 
 Each read first brings its view to the head of the store (`projections.runner`), so it shows
-every event recorded before the request. A recalled coup is closed, so all its cards were
+every event recorded before the request (a view stopped by an event it cannot apply answers
+from where it stopped; `/ready` names it). A recalled coup is closed, so all its cards were
 turned over at the settlement; the recorded steps (command ids) are left out. An unknown
 table is 404. A tournament's standings are the tournaments resource's
 (`api.routes_tournaments`).
@@ -13,7 +17,9 @@ table is 404. A tournament's standings are the tournaments resource's
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Annotated, Any, TypeVar
 
 import msgspec
@@ -23,14 +29,16 @@ from litestar.params import QueryParameter
 
 from api.openapi import problems
 from api.problems import ApiProblem
-from api.routes_tables import TableRef, blocking
+from api.routes_tables import TableRef, blocking, grant_of
 from infra.database import Database
 from infra.references import table_id_of
 from infra.service import TableService
 from projections.recall import KEEP, CardLine, CoupRecall, PayoutLine, StakeLine, recall
 from projections.registry import VIEWS
-from projections.rotation import Rotation, rotation
+from projections.roads import Roads, roads
+from projections.rotation import Rotation, rotation, rotations
 from projections.runner import Runner
+from projections.view import ProjectionFailed
 
 T = TypeVar("T")
 
@@ -67,14 +75,20 @@ class ViewReader:
     def __init__(self, service: TableService) -> None:
         self.service = service
         self._runner: Runner | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     def read(self, view: str, query: Callable[[Database], T]) -> T:
+        """`query` on `view` brought to the head; a view stopped by an event it cannot apply
+        answers from where it stopped (the failure is in `/ready`, the logs and the status)."""
+        with self._lock, suppress(ProjectionFailed):
+            self.runner().catch_up(view)
+        return query(self.service.database)
+
+    def runner(self) -> Runner:
         with self._lock:
             if self._runner is None:
                 self._runner = Runner(self.service, VIEWS)
-            self._runner.catch_up(view)
-        return query(self.service.database)
+            return self._runner
 
 
 def _reader(request: Request[Any, Any, State]) -> ViewReader:
@@ -82,19 +96,58 @@ def _reader(request: Request[Any, Any, State]) -> ViewReader:
     return reader
 
 
-@get("/tables/{table:str}/rotation", summary="A table's bank and rotation",
-     tags=["views"], responses=problems(404))
-async def table_rotation(request: Request[Any, Any, State], table: TableRef) -> Rotation:
+async def _table_doc(request: Request[Any, Any, State], view: str,
+                     query: Callable[[Database, uuid.UUID], T | None], table: str) -> T:
+    """A view's document of one table, brought to the head first; 404 for no such table."""
     table_id = table_id_of(table)
-    found: Rotation | None = await blocking(_reader(request).read, "rotation",
-                                            lambda db: rotation(db, table_id))
+    found: T | None = await blocking(_reader(request).read, view,
+                                     lambda db: query(db, table_id))
     if found is None:
         raise ApiProblem(404, f"no table {table!r}", rule="unknown-table")
     return found
 
 
+class Caller(msgspec.Struct, frozen=True):
+    """Who a token speaks for: its role, the player (role `player`), the tables it serves."""
+
+    role: str
+    player: str | None
+    tables: list[str]
+
+
+@get("/me", summary="Who the caller is", tags=["views"], responses=problems(401))
+async def who_am_i(request: Request[Any, Any, State]) -> Caller:
+    grant = await grant_of(request)
+    return Caller(grant.role.value, grant.player, sorted(str(t) for t in grant.tables))
+
+
+class TableSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """A table in the lobby's list."""
+
+    table_id: str
+    name: str
+    variant: str
+    phase: str
+    coups: int
+    banker: str | None
+    seated: list[str]
+
+
+@get("/tables", summary="Every table, by name", tags=["views"])
+async def list_tables(request: Request[Any, Any, State]) -> list[TableSummary]:
+    found = await blocking(_reader(request).read, "rotation", rotations)
+    return [TableSummary(table_id=r.table_id, name=r.table, variant=r.variant, phase=r.phase,
+                         coups=r.coups, banker=r.banker, seated=r.seated) for r in found]
+
+
+@get("/tables/{table:str}/rotation", summary="A table's bank and rotation",
+     tags=["views"], responses=problems(400, 404))
+async def table_rotation(request: Request[Any, Any, State], table: TableRef) -> Rotation:
+    return await _table_doc(request, "rotation", rotation, table)
+
+
 @get("/tables/{table:str}/recall", summary="A table's last coups", tags=["views"],
-     responses=problems(404))
+     responses=problems(400, 404))
 async def table_recall(request: Request[Any, Any, State], table: TableRef,
                        last: Last = 5) -> list[RecalledCoup]:
     service: TableService = request.app.state.service
@@ -103,3 +156,9 @@ async def table_recall(request: Request[Any, Any, State], table: TableRef,
     coups = await blocking(_reader(request).read, "recall",
                            lambda db: recall(db, table_id, last))
     return [RecalledCoup.of(coup) for coup in coups]
+
+
+@get("/tables/{table:str}/roads", summary="A table's scoreboards (roads) for its taille",
+     tags=["views"], responses=problems(404))
+async def table_roads(request: Request[Any, Any, State], table: TableRef) -> Roads:
+    return await _table_doc(request, "roads", roads, table)

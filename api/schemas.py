@@ -15,17 +15,19 @@ import msgspec
 
 from domain.coup import Outcome, Side
 from domain.coverage import Stake
+from domain.limits import Name
 from domain.payouts import Bet
 from domain.settings import TableSettings, Variant
+from workers.heartbeat import Workers
 
 
 class OpenTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Open a table: its name (its id follows from it), variant and setting overrides."""
 
-    name: str
+    name: Name
     variant: Variant
     settings: dict[str, Any] = msgspec.field(default_factory=dict)
-    tournament: str | None = None
+    tournament: Name | None = None
 
 
 class Recorded(msgspec.Struct, frozen=True):
@@ -107,6 +109,19 @@ class Health(msgspec.Struct, frozen=True):
     status: str
 
 
-class Ready(msgspec.Struct, frozen=True):
+class StoppedProjection(msgspec.Struct, frozen=True):
+    """A projection stopped at an event it cannot apply (`at`: its notification id)."""
+
+    projection: str
+    at: int
+    error: str
+
+
+class Ready(msgspec.Struct, frozen=True, omit_defaults=True):
+    """`ready`, or `degraded` when something below does not stop this instance serving: a
+    stopped projection, or no worker alive (`workers`, shown once a worker ever beat)."""
+
     status: str
     database: str
+    stopped_projections: list[StoppedProjection] = msgspec.field(default_factory=list)
+    workers: Workers | None = None

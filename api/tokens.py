@@ -2,17 +2,27 @@
 
 A token is `sabot_` followed by 32 random bytes (URL-safe base64). It is printed once when
 issued (`sabot token create`); the database keeps its SHA-256, the role it grants, the
-player it speaks for (role `player`) and the tables it serves (role `croupier`), so a leaked
-database or backup gives no usable token. A token is looked up by its hash, which is the
-table's primary key.
+player it speaks for (role `player`), the tables it serves (role `croupier`), when it
+expires and when it was revoked, so a leaked database or backup gives no usable token. A
+token is looked up by its hash, the table's primary key; its public `id` (listed by `sabot
+token list`, taken by `sabot token revoke`) is the first 12 hex digits of that hash.
+
+Every token expires (`DEFAULT_LIFETIME`, 90 days, unless issued for another time, at most
+`MAX_LIFETIME`). Lookups are cached for `CACHE_SECONDS` in the process; a revocation clears
+its token from this process's cache at once, and other processes see it within
+`CACHE_SECONDS`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
+import time
 import uuid
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
+from typing import ClassVar
 
 import msgspec
 
@@ -20,6 +30,10 @@ from domain.actors import is_official
 from infra.database import Database
 
 PREFIX = "sabot_"
+ID_DIGITS = 12
+DEFAULT_LIFETIME = timedelta(days=90)
+MAX_LIFETIME = timedelta(days=3650)
+CACHE_SECONDS = 5.0
 
 SCHEMA = {
     "sqlite": "CREATE TABLE IF NOT EXISTS {api_tokens} ("
@@ -35,6 +49,8 @@ SCHEMA = {
     " tables text NOT NULL DEFAULT '',"
     " created_at timestamptz NOT NULL DEFAULT now())",
 }
+LIFECYCLE = ("expires_at", "revoked_at")
+"""Columns added to tokens issued before they expired (ISO 8601 text, UTC)."""
 
 
 class Role(StrEnum):
@@ -51,6 +67,7 @@ class Grant(msgspec.Struct, frozen=True):
     role: Role
     player: str | None = None
     tables: frozenset[uuid.UUID] = frozenset()
+    token_id: str | None = None  # the listed id of the token that carries this grant
 
     def check(self) -> Grant:
         if self.role is Role.ANONYMOUS:
@@ -69,37 +86,130 @@ def digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+class Issued(msgspec.Struct, frozen=True):
+    """A token as `sabot token list` shows it: never the token itself."""
+
+    id: str
+    grant: Grant
+    created_at: str
+    expires_at: datetime
+    revoked_at: datetime | None
+
+    def refusal(self, now: datetime) -> str | None:
+        """Why this token no longer opens anything (a problem rule), or None."""
+        if self.revoked_at is not None:
+            return "token-revoked"
+        if self.expires_at <= now:
+            return "token-expired"
+        return None
+
+
 class TokenStore:
     """Issued tokens in the `api_tokens` table of one database."""
+
+    _cache: ClassVar[dict[str, tuple[float, Issued | None]]] = {}
+    _cache_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, database: Database) -> None:
         self.database = database
         with database.transaction(write=True) as cursor:
-            database.execute(cursor, SCHEMA[database.dialect])
+            database.execute(cursor, SCHEMA[database.dialect])  # holds the schema lock
+            if database.dialect == "postgres":
+                for column in LIFECYCLE:
+                    database.execute(cursor, "ALTER TABLE {api_tokens} ADD COLUMN IF NOT EXISTS "
+                                     f"{column} TEXT")
+                return
+            rows = database.execute(cursor, "PRAGMA table_info(api_tokens)").fetchall()
+            for column in sorted(set(LIFECYCLE) - {row["name"] for row in rows}):
+                database.execute(cursor, f"ALTER TABLE {{api_tokens}} ADD COLUMN {column} TEXT")
 
-    def issue(self, grant: Grant) -> str:
+    def issue(self, grant: Grant, lifetime: timedelta = DEFAULT_LIFETIME) -> str:
         """A new token for `grant`; the caller shows it once, only its hash is kept."""
         grant.check()
+        if not timedelta(0) < lifetime <= MAX_LIFETIME:
+            raise ValueError(f"a token lives more than 0 s and at most {MAX_LIFETIME.days} days")
         token = PREFIX + secrets.token_urlsafe(32)
         tables = ",".join(sorted(str(t) for t in grant.tables))
+        expires = (_now() + lifetime).isoformat()
         with self.database.transaction(write=True) as cursor:
             self.database.execute(
                 cursor,
-                "INSERT INTO {api_tokens} (token_hash, role, player, tables) VALUES (?, ?, ?, ?)",
-                (digest(token), grant.role.value, grant.player, tables),
+                "INSERT INTO {api_tokens} (token_hash, role, player, tables, expires_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (digest(token), grant.role.value, grant.player, tables, expires),
             )
         return token
 
     def grant(self, token: str) -> Grant | None:
-        """What `token` allows, or None for a token never issued."""
+        """What `token` allows, or None for a token never issued, expired or revoked."""
+        issued = self.lookup(token)
+        if issued is None or issued.refusal(_now()) is not None:
+            return None
+        return issued.grant
+
+    def lookup(self, token: str) -> Issued | None:
+        """The issued token (valid or not), from the cache when looked up lately."""
         if not token.startswith(PREFIX):
             return None
+        key = digest(token)
+        with self._cache_lock:
+            cached = self._cache.get(key)
+        if cached is not None and time.monotonic() - cached[0] < CACHE_SECONDS:
+            return cached[1]
+        found = self._select("token_hash = ?", key)
+        issued = found[0] if found else None
+        with self._cache_lock:
+            if len(self._cache) > 10_000:
+                self._cache.clear()
+            self._cache[key] = (time.monotonic(), issued)
+        return issued
+
+    def issued(self) -> list[Issued]:
+        return self._select("1 = 1")
+
+    def revoke(self, token_or_id: str) -> Issued:
+        """Revoke a token given itself or its listed id; KeyError when there is none."""
+        text = token_or_id.strip()
+        if text.startswith(PREFIX):
+            where, value = "token_hash = ?", digest(text)
+        else:
+            if len(text) != ID_DIGITS or any(ch not in "0123456789abcdef" for ch in text):
+                raise KeyError(f"{text!r} is neither a token nor a token id "
+                               f"({ID_DIGITS} hex digits, see `sabot token list`)")
+            where, value = "token_hash LIKE ?", text + "%"
+        with self.database.transaction(write=True) as cursor:
+            rows = self.database.execute(
+                cursor, "UPDATE {api_tokens} SET revoked_at = COALESCE(revoked_at, ?)"
+                f" WHERE {where} RETURNING token_hash", (_now().isoformat(), value)).fetchall()
+        if not rows:
+            raise KeyError(f"no token {text if not text.startswith(PREFIX) else '(given)'}")
+        with self._cache_lock:
+            for row in rows:
+                self._cache.pop(row["token_hash"], None)
+        return self._select("token_hash = ?", rows[0]["token_hash"])[0]
+
+    def _select(self, where: str, *params: str) -> list[Issued]:
         with self.database.transaction(write=False) as cursor:
-            row = self.database.execute(
-                cursor, "SELECT role, player, tables FROM {api_tokens} WHERE token_hash = ?",
-                (digest(token),),
-            ).fetchone()
-        if row is None:
-            return None
-        tables = frozenset(uuid.UUID(t) for t in row["tables"].split(",") if t)
-        return Grant(role=Role(row["role"]), player=row["player"], tables=tables)
+            rows = self.database.execute(
+                cursor, "SELECT token_hash, role, player, tables, created_at, expires_at,"
+                f" revoked_at FROM {{api_tokens}} WHERE {where} ORDER BY created_at",
+                params).fetchall()
+        return [_issued(row) for row in rows]
+
+
+def _issued(row: dict[str, object]) -> Issued:
+    tables = frozenset(uuid.UUID(t) for t in str(row["tables"]).split(",") if t)
+    grant = Grant(role=Role(str(row["role"])), player=row["player"],  # type: ignore[arg-type]
+                  tables=tables, token_id=str(row["token_hash"])[:ID_DIGITS])
+    expires = row["expires_at"]
+    revoked = row["revoked_at"]
+    return Issued(id=str(row["token_hash"])[:ID_DIGITS], grant=grant,
+                  created_at=str(row["created_at"]),
+                  expires_at=(datetime.fromisoformat(str(expires)) if expires
+                              else datetime.fromisoformat(str(row["created_at"]))
+                              .astimezone(UTC) + DEFAULT_LIFETIME),
+                  revoked_at=datetime.fromisoformat(str(revoked)) if revoked else None)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)

@@ -81,7 +81,7 @@ def banker_expectations(
     """
     if coup.settings.variant is not Variant.DEUX_TABLEAUX:
         raise ValueError("banker_expectation is the à deux tableaux banker's policy")
-    if coup.to_act() is not Side.BANKER:
+    if coup.to_act() is not Side.BANKER or coup.awaits_offer():
         raise ValueError("the coup is not at the banker's decision")
     if any(stake < 0 for stake in stakes.values()):
         raise ValueError("a stake cannot be negative")

@@ -34,7 +34,9 @@ class Habits(msgspec.Struct, frozen=True, kw_only=True):
     banco_rate: float = 0.1  # how often a punter who can cover the bank calls banco
     suivi_rate: float = 0.5  # the same, for the banco suivi (their right to go again)
     retire_rate: float = 0.0  # chemin de fer: how often the banker retires between coups
-    random_choices: bool = False  # a coin where the drawing table leaves a choice
+    unit: int = 0  # stakes of 1 to 5 units (0: between the minimum and a fifth of the chips)
+    random_choices: bool = False  # a coin where the rules leave a choice (a draw on 5, an
+    # à deux tableaux banker showing down instead of offering a card)
 
 
 DEFAULT_HABITS = Habits()
@@ -84,7 +86,8 @@ def _bank(state: TableState, rng: random.Random, command_id: CommandId) -> c.Tab
     if offered is not None:
         chips = state.seat_of(offered).chips
         if chips >= floor:
-            amount = max(floor, min(chips, chips // 4 or chips))
+            # a passed hand is taken with exactly the sum the banker withdrew (000)
+            amount = state.bank_required or max(floor, min(chips, chips // 4 or chips))
             return c.AwardBank(command_id=command_id("take-bank"), actor=offered,
                                player=offered, amount=amount, how="taken")
         return c.DeclineBank(command_id=command_id("decline-bank"), actor=offered,
@@ -117,6 +120,8 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
             habits: Habits) -> c.TableCommand:
     """Each punter who has not yet staked this coup stakes once; then betting closes. Before
     any stake, a chemin de fer banker may retire (`Habits.retire_rate`)."""
+    if state.tie_replay:  # a tied chemin-de-fer coup is played again as it was staked
+        return c.CloseBetting(command_id=command_id("close"))
     banker = state.banker
     if (habits.retire_rate and banker is not None and state.variant is Variant.CHEMIN_DE_FER
             and not state.stakes and not state.banco_calls
@@ -140,6 +145,8 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
         if state.settings.max_stake:
             ceiling = min(ceiling, state.settings.max_stake)
         amount = rng.randint(minimum, ceiling)
+        if habits.unit:  # 1 to 5 units, as far as the free chips and the maximum go
+            amount = max(minimum, min(habits.unit * rng.randint(1, 5), ceiling))
         if state.settings.house_banks:
             spots = [Spot.PUNTER, Spot.BANKER] + ([Spot.TIE] if state.settings.tie_pays else [])
             return c.PlaceBet(command_id=command_id(label), actor=player, player=player,
@@ -175,6 +182,11 @@ def _play(state: TableState, rng: random.Random, command_id: CommandId,
             return c.ShowNaturals(command_id=command_id(label))
         case "settle":
             return c.SettleCoup(command_id=command_id(label))
+        case "offer":  # the banker's default: "Je donne" (domain.policies); by a coin, he
+            banker = state.banker or CROUPIER  # shows down (`Habits.random_choices`)
+            if habits.random_choices and rng.random() < 0.2:
+                return c.ShowDown(command_id=command_id(label), actor=banker)
+            return c.OfferCard(command_id=command_id(label), actor=banker)
     side = step.side
     assert side is not None
     actor = state.hand_holder(side) or CROUPIER

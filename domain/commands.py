@@ -13,29 +13,30 @@ import msgspec
 
 from domain.cards import Card
 from domain.coup import Side
+from domain.limits import Chips, CommandId, Count, Name, Reason
 from domain.payouts import Spot
 
 
 class Command(msgspec.Struct, kw_only=True, tag_field="kind"):
-    command_id: str
+    command_id: CommandId
     actor: str = "@croupier"
 
 
 class SeatPlayer(Command, tag="seat"):
-    player: str
-    chips: int
+    player: Name
+    chips: Chips
     side: Side | None = None
     standing: bool = False
 
 
 class LeaveTable(Command, tag="leave"):
-    player: str
+    player: Name
 
 
 class AdjustChips(Command, tag="adjust-chips"):
-    player: str
-    delta: int
-    reason: str
+    player: Name
+    delta: Chips
+    reason: Reason
 
 
 class ShuffleShoe(Command, tag="shuffle"):
@@ -45,13 +46,13 @@ class ShuffleShoe(Command, tag="shuffle"):
 
 
 class ContributeEntropy(Command, tag="contribute"):
-    player: str
+    player: Name
     entropy: str
 
 
 class CutShoe(Command, tag="cut"):
-    player: str
-    position: int
+    player: Name
+    position: Count
 
 
 class BurnCard(Command, tag="burn"):
@@ -63,33 +64,33 @@ class BurnCard(Command, tag="burn"):
 class AwardBank(Command, tag="award-bank"):
     """The bank goes to `player` (auction, lot, or the player offered the shoe taking it)."""
 
-    player: str
-    amount: int
+    player: Name
+    amount: Chips
     how: str = "taken"
 
 
 class DeclineBank(Command, tag="decline-bank"):
-    player: str
+    player: Name
 
 
 class RetireBank(Command, tag="retire-bank"):
-    player: str
+    player: Name
 
 
 class PlaceBet(Command, tag="bet"):
-    player: str
+    player: Name
     spot: Spot
-    amount: int
+    amount: Chips
 
 
 class PlaceStake(Command, tag="stake"):
-    player: str
+    player: Name
     tableau: Side
-    amount: int
+    amount: Chips
 
 
 class CallBanco(Command, tag="banco"):
-    player: str
+    player: Name
 
 
 class CloseBetting(Command, tag="close-betting"):
@@ -130,15 +131,25 @@ class EndTaille(Command, tag="end-taille"):
 class PlayDefault(Command, tag="play-default"):
     """Apply the default policy to the decision now awaited (a deadline expired)."""
 
-    coup: int
+    coup: Count
     side: Side
+
+
+class OfferCard(Command, tag="offer-card"):
+    """À deux tableaux, the banker says "Je donne": the punters may draw (002)."""
+
+
+class ShowDown(Command, tag="show-down"):
+    """À deux tableaux, the banker shows his first two cards, whatever their point, and the
+    coup is settled as the cards lie (002: "le banquier a le droit d'abattre son jeu du
+    premier coup")."""
 
 
 TableCommand = (
     SeatPlayer | LeaveTable | AdjustChips | ShuffleShoe | ContributeEntropy | CutShoe
     | BurnCard | AwardBank | DeclineBank | RetireBank | PlaceBet | PlaceStake | CallBanco
     | CloseBetting | DealCard | ShowNaturals | Decide | SettleCoup | PayCoup | RevealSeed
-    | EndTaille | PlayDefault
+    | EndTaille | PlayDefault | OfferCard | ShowDown
 )
 
 TABLE_COMMANDS: tuple[type[Command], ...] = get_args(TableCommand)

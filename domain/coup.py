@@ -6,8 +6,12 @@ Steps, in order (RULES.md):
 2. `show_naturals`: every two-card 8 or 9 is turned over. A banker's natural ends the coup;
    with one tableau, so does a punter's. À deux tableaux, a tableau with a natural is decided
    at once against the banker's two cards, and the other tableau plays on.
-3. `draw` or `stand` for each tableau still in play, in deal order; a `draw` is followed by
-   `deal` of the third card, face up.
+3. À deux tableaux (`banker_offers`), the banker speaks first (002): `offer` ("Je donne"),
+   and only then may a punter draw, "Les pontes ne peuvent tirer une carte que sur l'offre du
+   banquier"; or `show_down`, "Quel que soit son jeu, et à perte ou à gain, le banquier a le
+   droit d'abattre son jeu du premier coup": every hand is compared on its first two cards.
+   Then `draw` or `stand` for each tableau still in play, in deal order; a `draw` is followed
+   by `deal` of the third card, face up.
 4. `draw` or `stand` for the banker, when a tableau is still in play; then `deal` if drawn.
 5. `settle`: each tableau's outcome against the banker.
 
@@ -49,6 +53,8 @@ class Step(StrEnum):
     SHOW_NATURALS = "show-naturals"
     DRAW = "draw"
     STAND = "stand"
+    OFFER = "offer"
+    SHOW_DOWN = "show-down"
     SETTLE = "settle"
 
 
@@ -87,6 +93,8 @@ class Coup(msgspec.Struct, kw_only=True):
     naturals: list[Side] = msgspec.field(default_factory=list)
     decided: dict[Side, Step] = msgspec.field(default_factory=dict)
     awaiting_card: Side | None = None
+    offered: bool = False
+    shown_down: bool = False
     early: dict[Side, Outcome] = msgspec.field(default_factory=dict)
     outcomes: dict[Side, Outcome] | None = None
 
@@ -115,11 +123,16 @@ class Coup(msgspec.Struct, kw_only=True):
 
     def in_play(self) -> list[Side]:
         """Tableaux still to be decided by drawing (none before naturals are shown)."""
-        if not self.naturals_shown or Side.BANKER in self.naturals:
+        if not self.naturals_shown or Side.BANKER in self.naturals or self.shown_down:
             return []
         if len(self.tableaux) == 1 and self.naturals:
             return []
         return [side for side in self.tableaux if side not in self.early]
+
+    def awaits_offer(self) -> bool:
+        """Whether the banker must first offer a card or show down (`banker_offers`)."""
+        return (self.settings.banker_offers and not self.offered and not self.is_settled
+                and bool(self.in_play()))
 
     def given(self, side: Side) -> int | None:
         """The value of the third card given to a tableau, or None if it stood."""
@@ -138,6 +151,8 @@ class Coup(msgspec.Struct, kw_only=True):
         """The hand whose decision is awaited, if the coup is at a decision."""
         if self.awaiting_card is not None or not self.naturals_shown or self.is_settled:
             return None
+        if self.awaits_offer():
+            return Side.BANKER
         playing = self.in_play()
         for side in playing:
             if side not in self.decided:
@@ -155,6 +170,8 @@ class Coup(msgspec.Struct, kw_only=True):
             return [LegalStep(Step.DEAL, self._next_in_deal(), forced=True)]
         if not self.naturals_shown:
             return [LegalStep(Step.SHOW_NATURALS, forced=True)]
+        if self.awaits_offer():
+            return [LegalStep(Step.OFFER, Side.BANKER), LegalStep(Step.SHOW_DOWN, Side.BANKER)]
         side = self.to_act()
         if side is None:
             return [LegalStep(Step.SETTLE, forced=True)]
@@ -175,7 +192,14 @@ class Coup(msgspec.Struct, kw_only=True):
     def _refusal(self, step: Step, side: Side | None, legal: list[LegalStep]) -> Exception:
         if not legal:
             return OutOfTurn("the coup is settled", rule="coup-settled")
-        if step in (Step.DRAW, Step.STAND) and side is not None and side is self.to_act():
+        waiting = self.awaits_offer()
+        if step in (Step.DRAW, Step.STAND) and waiting and side is not Side.BANKER:
+            return RuleViolation("les pontes ne peuvent tirer une carte que sur l'offre du "
+                                 "banquier: the banker offers a card (or shows down) first",
+                                 rule="no-offer")
+        if step in (Step.DRAW, Step.STAND) and not waiting and side is not None and (
+            side is self.to_act()
+        ):
             own = point(self.hands[side])
             who = "the banker" if side is Side.BANKER else "a punter"
             verb = "draw" if step is Step.DRAW else "stand"
@@ -219,6 +243,16 @@ class Coup(msgspec.Struct, kw_only=True):
         self._expect(Step.DRAW, side)
         self.decided[side] = Step.DRAW
         self.awaiting_card = side
+
+    def offer(self) -> None:
+        """The banker says "Je donne": the punters may now draw."""
+        self._expect(Step.OFFER)
+        self.offered = True
+
+    def show_down(self) -> None:
+        """The banker shows his first two cards: the coup is settled as the cards lie."""
+        self._expect(Step.SHOW_DOWN)
+        self.shown_down = True
 
     def stand(self, side: Side) -> None:
         self._expect(Step.STAND, side)

@@ -2,18 +2,27 @@
 
 Chemin de fer (000, 001): a banco covers the whole bank alone and has priority, the banco
 suivi first, then seat order from the banker's right, standing punters last. Otherwise the
-stakes are covered in that order until the bank is covered; the rest is not engaged.
+stakes are covered in that order until the bank is covered; the rest is not engaged. "Un
+joueur debout peut faire banco tout seul mais il n'est pas prioritaire" (001): a standing
+punter's banco comes after the seated players, their bancos and their stakes alike. It holds
+only when no seated punter stakes; otherwise the seated stakes are covered first and the
+standing caller covers what they leave, before the other standing punters.
 
 À deux tableaux (000): a banco (where allowed) covers the whole bank on both tableaux. If
 the bank covers every stake, every stake is engaged; otherwise the bank is split in two
 halves, one per tableau (the odd chip to the right), and each tableau's stakes are covered
 in its own order (the caller gives it: the hand holder, the seated punters of that side
-from the closest outward, the other side's seated punters, standing punters).
+from the closest outward, the other side's seated punters, standing punters). "On commence
+toujours par couvrir les pontes à droite et à gauche, en commençant par celui qui est assis
+le plus près du banquier": the engaged stakes are paid right and left alternately, first the
+punters seated on their tableau's side, then those seated on the other side, then the
+standing punters, who "sont toujours payés les derniers".
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from itertools import zip_longest
 
 import msgspec
 
@@ -41,8 +50,12 @@ class Coverage(msgspec.Struct, frozen=True):
         return sum(s.amount for s in self.engaged if s.tableau is tableau)
 
 
-def banco_winner(callers: Sequence[str], order: Sequence[str], suivi: str | None) -> str | None:
-    """Of the punters calling banco, the one with priority: the banco suivi, else seat order."""
+def banco_winner(callers: Sequence[str], order: Sequence[str], suivi: str | None,
+                 standing: Collection[str] = ()) -> str | None:
+    """Of the punters calling banco, the one with priority: the banco suivi, else seat order;
+    a standing caller, even the banco suivi, only when no seated punter calls."""
+    seated = [p for p in callers if p not in standing]
+    callers = seated or list(callers)
     if not callers:
         return None
     if suivi is not None and suivi in callers:
@@ -69,9 +82,11 @@ def chemin_de_fer(
     order: Sequence[str],
     banco: str | None,
     hand_holder: HandHolder,
+    standing: Collection[str] = (),
 ) -> Coverage:
     """Cover a chemin-de-fer bank; `order` is the punters' priority order, standing last."""
-    if banco is not None:
+    seated_stakes = [s for s in stakes if s.player not in standing]
+    if banco is not None and (banco not in standing or not seated_stakes):
         return Coverage(
             engaged=(Stake(banco, Side.PUNTER, bank),),
             returned=tuple(stakes),
@@ -79,7 +94,14 @@ def chemin_de_fer(
             hand_holders={Side.PUNTER: banco},
         )
     in_order = sorted(stakes, key=lambda s: order.index(s.player))
+    own: list[Stake] = []
+    if banco is not None:  # a standing banco yields to the seated stakes, then covers the rest
+        own = [s for s in in_order if s.player == banco]
+        in_order = [*(s for s in in_order if s.player not in standing),
+                    Stake(banco, Side.PUNTER, bank),
+                    *(s for s in in_order if s.player in standing and s.player != banco)]
     engaged, returned = _cover_in_order(bank, in_order)
+    returned = [s for s in returned if s.player != banco] + own  # an offer is not a stake
     holders: dict[Side, str] = {}
     if engaged:
         if hand_holder is HandHolder.LARGEST_STAKE:
@@ -99,8 +121,10 @@ def deux_tableaux(
     orders: Mapping[Side, Sequence[str]],
     banco: str | None,
     hand_holders: Mapping[Side, str],
+    sides: Mapping[str, Side | None] | None = None,
 ) -> Coverage:
-    """Cover an à deux tableaux bank; `orders` gives each tableau's coverage order."""
+    """Cover an à deux tableaux bank; `orders` gives each tableau's coverage order, `sides`
+    the side each punter sits on (None or absent: standing)."""
     right_half = bank - bank // 2
     if banco is not None:
         return Coverage(
@@ -110,13 +134,23 @@ def deux_tableaux(
             hand_holders={Side.RIGHT: banco, Side.LEFT: banco},
         )
     covers_all = sum(s.amount for s in stakes) <= bank
-    engaged: list[Stake] = []
+    engaged: dict[Side, list[Stake]] = {}
     returned: list[Stake] = []
     for tableau, half in ((Side.RIGHT, right_half), (Side.LEFT, bank // 2)):
         order = orders[tableau]
         mine = sorted((s for s in stakes if s.tableau is tableau),
                       key=lambda s: order.index(s.player))
-        taken, back = _cover_in_order(bank if covers_all else half, mine)
-        engaged += taken
+        engaged[tableau], back = _cover_in_order(bank if covers_all else half, mine)
         returned += back
-    return Coverage(tuple(engaged), tuple(returned), None, dict(hand_holders))
+    seated_on = sides or {}
+
+    def tier(stake: Stake) -> int:
+        side = seated_on.get(stake.player)
+        return 2 if side is None else int(side is not stake.tableau)
+
+    in_pay_order: list[Stake] = []
+    for rank in range(3):
+        right, left = ([s for s in engaged[t] if tier(s) == rank] for t in (Side.RIGHT, Side.LEFT))
+        for pair in zip_longest(right, left):
+            in_pay_order += [s for s in pair if s is not None]
+    return Coverage(tuple(in_pay_order), tuple(returned), None, dict(hand_holders))

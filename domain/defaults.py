@@ -2,16 +2,18 @@
 
 Fixed moves follow the drawing table; choices follow `domain.policies`; the à deux
 tableaux banker takes the move of higher exact expectation (`domain.banker_expectation`),
-knowing only what he has seen: his own cards, every third card, the cards of earlier coups.
+knowing only what he has seen: his own cards, every third card, the cards of earlier coups;
+or, with `banker_strategy: book`, 000's numbered rules (`domain.banker_book`).
 """
 
 from __future__ import annotations
 
+from domain.banker_book import book_should_draw
 from domain.banker_expectation import banker_should_draw
 from domain.cards import point, value, value_counts
 from domain.coup import Side
 from domain.policies import banker_draws, punter_draws
-from domain.settings import Variant
+from domain.settings import BankerStrategy, Variant
 from domain.table import TableState
 
 
@@ -26,6 +28,8 @@ def default_draw(state: TableState, side: Side) -> bool:
         return banker_draws(state.settings, own, coup.given(coup.tableaux[0]))
     assert state.covered is not None
     stakes = {t: state.covered.engaged_on(t) for t in coup.tableaux}
+    if state.settings.banker_strategy is BankerStrategy.BOOK:
+        return book_should_draw(coup, stakes)
     return banker_should_draw(coup, stakes, _unseen_by_banker(state))
 
 

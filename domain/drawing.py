@@ -23,7 +23,7 @@ def punter_rule(settings: TableSettings, point: int) -> Rule:
         return Rule.DRAW if point <= 5 else Rule.STAND
     if point <= 4:
         return Rule.DRAW
-    return Rule.CHOICE if point == 5 else Rule.STAND
+    return Rule(settings.punter_five.value) if point == 5 else Rule.STAND
 
 
 def banker_rule(settings: TableSettings, point: int, given: int | None) -> Rule:

@@ -51,6 +51,13 @@ class ChipRule(StrEnum):
     RESET = "reset"  # every player starts the stage with the starting stack
 
 
+class Dealing(StrEnum):
+    """Who deals the tournament's tables."""
+
+    AUTOMATIC = "automatic"  # RNG shoes; the workers act as croupier and play the bots
+    CROUPIER = "croupier"  # croupiers deal (physical or RNG shoes, their own commands)
+
+
 class TieBreak(StrEnum):
     SHARE = "share"  # tied on the line all go on; tied finishing positions share their prizes
     DRAW_ORDER = "draw-order"  # the player drawn earlier in the seating draw goes on

@@ -20,9 +20,10 @@ from fractions import Fraction
 import msgspec
 
 from domain.cards import value_counts
+from domain.drawing import Rule, punter_rule
 from domain.errors import RuleViolation
 from domain.policies import banker_draws, punter_draws
-from domain.settings import TableSettings, Variant
+from domain.settings import PunterFive, TableSettings, Variant
 
 ODDS_VARIANTS = (Variant.PUNTO_BANCO, Variant.CHEMIN_DE_FER, Variant.SIMPLIFIED)
 
@@ -53,6 +54,8 @@ class Odds(msgspec.Struct, frozen=True, kw_only=True):
     decks: int
     commission_percent: int
     tie_pays: int
+    commission_bp: int = 0  # the rate the edges use, in basis points
+    punters_draw_on_five: bool = False  # how the punters' hand played its 5
     banker: int
     player: int
     tie: int
@@ -83,7 +86,7 @@ class Odds(msgspec.Struct, frozen=True, kw_only=True):
         banker = self.probability(Outcome.BANKER)
         player = self.probability(Outcome.PLAYER)
         tie = self.probability(Outcome.TIE)
-        commission = Fraction(self.commission_percent, 100)
+        commission = Fraction(self.commission_bp, 10_000)
         lost_on_tie = tie if self.variant is Variant.SIMPLIFIED else Fraction(0)
         match bet:
             case Outcome.BANKER:
@@ -110,10 +113,38 @@ def exact_odds(settings: TableSettings) -> Odds:
         decks=settings.decks,
         commission_percent=settings.commission_percent,
         tie_pays=settings.tie_pays,
+        commission_bp=settings.commission_bp,
+        punters_draw_on_five=punter_draws(settings, 5),
         banker=banker,
         player=player,
         tie=tie,
         total=banker + player + tie,
+    )
+
+
+class OnFive(msgspec.Struct, frozen=True):
+    """The punters' choice on 5 (001: "5 Facultatif / au choix"): the odds when the punters'
+    hand always stands on 5, when it always draws, and which serves the punters better."""
+
+    stand: Odds
+    draw: Odds
+
+    @property
+    def better(self) -> PunterFive:
+        """The move with the lower house edge on the punters' bet; standing on equality."""
+        draw_edge, stand_edge = self.draw.edge(Outcome.PLAYER), self.stand.edge(Outcome.PLAYER)
+        assert draw_edge is not None and stand_edge is not None
+        return PunterFive.DRAW if draw_edge < stand_edge else PunterFive.STAND
+
+
+def on_five(settings: TableSettings) -> OnFive | None:
+    """Both ways of playing the punters' 5, or None where the table fixes it (`punter_five`)
+    or its drawing table has no choice on 5."""
+    if punter_rule(settings, 5) is not Rule.CHOICE:
+        return None
+    return OnFive(
+        stand=exact_odds(msgspec.structs.replace(settings, punter_draws_on_five=False)),
+        draw=exact_odds(msgspec.structs.replace(settings, punter_draws_on_five=True)),
     )
 
 

@@ -8,9 +8,13 @@
   out of the bank when its tableau wins, taken when the banker wins, left on a tie; the
   cagnotte is taken on the banker's winnings of the coup.
 
-Rounding: a commission is `floor(winnings * percent / 100)`: the house takes whole chips
-only, so nobody pays more than the rate. Every `Settlement` satisfies
-`sum(player nets) + banker_net + house_net == 0`, with the commission inside `house_net`.
+The commission box: a commission is exact for every stake, never rounded away. The house
+takes it in whole chips when the winning bet (or the winning bank) is paid, rounded up, and
+keeps what it took beyond the exact rate in the player's box, in ten-thousandths of a chip
+(`BOX_UNITS`): a credit the player's next commissions use first. So after any run of wins a
+player has paid exactly `ceil(rate * winnings)` chips: never less than the rate, and less
+than one chip more. Every `Settlement` satisfies `sum(player nets) + banker_net + house_net
+== 0`, with the commission inside `house_net`; `boxes` holds the boxes it changed.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ class Settlement(msgspec.Struct, frozen=True):
     banker_net: int
     commission: int
     house_net: int
+    boxes: dict[str, int] = msgspec.field(default_factory=dict)  # player: box after the coup
 
     def check(self) -> Settlement:
         total = sum(p.net for p in self.payouts) + self.banker_net + self.house_net
@@ -65,13 +70,25 @@ class Settlement(msgspec.Struct, frozen=True):
         return sum(p.net for p in self.payouts if p.player == player)
 
 
-def commission_on(winnings: int, percent: int) -> int:
-    return winnings * percent // 100 if winnings > 0 else 0
+BOX_UNITS = 10_000  # a commission box counts in ten-thousandths of a chip
 
 
-def house_bets(settings: TableSettings, outcome: Outcome, bets: Sequence[Bet]) -> Settlement:
-    """Settle bets banked by the house."""
+def commission_on(winnings: int, basis_points: int, box: int = 0) -> tuple[int, int]:
+    """The whole chips the house takes on `winnings` at a rate in basis points, given the
+    player's box (credit in `BOX_UNITS`), and the box after: the exact commission less the
+    credit, rounded up; what that takes beyond the exact commission is the new credit."""
+    if winnings <= 0:
+        return 0, box
+    exact = winnings * basis_points
+    taken = max(0, -((box - exact) // BOX_UNITS))
+    return taken, box + taken * BOX_UNITS - exact
+
+
+def house_bets(settings: TableSettings, outcome: Outcome, bets: Sequence[Bet],
+               boxes: Mapping[str, int] | None = None) -> Settlement:
+    """Settle bets banked by the house; `boxes`: the players' commission boxes."""
     payouts = []
+    after: dict[str, int] = {}
     for bet in bets:
         commission = 0
         if bet.spot is Spot.TIE:
@@ -79,15 +96,17 @@ def house_bets(settings: TableSettings, outcome: Outcome, bets: Sequence[Bet]) -
         elif outcome is Outcome.TIE:
             net = 0 if settings.push_on_tie else -bet.amount
         elif outcome.value == bet.spot.value:
-            if bet.spot is Spot.BANKER:
-                commission = commission_on(bet.amount, settings.commission_percent)
+            if bet.spot is Spot.BANKER and settings.commission_bp:
+                box = after.get(bet.player, (boxes or {}).get(bet.player, 0))
+                commission, after[bet.player] = commission_on(
+                    bet.amount, settings.commission_bp, box)
             net = bet.amount - commission
         else:
             net = -bet.amount
         payouts.append(Payout(bet.player, bet.amount, net, commission, f"bet on {bet.spot}"))
     players = sum(p.net for p in payouts)
     commission_total = sum(p.commission for p in payouts)
-    return Settlement(tuple(payouts), 0, commission_total, -players).check()
+    return Settlement(tuple(payouts), 0, commission_total, -players, after).check()
 
 
 def duel(outcome: Outcome, banque: str, ponte: str, stake: int) -> Settlement:
@@ -101,9 +120,11 @@ def duel(outcome: Outcome, banque: str, ponte: str, stake: int) -> Settlement:
 
 
 def against_bank(
-    settings: TableSettings, outcomes: Mapping[Side, Outcome], engaged: Sequence[Stake]
+    settings: TableSettings, outcomes: Mapping[Side, Outcome], engaged: Sequence[Stake],
+    banker: str = "", box: int = 0,
 ) -> Settlement:
-    """Settle engaged stakes against a player's bank, tableau by tableau."""
+    """Settle engaged stakes against a player's bank, tableau by tableau; the cagnotte on
+    the bank's winnings uses the banker's commission `box`."""
     payouts = []
     for stake in engaged:
         outcome = outcomes[stake.tableau]
@@ -112,5 +133,7 @@ def against_bank(
             Payout(stake.player, stake.amount, net[outcome], reason=f"stake on {stake.tableau}")
         )
     winnings = -sum(p.net for p in payouts)
-    commission = commission_on(winnings, settings.commission_percent)
-    return Settlement(tuple(payouts), winnings - commission, commission, commission).check()
+    commission, box_after = commission_on(winnings, settings.commission_bp, box)
+    boxes = {banker: box_after} if box_after != box else {}
+    return Settlement(tuple(payouts), winnings - commission, commission, commission,
+                      boxes).check()

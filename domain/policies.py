@@ -8,6 +8,7 @@ choice, the documented default is:
 - chemin de fer's optional banker cases (3 against a 9, 5 against a 4) follow 001's table;
 - the à deux tableaux banker, who is free, takes the move with the better exact expectation
   over both tableaux (`domain.banker_expectation`).
+- the à deux tableaux banker offers a card ("Je donne", 002) and never shows down early.
 """
 
 from __future__ import annotations

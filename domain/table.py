@@ -26,6 +26,7 @@ from domain.actors import is_official, require_actor
 from domain.cards import Card, point, value
 from domain.coup import Coup, LegalStep, Outcome, Side, Step, tableaux_of
 from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
+from domain.limits import check_chips, check_name
 from domain.payouts import Bet, Settlement, Spot
 from domain.settings import Burn, TableSettings, Variant
 from domain.shoe import Shoe, burn_count, cut_card_index
@@ -108,17 +109,19 @@ class TableState(msgspec.Struct, kw_only=True):
     bank_declined_by: list[str] = msgspec.field(default_factory=list)
     passed_hand_returns_to: str | None = None
     banco_suivi: str | None = None
-    bancos_in_a_row: int = 0
+    bancos_in_a_row: int = 0  # à deux tableaux: bancos against this bank, two at most (000)
     hand_holders: dict[Side, str] = msgspec.field(default_factory=dict)
     duel: list[str] = msgspec.field(default_factory=list)
     bets: list[Bet] = msgspec.field(default_factory=list)
     stakes: list[coverage.Stake] = msgspec.field(default_factory=list)
     banco_calls: list[str] = msgspec.field(default_factory=list)
+    tie_replay: bool = False  # chemin de fer: the stakes of a tied coup play it again
     covered: coverage.Coverage | None = None
     settlement: Settlement | None = None
     payouts_made: int = 0
     house_result: int = 0
     commission_total: int = 0
+    commission_box: dict[str, int] = msgspec.field(default_factory=dict)  # payouts.BOX_UNITS
     chips_in: int = 0  # brought to the table: seats and adjustments
     chips_out: int = 0  # carried away by players who left
 
@@ -258,7 +261,7 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def _coup_action(self, step: LegalStep) -> Action:
         actor = CROUPIER
-        if step.step in (Step.DRAW, Step.STAND) and step.side is not None:
+        if step.step in (Step.DRAW, Step.STAND, Step.OFFER, Step.SHOW_DOWN) and step.side:
             actor = self.hand_holder(step.side) or CROUPIER
         return Action(step.step.value, actor, step.side, step.forced)
 
@@ -273,8 +276,10 @@ class TableState(msgspec.Struct, kw_only=True):
     def seat(self, player: str, chips: int, side: Side | None, standing: bool) -> None:
         if any(s.player == player for s in self.seats):
             raise RuleViolation(f"{player} is already at this table", rule="already-seated")
+        check_name(player, "player's name")
         if chips < 0:
             raise RuleViolation("chips cannot be negative", rule="chips-negative")
+        check_chips(chips)
         if self.variant is Variant.DEUX_TABLEAUX and not standing and side not in tableaux_of(
             self.variant
         ):
@@ -288,15 +293,19 @@ class TableState(msgspec.Struct, kw_only=True):
     def leave(self, player: str) -> int:
         """A player leaves between coups, taking their chips."""
         seat = self.seat_of(player)
-        if self.phase in (Phase.PLAYING, Phase.SETTLED) or self.committed(player):
+        if self.phase in (Phase.PLAYING, Phase.SETTLED) or (
+            self.committed(player) and not self.tie_replay
+        ):
             raise OutOfTurn(f"{player} has chips in play", rule="chips-in-play")
         if player == self.banker:
             raise OutOfTurn("the banker retires the bank before leaving", rule="banker-leaving")
+        self._withdraw_from_tie_replay(player)
         if player == self.bank_offered_to:
             nxt = [p for p in self.rotation_after(player) if p != player]
             self.bank_offered_to = nxt[0] if nxt else None
         self.seats.remove(seat)
         self.chips_out += seat.chips
+        self.commission_box.pop(player, None)  # a credit left in the box lapses
         if self.passed_hand_returns_to == player:
             self.passed_hand_returns_to = None
         if self.banco_suivi == player:
@@ -309,6 +318,7 @@ class TableState(msgspec.Struct, kw_only=True):
     def adjust_chips(self, player: str, delta: int) -> None:
         """Chips moved in or out by the tournament (a re-entry, a move between tables)."""
         seat = self.seat_of(player)
+        check_chips(seat.chips + delta)
         if seat.chips + delta < 0:
             raise RuleViolation(f"{player} has only {seat.chips} chips", rule="chips-short")
         seat.chips += delta
@@ -396,12 +406,18 @@ class TableState(msgspec.Struct, kw_only=True):
             raise RuleViolation(
                 f"the bank must be at least {max(self.settings.min_stake, self.bank_required)}",
                 rule="bank-too-small")
+        if self.bank_required and amount != self.bank_required:
+            # 000: "celui qui prend la main doit mettre au jeu une somme égale à celle que
+            # retire le banquier qui s'en va, la mise première comprise"
+            raise RuleViolation(f"a passed hand is taken with exactly {self.bank_required}, "
+                                "the sum the banker withdrew", rule="bank-not-equal")
         if amount > seat.chips:
             raise RuleViolation(f"{player} has only {seat.chips} chips", rule="chips-short")
         if self.passed_hand_returns_to == player:
             self.passed_hand_returns_to = None
         seat.chips -= amount
         self.banker, self.bank = player, amount
+        self.bancos_in_a_row = 0
         self.bank_offered_to, self.bank_required, self.bank_declined_by = None, 0, []
         if self.variant is Variant.DEUX_TABLEAUX:
             self._seat_hand_holders()
@@ -429,8 +445,9 @@ class TableState(msgspec.Struct, kw_only=True):
         between_coups = (Phase.BETTING, Phase.NO_SHOE, Phase.SHUFFLED, Phase.BURNING)
         self.require(*between_coups, doing="retire the bank")
         require_actor(player, self.banker, "retire the bank")
-        if self.stakes or self.banco_calls:
+        if (self.stakes or self.banco_calls) and not self.tie_replay:
             raise OutOfTurn("stakes are already placed against this bank", rule="stakes-placed")
+        self._withdraw_from_tie_replay(None)
         retiring, amount = self.banker, self.bank
         assert retiring is not None
         self._bank_back_to_banker()
@@ -450,7 +467,23 @@ class TableState(msgspec.Struct, kw_only=True):
 
     # --- stakes ---------------------------------------------------------------------
 
+    def _withdraw_from_tie_replay(self, player: str | None) -> None:
+        """Whoever leaves a tied coup before it is played again takes their stake and banco
+        back (the tie moved nothing); with nothing left staked, or when the banker retires
+        or the taille ends (`player` None), the replay is void and the table bets afresh."""
+        if not self.tie_replay:
+            return
+        self.stakes = [s for s in self.stakes if player is not None and s.player != player]
+        self.banco_calls = [p for p in self.banco_calls if player is not None and p != player]
+        self.tie_replay = bool(self.stakes or self.banco_calls)
+
+    def _refuse_during_tie_replay(self) -> None:
+        if self.tie_replay:
+            raise RuleViolation("after a tie the coup is played again with the same stakes: "
+                                "close betting", rule="tie-replay")
+
     def _check_amount(self, player: str, amount: int) -> Seat:
+        self._refuse_during_tie_replay()
         seat = self.seat_of(player)
         if amount < self.settings.min_stake:
             raise RuleViolation(f"the minimum stake is {self.settings.min_stake}",
@@ -499,6 +532,7 @@ class TableState(msgspec.Struct, kw_only=True):
             raise RuleViolation("this table plays no banco", rule="no-banco")
         if player == self.banker:
             raise RuleViolation("the banker cannot call banco", rule="banker-banco")
+        self._refuse_during_tie_replay()
         seat = self.seat_of(player)
         if player in self.banco_calls:
             raise RuleViolation(f"{player} has already called banco", rule="banco-twice")
@@ -524,17 +558,20 @@ class TableState(msgspec.Struct, kw_only=True):
         self.coup_number += 1
         self.coup = Coup.start(self.settings)
         self.settlement = None
+        self.tie_replay = False
         self.phase = Phase.PLAYING
 
     def _coverage(self) -> coverage.Coverage:
         order = self.punter_order()
-        winner = coverage.banco_winner(self.banco_calls, order, self.banco_suivi)
+        standing = {s.player for s in self.seats if s.standing}
+        winner = coverage.banco_winner(self.banco_calls, order, self.banco_suivi, standing)
         if self.variant is Variant.CHEMIN_DE_FER:
             return coverage.chemin_de_fer(self.bank, self.stakes, order, winner,
-                                          self.settings.hand_holder)
+                                          self.settings.hand_holder, standing)
         orders = {t: self._tableau_order(t) for t in tableaux_of(self.variant)}
         holders = {t: h for t in orders if (h := self._holder_with_stake(t, orders[t]))}
-        return coverage.deux_tableaux(self.bank, self.stakes, orders, winner, holders)
+        sides = {s.player: None if s.standing else s.side for s in self.seats}
+        return coverage.deux_tableaux(self.bank, self.stakes, orders, winner, holders, sides)
 
     def _side_order(self, side: Side) -> list[str]:
         """A side's seated punters from the hand holder outward, the closest ones after."""
@@ -591,6 +628,21 @@ class TableState(msgspec.Struct, kw_only=True):
         else:
             coup.stand(side)
 
+    def offer_card(self, actor: str) -> None:
+        """À deux tableaux, the banker says "Je donne": the punters may draw (002)."""
+        coup = self._playing()
+        coup._expect(Step.OFFER)
+        require_actor(actor, self.banker, "offer a card")
+        coup.offer()
+
+    def show_down(self, actor: str) -> None:
+        """À deux tableaux, the banker shows his first two cards, whatever their point: the
+        coup is settled as the cards lie (002)."""
+        coup = self._playing()
+        coup._expect(Step.SHOW_DOWN)
+        require_actor(actor, self.banker, "show down")
+        coup.show_down()
+
     def settle(self) -> dict[Side, Outcome]:
         outcomes = self._playing().settle()
         self.settlement = self._settlement(outcomes)
@@ -599,16 +651,19 @@ class TableState(msgspec.Struct, kw_only=True):
         return outcomes
 
     def _settlement(self, outcomes: dict[Side, Outcome]) -> Settlement:
+        boxes = self.commission_box
         if self.variant is Variant.PUNTO_BANCO:
-            return payouts.house_bets(self.settings, outcomes[Side.PUNTER], self.bets)
+            return payouts.house_bets(self.settings, outcomes[Side.PUNTER], self.bets, boxes)
         if self.variant is Variant.SIMPLIFIED:
-            side_bets = payouts.house_bets(self.settings, outcomes[Side.PUNTER], self.bets)
+            side_bets = payouts.house_bets(self.settings, outcomes[Side.PUNTER], self.bets,
+                                           boxes)
             duel = payouts.duel(outcomes[Side.PUNTER], self.duel[0], self.duel[1],
                                 self.settings.duel_stake)
             return Settlement(duel.payouts + side_bets.payouts, 0, side_bets.commission,
-                              side_bets.house_net).check()
-        assert self.covered is not None
-        return payouts.against_bank(self.settings, outcomes, self.covered.engaged)
+                              side_bets.house_net, side_bets.boxes).check()
+        assert self.covered is not None and self.banker is not None
+        return payouts.against_bank(self.settings, outcomes, self.covered.engaged,
+                                    self.banker, boxes.get(self.banker, 0))
 
     # --- paying and what follows ----------------------------------------------------
 
@@ -633,6 +688,7 @@ class TableState(msgspec.Struct, kw_only=True):
             raise OutOfTurn("every payout is made before the coup closes", rule="payouts-due")
         self.house_result += settlement.house_net
         self.commission_total += settlement.commission
+        self.commission_box.update(settlement.boxes)
         self.bank += settlement.banker_net
         outcomes = self.coup.outcomes
         match self.variant:
@@ -644,10 +700,16 @@ class TableState(msgspec.Struct, kw_only=True):
                 self._rotate_duel(outcomes[Side.PUNTER])
             case Variant.PUNTO_BANCO:
                 pass
-        self.bets, self.stakes, self.banco_calls, self.covered = [], [], [], None
-        self.coup = None
+        self.coup, self.covered = None, None
         assert self.shoe is not None
-        if self.shoe.last_coup or self.shoe.remaining < self.cards_per_coup():
+        taille_over = self.shoe.last_coup or self.shoe.remaining < self.cards_per_coup()
+        # 001: "si les deux points sont identiques il y a égalité, on refait le coup en donnant
+        # de nouvelles cartes": the stakes and the banco stay for the coup played again.
+        self.tie_replay = not taille_over and self.variant is Variant.CHEMIN_DE_FER and (
+            outcomes[Side.PUNTER] is Outcome.TIE)
+        if not self.tie_replay:
+            self.bets, self.stakes, self.banco_calls = [], [], []
+        if taille_over:
             self._end_taille()
             return
         self.shoe.last_coup = self.shoe.cut_card_out
@@ -656,6 +718,8 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def _rotate_chemin_de_fer(self, outcome: Outcome) -> None:
         assert self.covered is not None and self.banker is not None
+        if outcome is Outcome.TIE:
+            return  # the coup is played again: the same bank, banco and banco suivi
         banco = self.covered.banco
         self.banco_suivi = banco if banco and outcome is Outcome.BANKER else None
         if outcome is Outcome.PUNTER or self.bank <= 0:
@@ -672,7 +736,10 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def _pass_hands(self, outcomes: dict[Side, Outcome]) -> None:
         assert self.covered is not None
-        self.bancos_in_a_row = self.bancos_in_a_row + 1 if self.covered.banco else 0
+        # 000: "Après le second banco, chaque tableau reprend son droit, et il n'est plus
+        # permis à un seul joueur de faire le banco": no third banco on this bank, ordinary
+        # coups between or not; a new bank restores the right (`award_bank`).
+        self.bancos_in_a_row += 1 if self.covered.banco else 0
         self.banco_suivi = self.covered.banco if Outcome.BANKER in outcomes.values() else None
         for side, outcome in outcomes.items():
             holder = self.covered.hand_holders.get(side)
@@ -711,8 +778,9 @@ class TableState(msgspec.Struct, kw_only=True):
         """The croupier ends the taille between coups (the table closes, or a tournament ends
         with cards left in the shoe); an RNG shoe's seed is then revealed as usual."""
         self.require(Phase.BETTING, Phase.NO_BANK, doing="end the taille")
-        if self.bets or self.stakes or self.banco_calls:
+        if (self.bets or self.stakes or self.banco_calls) and not self.tie_replay:
             raise OutOfTurn("stakes are placed: play the coup first", rule="stakes-placed")
+        self._withdraw_from_tie_replay(None)
         self._end_taille()
 
     def _end_taille(self) -> None:

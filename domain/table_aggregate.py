@@ -25,6 +25,7 @@ from domain.coup import Coup, Outcome, Side, Step
 from domain.coverage import Stake
 from domain.defaults import default_draw
 from domain.errors import OutOfTurn, RuleViolation
+from domain.limits import check_name
 from domain.payouts import Payout, Spot
 from domain.settings import TableSettings
 from domain.shoe import ALGORITHM, check_seed
@@ -62,7 +63,7 @@ class Table(Aggregate):
     @event(Opened)
     def __init__(self, name: str, settings: TableSettings, tournament: str | None,
                  actor: str, command_id: str) -> None:
-        self.name = name
+        self.name = check_name(name, "table's name")
         self.tournament = tournament
         self.state = TableState(settings=settings.check())
 
@@ -141,7 +142,11 @@ class Table(Aggregate):
                 if s.phase is Phase.PLAYING and s.coup_number == number and (
                     s.coup is not None and s.coup.to_act() is side
                 ):
-                    self._decide_hand(side, default_draw(s, side), actor, command.command_id)
+                    if s.coup.awaits_offer():  # the banker's default: "Je donne"
+                        self._card_offered(coup=number, **who)
+                    else:
+                        self._decide_hand(side, default_draw(s, side), actor,
+                                          command.command_id)
             case c.SettleCoup():
                 require_actor(actor, None, "settle", rule="official-step")
                 coup = self._coup()
@@ -159,6 +164,10 @@ class Table(Aggregate):
                 require_actor(actor, None, "end the taille", rule="official-step")
                 remaining = s.shoe.remaining if s.shoe else 0
                 self._taille_ended(taille=s.taille, remaining=remaining, **who)
+            case c.OfferCard():
+                self._card_offered(coup=s.coup_number, **who)
+            case c.ShowDown():
+                self._banker_showed_down(coup=s.coup_number, **who)
             case _:
                 assert_never(command)
 
@@ -532,6 +541,26 @@ class Table(Aggregate):
     def _hand_stood(self, coup: int, side: Side, actor: str, command_id: str) -> None:
         self._check_coup(coup)
         self.state.decide(actor, side, draw=False)
+
+    class CardOffered(Event):
+        """À deux tableaux, the banker said "Je donne" (002)."""
+
+        coup: int
+
+    @event(CardOffered)
+    def _card_offered(self, coup: int, actor: str, command_id: str) -> None:
+        self._check_coup(coup)
+        self.state.offer_card(actor)
+
+    class BankerShowedDown(Event):
+        """À deux tableaux, the banker showed his first two cards, ending the coup (002)."""
+
+        coup: int
+
+    @event(BankerShowedDown)
+    def _banker_showed_down(self, coup: int, actor: str, command_id: str) -> None:
+        self._check_coup(coup)
+        self.state.show_down(actor)
 
     class CoupSettled(Event):
         coup: int

@@ -31,6 +31,7 @@ from domain.errors import NotFound, OutOfTurn, RuleViolation
 from domain.formats import (
     Advance,
     ChipRule,
+    Dealing,
     Limits,
     Selection,
     Stage,
@@ -64,7 +65,7 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
     many times a busted player may buy in again. `tolerance`: the largest difference in
     players between two tables that needs no balancing. `tables`: the tables the draw seats
     the entrants at (at least as many as the seats need). `tie_break`: how a tie on the line
-    of a cut is settled.
+    of a cut is settled. `dealing`: the workers deal every table, or croupiers do.
     """
 
     variant: Variant
@@ -84,6 +85,7 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
     fixed_prizes: tuple[int, ...] = ()
     tables: int | None = None
     tie_break: TieBreak = TieBreak.SHARE
+    dealing: Dealing = Dealing.AUTOMATIC
 
     def plan(self) -> tuple[Stage, ...]:
         """The stages, the format's common fields filled in where a stage leaves them out."""

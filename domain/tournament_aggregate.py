@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 import msgspec
 from eventsourcing.domain import Aggregate, event
 
+from domain.actors import is_official
 from domain.commands import AdjustChips, LeaveTable, SeatPlayer, TableCommand
 from domain.coup import Outcome, Side
 from domain.errors import NotFound, RuleViolation
@@ -39,6 +40,7 @@ from domain.tournament import (
     TournamentState,
 )
 
+TOURNAMENT = "@tournament"  # the actor of the table commands a player's step calls for
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-70a2a0e00000")
 
 
@@ -564,53 +566,56 @@ class Tournament(Aggregate):
         the event's command id and what it names (so sending them again applies them once,
         whoever sends them, whatever else the tournament recorded in between)."""
         key = f"{self.id}/{recorded.command_id}"
+        # the tournament moves the chips: a player's own step (a late registration, a
+        # secret bet's reveal) reaches the table as the tournament's
+        actor = recorded.actor if is_official(recorded.actor) else TOURNAMENT
         match recorded:
             case Tournament.PlayerSeatedAt(player=player, table=table, seat=seat, chips=chips):
                 return [TableOrder(table, SeatPlayer(
-                    command_id=f"{key}/seat/{player}", actor=recorded.actor, player=player,
+                    command_id=f"{key}/seat/{player}", actor=actor, player=player,
                     chips=chips, side=self._side(seat)))]
             case Tournament.PlayerMoved(player=player, from_table=old, to_table=new,
                                         seat=seat, chips=chips):
                 key = f"{key}/move/{player}/{new}/{seat}"
                 return [
-                    TableOrder(old, AdjustChips(command_id=f"{key}/out", actor=recorded.actor,
+                    TableOrder(old, AdjustChips(command_id=f"{key}/out", actor=actor,
                                                 player=player, delta=-chips,
                                                 reason=f"moved to {new}")),
-                    TableOrder(old, LeaveTable(command_id=f"{key}/leave", actor=recorded.actor,
+                    TableOrder(old, LeaveTable(command_id=f"{key}/leave", actor=actor,
                                                player=player)),
-                    TableOrder(new, SeatPlayer(command_id=f"{key}/seat", actor=recorded.actor,
+                    TableOrder(new, SeatPlayer(command_id=f"{key}/seat", actor=actor,
                                                player=player, chips=0, side=self._side(seat))),
-                    TableOrder(new, AdjustChips(command_id=f"{key}/in", actor=recorded.actor,
+                    TableOrder(new, AdjustChips(command_id=f"{key}/in", actor=actor,
                                                 player=player, delta=chips,
                                                 reason=f"moved from {old}")),
                 ]
             case Tournament.PlayersBusted(table=table, busted=busted):
                 return [TableOrder(table, LeaveTable(command_id=f"{key}/leave/{bust.player}",
-                                                     actor=recorded.actor, player=bust.player))
+                                                     actor=actor, player=bust.player))
                         for bust in busted]
             case Tournament.PlayerEliminated(player=player, table=table, coup=None):
                 return [TableOrder(table, LeaveTable(command_id=f"{key}/cut/{player}",
-                                                     actor=recorded.actor, player=player))]
+                                                     actor=actor, player=player))]
             case Tournament.StageStarted(name=name, reset=reset, tables=tables):
                 return [TableOrder(tables[player], AdjustChips(
-                    command_id=f"{key}/reset/{player}", actor=recorded.actor, player=player,
+                    command_id=f"{key}/reset/{player}", actor=actor, player=player,
                     delta=delta, reason=f"{name}: every stack reset")) for player, delta
                     in reset.items()]
             case Tournament.SecretBetRevealed(player=player, table=table, delta=delta) if delta:
                 return [TableOrder(table, AdjustChips(
-                    command_id=f"{key}/secret/{player}", actor=recorded.actor, player=player,
+                    command_id=f"{key}/secret/{player}", actor=actor, player=player,
                     delta=delta, reason="secret bet"))]
             case Tournament.SecretBetForfeited(player=player, table=table, amount=amount):
                 return [TableOrder(table, AdjustChips(
-                    command_id=f"{key}/forfeit/{player}", actor=recorded.actor, player=player,
+                    command_id=f"{key}/forfeit/{player}", actor=actor, player=player,
                     delta=-amount, reason="secret bet never revealed"))]
             case Tournament.InterventionMade(kind="disqualify", player=player, table=table):
                 return [TableOrder(table or "", LeaveTable(command_id=f"{key}/out/{player}",
-                                                           actor=recorded.actor, player=player))]
+                                                           actor=actor, player=player))]
             case Tournament.InterventionMade(kind="correct-chips" | "penalise", player=player,
                                              table=table, reason=reason):
                 return [TableOrder(table or "", AdjustChips(
-                    command_id=f"{key}/adjust/{player}", actor=recorded.actor, player=player,
+                    command_id=f"{key}/adjust/{player}", actor=actor, player=player,
                     delta=recorded.chips_after - recorded.chips_before, reason=reason))]
         return []
 

@@ -19,6 +19,7 @@ otherwise `env` (e.g. from eventsourcing's projection runner) wins over the URL'
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 from uuid import UUID
 
@@ -34,6 +35,8 @@ from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApp
 from infra.settings import load_settings, resolve_database_url
 from infra.urls import store_env
 from infra.vault import SeedVault
+
+log = logging.getLogger("sabot.store")
 
 
 class SabotApplication(Application[UUID]):
@@ -89,6 +92,14 @@ class SabotApplication(Application[UUID]):
 
     def exists(self, aggregate_id: UUID) -> bool:
         return bool(list(self.repository.event_store.get(aggregate_id, lte=1)))
+
+    def _take_snapshots(self, processing_event: Any) -> None:
+        """A snapshot is derived data taken after the command committed: failing to take one
+        is logged, never turned into the command's answer (its events are stored)."""
+        try:
+            super()._take_snapshots(processing_event)
+        except Exception:
+            log.exception("snapshot not taken; the aggregate loads from its events")
 
     def recorded_command(self, command_id: str | UUID) -> RecordedCommand | None:
         """The stream and versions a command produced, or None if it was never applied."""

@@ -115,10 +115,12 @@ class Finding(msgspec.Struct, frozen=True, kw_only=True):
 class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     """`events`, `streams` and the head (`head_notification_id`, `head_digest`: the global
     digest there, hex) cover what was verified: the whole store when the chain is intact,
-    else what precedes `first_break`. `checks` names the checks that ran. `tree_size` and
+    else what precedes `first_break`. `checks` names the checks that ran; `walk_seconds` is
+    the part of `seconds` spent on the chain, tree, signatures and checkpoints. `tree_size` and
     `tree_root` are the Merkle tree's; `signatures` counts the signatures verified,
     `covered` those vouched for by a matching checkpoint instead; `checkpoints` counts the
-    checkpoints matched, `trust` says where the trusted keys (`keys`) came from; `since` is
+    checkpoints matched, `trust` says where the trusted keys (`keys`, ids, and
+    `public_keys`, hex) came from; `since` is
     the checkpoint size an incremental verify started from, `proof` the length of its
     consistency proof to the store's tree."""
 
@@ -131,12 +133,14 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     findings: tuple[Finding, ...]
     checks: tuple[str, ...]
     seconds: float
+    walk_seconds: float = 0.0
     tree_size: int = 0
     tree_root: str = ""
     signatures: int = 0
     covered: int = 0
     checkpoints: int = 0
     keys: tuple[str, ...] = ()
+    public_keys: tuple[str, ...] = ()
     trust: str = ""
     since: int | None = None
     proof: int | None = None
@@ -182,9 +186,10 @@ def verify(
         try:
             walk = _Walk(store.database, dict(anchors or {}), page_size)
             if signatures:
-                walk.sign(_trust(store.database, trusted_keys, checkpoint_lines),
+                walk.expect_signed(_trust(store.database, trusted_keys, checkpoint_lines),
                           checkpoint_lines, all_signatures, since)
             first_break = walk.run()
+            walked = time.perf_counter() - started
         except PersistenceError as error:
             raise NotAStore(
                 f"{redact_url(store.url)} is not a readable Sabot store: {one_line(error)}"
@@ -207,12 +212,15 @@ def verify(
         findings=tuple(findings),
         checks=("chain", *names) if first_break is None else ("chain",),
         seconds=time.perf_counter() - started,
+        walk_seconds=walked,
         tree_size=walk.tree.size,
         tree_root=walk.tree.root().hex(),
         signatures=walk.verified,
         covered=walk.covered,
         checkpoints=walk.matched,
         keys=tuple(sorted(walk.trust.keys)) if walk.trust else (),
+        public_keys=tuple(walk.trust.keys[k].hex() for k in sorted(walk.trust.keys))
+        if walk.trust else (),
         trust=walk.trust.source if walk.trust else "",
         since=since,
         proof=walk.proof,
@@ -229,9 +237,12 @@ def _trust(database: Database, given: Sequence[bytes] | None,
     if lines:
         first = min(lines, key=lambda c: (c.size, c.time))
         return Trust({first.key: bytes.fromhex(first.public_key)}, "the checkpoint file")
-    with database.transaction(write=False) as cursor:
-        rows = database.execute(cursor, "SELECT key_id, public_key FROM {signing_keys}")
-        recorded = {row["key_id"]: bytes(row["public_key"]) for row in rows.fetchall()}
+    try:
+        with database.transaction(write=False) as cursor:
+            rows = database.execute(cursor, "SELECT key_id, public_key FROM {signing_keys}")
+            recorded = {row["key_id"]: bytes(row["public_key"]) for row in rows.fetchall()}
+    except PersistenceError:
+        recorded = {}  # not a store: the walk says so, naming its events
     return Trust(recorded, "the store itself (no key outside it: pass a public key)")
 
 
@@ -289,7 +300,7 @@ class _Walk:
 
     # --- what is checked besides the chain ---------------------------------------------
 
-    def sign(self, trust: Trust, lines: Sequence[Checkpoint], all_signatures: bool,
+    def expect_signed(self, trust: Trust, lines: Sequence[Checkpoint], all_signatures: bool,
              since: int | None) -> None:
         """Check signatures and checkpoints too, trusting `trust`'s keys."""
         self.trust = trust

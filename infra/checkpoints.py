@@ -40,14 +40,21 @@ import weakref
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
 from infra.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.errors import SettingsError
 from infra.ledger import select_events
-from infra.merkle import Frontier, consistency_proof, event_leaf, verify_consistency
+from infra.merkle import (
+    Frontier,
+    consistency_proof,
+    event_leaf,
+    inclusion_proof,
+    verify_consistency,
+    verify_inclusion,
+)
 from infra.signing import HOME, Signer, key_id, signature_valid
 
 CHECKPOINT_PREFIX = b"sabot-checkpoint-v1\n"
@@ -190,7 +197,9 @@ def last_checkpoint(path: Path) -> Checkpoint | None:
     return None
 
 
-class TreeHead(msgspec.Struct, frozen=True):
+class TreeHead(NamedTuple):
+    """The store's Merkle tree, its last notification id and the chain's digest there."""
+
     tree: Frontier
     head: int
     chain: bytes
@@ -235,6 +244,36 @@ def leaves_after(database: Database, checkpoint_head: int, count: int) -> list[b
     with database.transaction(write=False) as cursor:
         rows = select_events(database, cursor, checkpoint_head, count)
     return [event_leaf(row.notification_id, row.canonical()) for row in rows]
+
+
+class Inclusion(NamedTuple):
+    """An event's place in a checkpoint's tree: RFC 9162's inclusion proof."""
+
+    notification_id: int
+    position: int
+    leaf: bytes
+    proof: list[bytes]
+    checkpoint: Checkpoint
+
+    def holds(self) -> bool:
+        return verify_inclusion(self.leaf, self.position, self.checkpoint.size,
+                                bytes.fromhex(self.checkpoint.root), self.proof)
+
+
+def inclusion(database: Database, checkpoint: Checkpoint, notification_id: int) -> Inclusion:
+    """The inclusion proof of the event at `notification_id` in `checkpoint`'s tree, from the
+    store's events (`ValueError` if the checkpoint does not hold that event)."""
+    leaves = leaves_after(database, 0, checkpoint.size)
+    with database.transaction(write=False) as cursor:
+        ids = [row["n"] for row in database.execute(
+            cursor, "SELECT {nid} AS n FROM {stored_events} ORDER BY {nid} LIMIT ?",
+            (checkpoint.size,)).fetchall()]
+    if notification_id not in ids:
+        raise ValueError(f"the checkpoint of size {checkpoint.size} does not hold notification "
+                         f"{notification_id}")
+    index = ids.index(notification_id)
+    return Inclusion(notification_id, index, leaves[index], inclusion_proof(leaves, index),
+                     checkpoint)
 
 
 class WitnessRefusal(ValueError):
@@ -320,7 +359,8 @@ class Checkpointer:
         try:
             return self.write()
         except Exception as error:  # at exit the store may be gone: say so, do not crash
-            log.warning("no checkpoint written to %s: %s", self.path, error)
+            reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            log.warning("no checkpoint written to %s: %s", self.path, reason)
             return None
 
     def write(self, *, force: bool = False) -> Checkpoint | None:

@@ -69,3 +69,13 @@ class SeedAlreadySealed(VaultError):
 
 class SealBroken(VaultError):
     """The sealed seed does not match its MAC: altered row, other shoe's row, or wrong key."""
+
+
+class ServiceUnavailable(StoreError):
+    """A server this process needs (PostgreSQL, or Redis as the broker) does not answer, or
+    refuses us: `cannot open URL (Service): cause`, the URL's password redacted."""
+
+    def __init__(self, service: str, url: str, cause: str) -> None:
+        super().__init__(f"cannot open {url} ({service}): {cause}")
+        self.service = service
+        self.url = url

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import uuid
 
+import msgspec
+
 from infra.database import Database
 
 SCHEMA = (
@@ -19,6 +21,15 @@ SCHEMA = (
     " tournament_id TEXT PRIMARY KEY, holder TEXT NOT NULL, epoch BIGINT NOT NULL,"
     " expires DOUBLE PRECISION NOT NULL)"
 )
+
+
+class Lease(msgspec.Struct, frozen=True):
+    """Who directs a tournament: the holder, its epoch, and when its lease runs out (seconds
+    since the epoch); a director alive renews it every few seconds."""
+
+    holder: str
+    epoch: int
+    expires: float
 
 
 class Leases:
@@ -41,6 +52,24 @@ class Leases:
                 (str(tournament_id), holder, now + seconds, now),
             ).fetchone()
         return None if row is None else int(row["epoch"])
+
+    def held(self, tournament_id: uuid.UUID) -> Lease | None:
+        """The lease as last taken, or None if no director ever took it."""
+        with self.database.transaction(write=False) as cursor:
+            row = self.database.execute(
+                cursor, "SELECT holder, epoch, expires FROM {tournament_leases}"
+                " WHERE tournament_id = ?", (str(tournament_id),)).fetchone()
+        if row is None:
+            return None
+        return Lease(holder=row["holder"], epoch=int(row["epoch"]),
+                     expires=float(row["expires"]))
+
+    def renew(self, holder: str, now: float, seconds: float) -> None:
+        """Extend every lease `holder` still holds (a director alive, busy elsewhere)."""
+        with self.database.transaction(write=True) as cursor:
+            self.database.execute(
+                cursor, "UPDATE {tournament_leases} SET expires = ? WHERE holder = ?"
+                " AND expires >= ?", (now + seconds, holder, now))
 
     def release(self, tournament_id: uuid.UUID, holder: str) -> None:
         """Let the lease go at once (a clean stop), so a successor need not wait."""

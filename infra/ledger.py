@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
+from eventsourcing.persistence import PersistenceError, StoredEvent
 
 from infra.chain import GENESIS, ChainLink, canonical_bytes, digest_canonical, global_digest
 from infra.database import Database
@@ -289,6 +289,17 @@ def append_chain(
         "INSERT INTO {chain_signatures} (notification_id, key_id, signature) VALUES (?, ?, ?)",
         (head, signer.key_id, signer.sign_head(head, previous_global)),
     )
+
+
+def recorded_keys(database: Database) -> list[str]:
+    """The ids of the keys that signed this store, first recorded first."""
+    try:
+        with database.transaction(write=False) as cursor:
+            rows = database.execute(
+                cursor, "SELECT key_id FROM {signing_keys} ORDER BY recorded_at").fetchall()
+    except PersistenceError:
+        return []
+    return [row["key_id"] for row in rows]
 
 
 def record_key(database: Database, cursor: Any, signer: Signer) -> None:

@@ -54,7 +54,7 @@ from infra import ledger
 from infra.checkpoints import Checkpointer, checkpoint_path, interval
 from infra.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.errors import DuplicateCommand, RecordedCommand
-from infra.signing import Signer, key_env, signer_for
+from infra.signing import Signer, SigningKeyError, key_env, key_path, signer_for
 
 __all__ = [
     "ChainedPostgresApplicationRecorder",
@@ -82,11 +82,25 @@ class _Ledgered:
 
     def create_ledger(self) -> None:
         ledger.create_tables(self.database)
-        self.signer()  # a writer refuses to start without its key
+        self.checkpointer()  # a writer refuses to start without its key, or misconfigured
+        self.signer()
 
     def signer(self) -> Signer:
+        """The store's signer. The default key beside a SQLite store is created for a new
+        store only: a store that was signed before and lost its key file refuses, rather than
+        start a new key. (PostgreSQL's default key is per working directory: each process
+        makes its own; set SABOT_SIGNING_KEY for one key.)"""
         if self._signer is None:
-            self._signer = signer_for(key_env(self.database))
+            env = key_env(self.database)
+            path = key_path(env)
+            beside = "SQLITE_DBNAME" in env and not env["SABOT_SIGNING_KEY"]
+            if path is not None and beside and not path.exists():
+                recorded = ledger.recorded_keys(self.database)
+                if recorded:
+                    raise SigningKeyError(
+                        f"the store was signed with key {recorded[0]} but its key file {path} "
+                        "is missing: restore it, or set SABOT_SIGNING_KEY")
+            self._signer = signer_for(env)
         return self._signer
 
     def checkpointer(self) -> Checkpointer | None:

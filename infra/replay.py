@@ -169,6 +169,10 @@ class _CoupRun:
                 return c.ShowNaturals(**ids)
             case "ThirdCardAsked" | "HandStood":
                 return c.Decide(side=e.side, draw=type(e).__name__ == "ThirdCardAsked", **ids)
+            case "CardOffered":
+                return c.OfferCard(**ids)
+            case "BankerShowedDown":
+                return c.ShowDown(**ids)
             case "CoupSettled":
                 return c.SettleCoup(**ids)
             case "PayoutMade" | "CommissionTaken" | "CoupClosed":

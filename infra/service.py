@@ -1,8 +1,9 @@
 """The table service: load a table once, let the Table aggregate decide, save its events.
 
 One command is one transaction. A command id seen before answers what it answered the first
-time and records nothing. Two commands racing on one table: the loser reloads and tries
-again, and after a few rounds gets a `Conflict`. RNG shoes are drawn here (the domain has no
+time and records nothing. Commands on one table queue in the process; two processes racing
+on one table: the loser waits a jittered moment, reloads and tries again, and after a few
+rounds gets a `Conflict`. RNG shoes are drawn here (the domain has no
 randomness): the seed goes to the vault, sealed, and only its commitment into the events;
 each card is read off the shoe's order when it is dealt or burned (`VaultCards`, the
 domain's `CardSource`).
@@ -24,8 +25,10 @@ from __future__ import annotations
 import copy
 import hashlib
 import hmac
+import random
 import secrets
 import threading
+import time
 import uuid
 import weakref
 from collections import OrderedDict
@@ -50,7 +53,8 @@ from infra.errors import DuplicateCommand, SeedAlreadySealed
 from infra.live_push import RedisWake, is_redis
 from infra.outbox import Dispatcher, Effect, Wake, follow_ups
 
-RETRIES = 5
+RETRIES = 8
+BACKOFF = 0.005  # seconds: a race lost to another process waits up to 20 ms, then 40 ms...
 
 
 class Conflict(OutOfTurn):
@@ -263,7 +267,9 @@ class TableService(SabotApplication):
         as the store has it, and a lost race after that again, a few times."""
         with self._writing(aggregate_id):  # this process's writers of one aggregate queue
             kept = self._kept_one(aggregate_id)
-            for _ in range(RETRIES):
+            for attempt in range(RETRIES):
+                if attempt > 1:  # lost to another process: wait a jittered, growing moment
+                    time.sleep(random.uniform(0, BACKOFF * 2**attempt))
                 final = kept is None
                 aggregate = fork(kept if kept is not None else self.load(aggregate_id, what))
                 kept = None

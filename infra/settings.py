@@ -6,6 +6,7 @@
 | `SABOT_BROKER_URL`    | `""`: the embedded broker                           |
 | `SABOT_SECRET_KEY`    | hex; else generated once into `.sabot/secret.key`   |
 | `SABOT_LOG_JSON`      | false                                               |
+| `SABOT_CONNECT_TIMEOUT` | 3: seconds for PostgreSQL or Redis to let us in   |
 
 The secret key seals shoe seeds (see `infra.vault`): losing it makes sealed seeds unreadable,
 leaking it makes them readable before their reveal. A generated key file is created with mode
@@ -28,6 +29,8 @@ DEFAULT_DATABASE_URL = f"sqlite:///{HOME}/sabot.db"
 SECRET_KEY_FILE = "secret.key"
 SECRET_KEY_BYTES = 32
 MIN_SECRET_KEY_BYTES = 16
+DEFAULT_CONNECT_TIMEOUT = 3.0
+MAX_CONNECT_TIMEOUT = 300.0
 
 _TRUE = frozenset({"1", "true", "yes", "on", "y", "t"})
 _FALSE = frozenset({"", "0", "false", "no", "off", "n", "f"})
@@ -92,6 +95,21 @@ def redact_url(url: str) -> str:
         return url
     user = userinfo.split(":", 1)[0]
     return f"{scheme}://{user}:***@{host}"
+
+
+def connect_timeout(environ: Mapping[str, str] | None = None) -> float:
+    """Seconds to wait for a server to accept a connection (`SABOT_CONNECT_TIMEOUT`)."""
+    text = (os.environ if environ is None else environ).get("SABOT_CONNECT_TIMEOUT", "")
+    if not text.strip():
+        return DEFAULT_CONNECT_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds <= MAX_CONNECT_TIMEOUT:
+        raise SettingsError(f"SABOT_CONNECT_TIMEOUT must be seconds in (0, "
+                            f"{MAX_CONNECT_TIMEOUT:g}], not {text!r}")
+    return seconds
 
 
 def _flag(value: str) -> bool:

@@ -22,6 +22,7 @@ from eventsourcing.utils import Environment
 from infra.application import SabotApplication
 from infra.database import Database
 from infra.errors import StoreError
+from infra.reachability import check_database
 from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApplicationRecorder
 from infra.settings import redact_url, resolve_database_url
 from infra.urls import store_env
@@ -31,11 +32,14 @@ __all__ = ["SabotApplication", "Store", "StoreError", "open_service", "open_stor
 App = TypeVar("App", bound=SabotApplication)
 
 ChainedRecorder = ChainedSQLiteApplicationRecorder | ChainedPostgresApplicationRecorder
+READER_POOL = {"POSTGRES_POOL_SIZE": "1", "POSTGRES_MAX_OVERFLOW": "1"}
 
 
 class Store:
     def __init__(self, url: str, *, create: bool = True) -> None:
-        env = Environment("", {**os.environ, **store_env(url, create=create)})
+        check_database(url)
+        reader = {} if create else READER_POOL  # a reader (verify) needs one connection
+        env = Environment("", {**reader, **os.environ, **store_env(url, create=create)})
         self.url = url
         try:
             self.factory: InfrastructureFactory = InfrastructureFactory.construct(env)
@@ -75,5 +79,8 @@ def open_store(url: str, *, create: bool = True) -> Store:
 
 def open_service(cls: type[App], database_url: str | None = None, **kwargs: Any) -> App:
     """A `SabotApplication` subclass on `database_url`, else `$SABOT_DATABASE_URL`, else the
-    default store (for commands whose `--database` option may be absent)."""
-    return cls(url=resolve_database_url(database_url), **kwargs)
+    default store (for commands whose `--database` option may be absent); a PostgreSQL that
+does not let us in is `ServiceUnavailable` within the connect timeout."""
+    url = resolve_database_url(database_url)
+    check_database(url)
+    return cls(url=url, **kwargs)

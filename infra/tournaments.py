@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import secrets
 import time
 import uuid
@@ -42,15 +43,20 @@ from domain import commands as c
 from domain.bots import playable
 from domain.coup import Side
 from domain.errors import OutOfTurn, RuleViolation
+from domain.formats import Dealing
 from domain.shoe import commitment
 from domain.table import Phase, TableState
 from domain.table_aggregate import Table
 from domain.tournament import Bust, Move, TournamentSettings, TournamentState
+from domain.tournament import Phase as TournamentPhase
 from domain.tournament_aggregate import TableOrder, Tournament
 from infra.autoplay import play_coups
+from infra.checkpoints import write_checkpoint
 from infra.errors import SeedAlreadySealed
-from infra.leases import Leases
+from infra.leases import Lease, Leases
 from infra.service import Recorded, TableService, seeds_from
+
+log = logging.getLogger("sabot.director")
 
 ORGANISER = "@organiser"
 DIRECTOR = "@director"
@@ -107,12 +113,13 @@ class Tournaments:
 
     def view(self, tournament_id: uuid.UUID, now: float | None = None) -> TournamentView:
         return view_of(self.tournament(tournament_id), self.tables(tournament_id),
+                       Leases(self.service.database).held(tournament_id),
                        time.time() if now is None else now)
 
     def results(self, tournament_id: uuid.UUID) -> Results:
         tournament = self.tournament(tournament_id)
         state = tournament.state
-        finished = state.phase.value == "finished"
+        finished = state.phase is TournamentPhase.FINISHED
         positions = [Position(player=r.player, position=r.position, tied=r.tied, prize=r.prize)
                      for r in state.results()] if finished else [
             Position(player=e.player, position=e.position, tied=e.tied, prize=e.prize or 0)
@@ -329,26 +336,30 @@ class Director:
     def _step(self, tournament_id: uuid.UUID, epoch: int) -> Tick:
         now = self.clock()
         state = self.tournaments.state(tournament_id)
-        if state.phase.value == "finished":
+        if state.phase is TournamentPhase.FINISHED:
+            self._close_tables(tournament_id, state)
             return Tick.FINISHED
-        if state.phase.value == "registration" or state.paused:
+        if state.phase is TournamentPhase.REGISTRATION or state.paused:
             return Tick.WAITING
         here = f"{tournament_id}/r{state.round}"
         if state.decided:
             self._finish(tournament_id, epoch)
+            self._close_tables(tournament_id, self.tournaments.state(tournament_id))
         elif state.playoff is not None:
             self._playoff(tournament_id, state, epoch)
-        elif state.phase.value in ("seated", "between-rounds"):
+        elif state.phase in (TournamentPhase.SEATED, TournamentPhase.BETWEEN_ROUNDS):
             cid = f"{tournament_id}/r{state.round + 1}/start"
+            self._balance(tournament_id, f"{cid}/balance", epoch)  # if a crash skipped it
             self._do(tournament_id, cid, lambda t: t.start_round(
                 actor=DIRECTOR, command_id=cid, at=now, epoch=epoch))
         elif state.step is not None:
-            self._play_step(tournament_id, state, epoch)
+            return self._play_step(tournament_id, state, epoch)
         elif state.round_over(now) or self._stuck(tournament_id, state):
             chips = self.tournaments.chips(tournament_id)
             self._do(tournament_id, f"{here}/end", lambda t: t.end_round(
                 chips=chips, actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
             self._balance(tournament_id, f"{here}/end/balance", epoch)
+            self._checkpoint()
         else:
             tables = self.tournaments.tables(tournament_id)
             coups = {name: table.coup_number for name, table in tables.items()}
@@ -365,6 +376,13 @@ class Director:
             decide: Callable[[Tournament], object]) -> Recorded:
         return self.tournaments.apply(tournament_id, command_id, decide)
 
+    def _checkpoint(self) -> None:
+        """A signed checkpoint of the store at each round's end (`infra.checkpoints`)."""
+        try:
+            write_checkpoint(self.service)
+        except Exception as error:  # the round stands; the next write checkpoints anyway
+            log.warning("no checkpoint at the round's end: %s", error)
+
     def _stuck(self, tournament_id: uuid.UUID, state: TournamentState) -> bool:
         """No table can play a coup and nobody is to be put out: the round can only end."""
         tables = self.tournaments.tables(tournament_id).values()
@@ -372,10 +390,11 @@ class Director:
         return not any(playable(table) for table in tables) and all(
             table.holding(p) >= minimum for table in tables for p in table.players())
 
-    def _play_step(self, tournament_id: uuid.UUID, state: TournamentState, epoch: int) -> None:
+    def _play_step(self, tournament_id: uuid.UUID, state: TournamentState, epoch: int) -> Tick:
         """Every table of the step plays to the coup after the one it had closed at the step's
-        start; then the players who cannot cover the round's minimum are out, with their
-        chips at the step's start; the tables are balanced; the step ends."""
+        start (the workers deal it, or, with croupiers, the director waits for them); then
+        the players who cannot cover the round's minimum are out, with their chips at the
+        step's start; the tables are balanced; the step ends."""
         step = state.step
         assert step is not None
         here = f"{tournament_id}/r{state.round}/k{step.number}"
@@ -383,8 +402,13 @@ class Director:
         for name, coups in step.coups.items():
             if self._lease(tournament_id) != epoch:  # lost the lease: the successor plays on
                 raise OutOfTurn("this director's lease has passed on", rule="stale-epoch")
-            if name in state.tables:
-                play_coups(self.service, Table.create_id(name), master, "bots", coups + 1)
+            if name not in state.tables:
+                continue
+            table_id = Table.create_id(name)
+            if state.settings.dealing is Dealing.AUTOMATIC:
+                play_coups(self.service, table_id, master, "bots", coups + 1)
+            elif not dealt(self.service.state(table_id), coups + 1):
+                return Tick.WAITING
         minimum = state.limits.min_stake
         for name, table in self.tournaments.tables(tournament_id).items():
             busted = [Bust(player=p, chips=max(1, step.chips.get(p, table.holding(p))))
@@ -395,6 +419,7 @@ class Director:
         self._balance(tournament_id, f"{here}/balance", epoch)
         self._do(tournament_id, f"{here}/end", lambda t: t.end_step(
             actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
+        return Tick.ACTED
 
     def _bust(self, tournament_id: uuid.UUID, table: str, coup: int, busted: list[Bust],
               command_id: str, epoch: int) -> None:
@@ -439,15 +464,24 @@ class Director:
         self._balance(tournament_id, f"{here}/balance", epoch)
 
     def _finish(self, tournament_id: uuid.UUID, epoch: int) -> None:
-        """Award the prizes and reveal the seating seed; every table the tournament opened
-        ends its taille and reveals its shoe's seed, so that every card can be checked."""
+        """Award the prizes and reveal the seating seed."""
         seed = self.tournaments.seating_seed(tournament_id)
         cid = f"{tournament_id}/finish"
         self._do(tournament_id, cid, lambda t: t.finish(
             seed=seed, actor=DIRECTOR, command_id=cid, epoch=epoch))
-        state = self.tournaments.state(tournament_id)
+
+    def _close_tables(self, tournament_id: uuid.UUID, state: TournamentState) -> None:
+        """Every table the tournament opened ends its taille and reveals its shoe's seed, so
+        that every card can be checked (again after a crash: each step applies once)."""
         for number in range(1, state.tables_opened + 1):
-            close(self.service, Table.create_id(state.table_name(number)), f"{cid}:{number}")
+            close(self.service, Table.create_id(state.table_name(number)),
+                  f"{tournament_id}/finish:{number}")
+
+
+def dealt(table: TableState, coup: int) -> bool:
+    """The table has closed coup `coup` and is between coups, or cannot play on."""
+    between = table.coup is None and table.phase is not Phase.TAILLE_OVER
+    return (table.coup_number >= coup and between) or (between and not playable(table))
 
 
 def close(service: TableService, table_id: uuid.UUID, command_id: str) -> None:
@@ -474,6 +508,16 @@ class TableLine(msgspec.Struct, frozen=True):
     players: list[SeatLine]
 
 
+class DirectorLine(msgspec.Struct, frozen=True, kw_only=True):
+    """Who directs the tournament; `alive` false: its lease ran out (its worker died or was
+    stopped) and no other took it: the tournament waits for a worker."""
+
+    holder: str
+    epoch: int
+    alive: bool
+    seconds_since: float  # since the lease ran out (0 while alive)
+
+
 class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     """A tournament as the big screen shows it (`GET /tournaments/{id}`)."""
 
@@ -494,6 +538,7 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     next_cut: int | None
     playoff: list[str]
     winner: str | None
+    director: DirectorLine | None  # None: no director has taken it yet
     tables: list[TableLine]
 
 
@@ -514,11 +559,12 @@ class Results(msgspec.Struct, frozen=True, kw_only=True):
     positions: list[Position]
 
 
-def view_of(tournament: Tournament, tables: dict[str, TableState], now: float) -> TournamentView:
+def view_of(tournament: Tournament, tables: dict[str, TableState], lease: Lease | None,
+            now: float) -> TournamentView:
     state = tournament.state
     chips = {p: t.holding(p) for t in tables.values() for p in t.players()}
     winners = [r.player for r in state.results() if r.position == 1]
-    finished = state.status.value == "finished"
+    finished = state.phase is TournamentPhase.FINISHED
     left = winners if finished else state.in_play() if state.seating else list(state.entrants)
     stacks = [chips.get(p, state.entrants[p].chips or state.settings.starting_chips)
               for p in left]
@@ -534,4 +580,7 @@ def view_of(tournament: Tournament, tables: dict[str, TableState], now: float) -
         average_stack=sum(stacks) // len(stacks) if stacks else 0, prize_pool=state.pool,
         next_cut=state.next_cut(), playoff=state.playoff.players if state.playoff else [],
         winner=winners[0] if finished and len(winners) == 1 else None,
+        director=None if lease is None else DirectorLine(
+            holder=lease.holder, epoch=lease.epoch, alive=lease.expires >= now,
+            seconds_since=round(max(0.0, now - lease.expires), 1)),
         tables=lines)

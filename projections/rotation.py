@@ -102,3 +102,11 @@ def rotation(database: Database, table_id: UUID) -> Rotation | None:
             cursor, "SELECT doc FROM {view_rotation} WHERE table_id = ?", (str(table_id),)
         ).fetchone()
     return None if row is None else msgspec.json.decode(row["doc"], type=Rotation)
+
+
+def rotations(database: Database) -> list[Rotation]:
+    """Every table's rotation document, by table name (the lobby's list of tables)."""
+    with database.transaction(write=False) as cursor:
+        rows = database.execute(
+            cursor, "SELECT doc FROM {view_rotation} ORDER BY table_name").fetchall()
+    return [msgspec.json.decode(row["doc"], type=Rotation) for row in rows]

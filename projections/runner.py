@@ -12,27 +12,35 @@ subscriptions, and on PostgreSQL). One batch is one write transaction that:
 
 An error anywhere rolls all of it back: the view and its position stay where they were, so a
 runner killed in the middle of a batch starts again at the first event of that batch, and
-no event is applied twice or skipped. `rebuild` drops the view's tables and its position in
+no event is applied twice or skipped. An event a view cannot apply stops that view alone, at
+that event, recorded in `view_failures` (read by `/ready` and `sabot projections status`)
+until a batch passes it. `rebuild` drops the view's tables and its position in
 one transaction and runs it again from the first event.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Protocol, cast
 from uuid import UUID
 
 import msgspec
-from eventsourcing.persistence import Mapper, Notification
+from eventsourcing.persistence import InterfaceError, Mapper, Notification, OperationalError
 
 from infra.database import Database
 from projections.tracking import ViewTracking
-from projections.view import Event, View
+from projections.view import Event, ProjectionFailed, View
 
 BATCH_SIZE = 500
 APPLICATION = "sabot"
 CREATING = 0x5AB07_0F_1E05  # the advisory lock taken while creating the views' tables
+
+FAILURES = ("CREATE TABLE IF NOT EXISTS {view_failures} (projection TEXT PRIMARY KEY,"
+            " notification_id BIGINT NOT NULL, error TEXT NOT NULL, failed_at TEXT NOT NULL)")
+
+log = logging.getLogger("sabot.projections")
 
 Progress = Callable[[int, int], None]
 """Called after each batch with the view's position and the head it is running to."""
@@ -50,8 +58,9 @@ class Store(Protocol):
 
 
 class Lag(msgspec.Struct, frozen=True):
-    """How far a view is behind the store: events after its position, and the age of the last
-    event it applied (how old the newest thing it shows is)."""
+    """How far a view is behind the store: events after its position, the age of the last
+    event it applied (how old the newest thing it shows is), and the event it is stopped at
+    (`stopped_at`, with the `error`) when it cannot apply one."""
 
     projection: str
     position: int
@@ -59,6 +68,17 @@ class Lag(msgspec.Struct, frozen=True):
     behind: int
     last_event_at: datetime | None
     seconds: float | None
+    stopped_at: int | None = None
+    error: str | None = None
+
+
+class Failure(msgspec.Struct, frozen=True):
+    """A view stopped at an event it could not apply."""
+
+    projection: str
+    notification_id: int
+    error: str
+    failed_at: datetime
 
 
 class Runner:
@@ -70,11 +90,13 @@ class Runner:
         self.database = store.database
         self.batch_size = batch_size
         self.tracking = ViewTracking(self.database, APPLICATION)
+        self._failing = 0
         self.views = {cls.name: cls(self.tracking, store.mapper) for cls in views}
         with self.database.transaction(write=True) as cursor:
             if self.database.dialect == "postgres":  # concurrent CREATE IF NOT EXISTS can clash
                 self.database.execute(cursor, "SELECT pg_advisory_xact_lock(?)", (CREATING,))
             self.tracking.create_table(cursor)
+            self.database.execute(cursor, FAILURES)
             for view in self.views.values():
                 view.create_tables(cursor)
                 self.tracking.ensure(cursor, view.name)
@@ -88,26 +110,72 @@ class Runner:
 
     def catch_up(self, name: str, *, until: int | None = None,
                  progress: Progress | None = None) -> int:
-        """Apply every event up to the head (or `until`); the number of events applied."""
+        """Apply every event up to the head (or `until`); the number of events applied.
+
+        An event the view cannot apply stops this view there: the events before it are
+        applied (its batch is retried one event at a time), the failure is recorded
+        (`failures`, logged) and raised as `ProjectionFailed`; the next call tries it again,
+        and the first batch that passes it clears the failure."""
         view = self.view(name)
-        applied = 0
+        applied, size = 0, self.batch_size
         while True:
-            with self.database.transaction(write=True) as cursor:
-                position = self.tracking.lock(cursor, name)
-                head = self._head(cursor) if until is None else min(until, self._head(cursor))
-                if position >= head:
-                    return applied
-                notifications = self._notifications(cursor, view, position, head)
-                events = [cast(Event, self.store.mapper.to_domain_event(n))
-                          for n in notifications]
-                view.apply(cursor, events)
-                full = len(notifications) == self.batch_size
-                reached = notifications[-1].id if full else head
-                last_at = events[-1].timestamp if events else None
-                self.tracking.advance(cursor, name, reached, last_at, _now())
-            applied += len(events)
+            try:
+                moved = self._batch(view, until, size)
+            except (OperationalError, InterfaceError):
+                raise  # the store, not the event: nothing to record against the view
+            except Exception as error:
+                if size > 1:
+                    size = 1  # apply what comes before the failing event
+                    continue
+                cause = error.__cause__ if isinstance(error, ProjectionFailed) else None
+                raise ProjectionFailed(self._failed(name, error)) from cause or error
+            if moved is None:
+                return applied
+            count, reached, head = moved
+            applied += count
             if progress is not None:
                 progress(reached, head)
+
+    def _batch(self, view: View, until: int | None, size: int) -> tuple[int, int, int] | None:
+        """One batch of at most `size` events, in one transaction: the events applied, the
+        position reached and the head; None when the view is already at the head."""
+        with self.database.transaction(write=True) as cursor:
+            position = self.tracking.lock(cursor, view.name)
+            head = self._head(cursor) if until is None else min(until, self._head(cursor))
+            if position >= head:
+                return None
+            notifications = self._notifications(cursor, view, position, head, size)
+            self._failing = notifications[0].id if notifications else head
+            events = [cast(Event, self.store.mapper.to_domain_event(n)) for n in notifications]
+            view.apply(cursor, events)
+            reached = notifications[-1].id if len(notifications) == size else head
+            last_at = events[-1].timestamp if events else None
+            self.tracking.advance(cursor, view.name, reached, last_at, _now())
+            self.database.execute(cursor, "DELETE FROM {view_failures} WHERE projection = ?",
+                                  (view.name,))
+        return len(events), reached, head
+
+    def _failed(self, name: str, error: Exception) -> str:
+        """Record (and log) that `name` stopped at the event it failed on; the message."""
+        message = (str(error).splitlines() or [repr(error)])[0][:500]
+        with self.database.transaction(write=True) as cursor:
+            self.database.execute(cursor, "DELETE FROM {view_failures} WHERE projection = ?",
+                                  (name,))
+            self.database.execute(
+                cursor, "INSERT INTO {view_failures} (projection, notification_id, error,"
+                " failed_at) VALUES (?, ?, ?, ?)",
+                (name, self._failing, message, _now().isoformat()))
+        log.error("projection %s stopped at event %d: %s", name, self._failing, message)
+        return f"projection {name} stopped at event {self._failing}: {message}"
+
+    def failures(self) -> list[Failure]:
+        """The views stopped by an event they could not apply, and why."""
+        with self.database.transaction(write=False) as cursor:
+            rows = self.database.execute(
+                cursor, "SELECT projection, notification_id, error, failed_at"
+                " FROM {view_failures} ORDER BY projection").fetchall()
+        return [Failure(r["projection"], int(r["notification_id"]), r["error"],
+                        datetime.fromisoformat(r["failed_at"])) for r in rows]
 
     def rebuild(self, name: str, *, progress: Progress | None = None) -> int:
         """Drop the view and its position, then run it from the first event."""
@@ -116,6 +184,8 @@ class Runner:
             view.drop_tables(cursor)
             view.create_tables(cursor)
             self.tracking.reset(cursor, name)
+            self.database.execute(cursor, "DELETE FROM {view_failures} WHERE projection = ?",
+                                  (name,))
         return self.catch_up(name, progress=progress)
 
     def head(self) -> int:
@@ -132,7 +202,9 @@ class Runner:
             ).fetchone()["n"]
         at = position.event_at
         seconds = (_now() - at).total_seconds() if at is not None else None
-        return Lag(name, position.notification_id, head, int(behind), at, seconds)
+        failed = next((f for f in self.failures() if f.projection == name), None)
+        return Lag(name, position.notification_id, head, int(behind), at, seconds,
+                   failed.notification_id if failed else None, failed.error if failed else None)
 
     def _head(self, cursor: Any) -> int:
         row = self.database.execute(
@@ -140,15 +212,15 @@ class Runner:
         ).fetchone()
         return int(row["head"] or 0)
 
-    def _notifications(self, cursor: Any, view: View, after: int,
-                       head: int) -> list[Notification]:
+    def _notifications(self, cursor: Any, view: View, after: int, head: int,
+                       size: int) -> list[Notification]:
         marks = ", ".join("?" * len(view.topics))
         rows = self.database.execute(
             cursor,
             "SELECT {nid} AS nid, originator_id, originator_version, topic, state"
             " FROM {stored_events} WHERE {nid} > ? AND {nid} <= ?"
             " AND topic IN (" + marks + ") ORDER BY {nid} LIMIT ?",
-            (after, head, *view.topics, self.batch_size),
+            (after, head, *view.topics, size),
         ).fetchall()
         return [
             Notification(

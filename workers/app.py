@@ -1,10 +1,11 @@
 """The Celery app of the workers, configured from Sabot's settings.
 
 Broker: `SABOT_BROKER_URL` (or the `broker_url` given), e.g. `redis://127.0.0.1:6379/0`.
-When it is empty, the embedded broker: kombu's `filesystem://` transport, one file a message
-under `.sabot/broker/queue/`, so a real worker process runs without any server; every
-message delivered is also kept under `.sabot/broker/processed/` (a trail of what the workers
-were asked, safe to delete). Producers and workers must share the same `.sabot` folder.
+When it is empty, the embedded broker: kombu's filesystem transport with atomic writes
+(`workers.embedded_broker`, `sabotfs://`), one file a message under `.sabot/broker/queue/`,
+so a real worker process runs without any server; every message delivered is also kept
+under `.sabot/broker/processed/` (a trail of what the workers were asked, safe to delete).
+Producers and workers must share the same `.sabot` folder.
 
 No result backend: tasks report through the event store (the commands they send) and through
 their logs; nobody waits on a result. Messages are JSON. Tasks are acknowledged only once
@@ -34,6 +35,7 @@ from celery import Celery, signals
 from celery.app.task import Task
 
 from infra.settings import HOME, resolve_database_url
+from workers import embedded_broker
 from workers.logging import bind_task, configure_logging, unbind_task
 
 QUEUE = "sabot"
@@ -55,7 +57,7 @@ def broker_config(broker_url: str, home: Path = HOME) -> dict[str, Any]:
     for path in (queue, processed, control):
         path.mkdir(parents=True, exist_ok=True)
     return {
-        "broker_url": "filesystem://",
+        "broker_url": f"{embedded_broker.SCHEME}://",
         "broker_transport_options": {
             "data_folder_in": str(queue),
             "data_folder_out": str(queue),

@@ -45,6 +45,7 @@ def turn(director: Director, finished: set[uuid.UUID]) -> bool:
     for tournament_id in director.tournaments.ids():
         if tournament_id in finished:
             continue
+        director.leases.renew(director.holder, time.time(), director.lease_seconds)
         until = time.monotonic() + BUDGET
         try:
             while time.monotonic() < until:

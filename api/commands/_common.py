@@ -24,6 +24,17 @@ def add_seed(parser: argparse.ArgumentParser, what: str) -> None:
                         help=f"hex seed: the same seed plays the same {what}")
 
 
+def port(text: str) -> int:
+    """A TCP port number, 1 to 65535 (argparse's `type`)."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if not 1 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1-65535)")
+    return number
+
+
 def seed_or_random(seed: bytes | None) -> bytes:
     return seed if seed is not None else secrets.token_bytes(16)
 

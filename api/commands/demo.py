@@ -28,13 +28,15 @@ from domain.presets import PRESETS, preset
 from domain.settings import Variant
 from domain.table_aggregate import Table
 from domain.tournament import TournamentSettings, TournamentState, TournamentStatus
+from infra.leases import Lease, Leases
 from infra.service import TableService
 from infra.settings import HOME, absolute_database_url, resolve_database_url
 from infra.store import open_service
 from infra.tournaments import Tournaments
 from projections.standings import standings
 
-STEP_TIMEOUT = 120.0  # seconds without a step recorded before the workers are deemed absent
+STARTUP = 60.0  # seconds the worker may take to start directing
+NO_DIRECTOR = 5.0  # seconds past the director's lease before the worker is deemed dead
 PRIZES = (5000, 3000, 2000)  # basis points of the pool: 50%, 30%, 20%
 
 
@@ -80,25 +82,31 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _follow(tournaments: Tournaments, tournament_id: uuid.UUID, *, quiet: bool) -> None:
-    """Show each round's progress until the tournament finishes; no step recorded for
-    `STEP_TIMEOUT` seconds means the workers are absent."""
-    seen, moved = -1, time.monotonic()
+    """Show each round's progress until the tournament finishes. No director alive (its lease
+    ran out `NO_DIRECTOR` seconds ago, or none took it within `STARTUP`) means the worker is
+    absent: said at once, naming the tournament that waits."""
+    started = time.monotonic()
+    leases = Leases(tournaments.service.database)
     state = tournaments.state(tournament_id)
     while not _finished(state):
         label = f"round {state.round}: {len(state.tables)} tables, {len(state.in_play())} left"
         with progress(label, state.current.coups or 1, quiet=quiet) as bar:
             at = state.round
             while state.round == at and not _finished(state):
-                version = tournaments.tournament(tournament_id).version
-                if version != seen:
-                    seen, moved = version, time.monotonic()
-                elif time.monotonic() - moved > STEP_TIMEOUT:
-                    raise RuleViolation(f"no step recorded within {STEP_TIMEOUT:.0f} s: is the "
-                                        "broker reachable, the worker running?",
-                                        rule="workers-absent")
+                _require_director(leases.held(tournament_id), state.name, started)
                 bar.update(bar.task_ids[0], completed=state.steps)
                 time.sleep(0.1)
                 state = tournaments.state(tournament_id)
+
+
+def _require_director(lease: Lease | None, name: str, started: float) -> None:
+    if lease is None and time.monotonic() - started > STARTUP:
+        raise RuleViolation(f"no worker took tournament {name} within {STARTUP:.0f} s: is the "
+                            "broker reachable, the worker starting?", rule="workers-absent")
+    if lease is not None and time.time() - lease.expires > NO_DIRECTOR:
+        raise RuleViolation(f"no worker alive: tournament {name} waits for a director (the last"
+                            f", {lease.holder}, stopped {time.time() - lease.expires:.0f} s "
+                            "ago)", rule="workers-absent")
 
 
 def _finished(state: TournamentState) -> bool:

@@ -5,7 +5,11 @@
 * `run [NAME] [--follow]`: bring views to the head of the store; with `--follow`, keep polling
   the store every `--interval` seconds until interrupted;
 * `status [--json]`: each view's position, the store's head, the events it is behind and the
-  age of the last event it applied.
+  age of the last event it applied; a view stopped by an event it cannot apply is named with
+  the event and the error (exit 2).
+
+A view that meets an event it cannot apply stops there alone: `run` and `rebuild` go on with
+the other views, print one line for it and exit 2.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from api.commands._views import EXIT_STORE, ViewsUnavailable, print_json, views
 from projections.registry import NAMES
 from projections.runner import Progress as Moved
 from projections.runner import Runner
+from projections.view import ProjectionFailed
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,11 +63,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _rebuild(runner: Runner, args: argparse.Namespace) -> int:
-    done = {}
+    done, stopped = {}, []
     for name in [args.name] if args.name else NAMES:
         started = time.perf_counter()
         with progress(f"rebuild {name}", max(runner.head(), 1), quiet=args.json) as bar:
-            applied = runner.rebuild(name, progress=_showing(bar))
+            try:
+                applied = runner.rebuild(name, progress=_showing(bar))
+            except ProjectionFailed as error:
+                stopped.append(error)
+                continue
         seconds = time.perf_counter() - started
         done[name] = {"events": applied, "seconds": round(seconds, 3),
                       "events_per_second": round(applied / seconds) if seconds else None}
@@ -72,7 +81,14 @@ def _rebuild(runner: Runner, args: argparse.Namespace) -> int:
         for name, figures in done.items():
             print(f"{name:>10}: {figures['events']} events in {figures['seconds']} s "
                   f"({figures['events_per_second']} events/s)")
-    return 0
+    return _report(stopped)
+
+
+def _report(stopped: list[ProjectionFailed]) -> int:
+    """One line a view stopped by an event it cannot apply (the other views went on)."""
+    for error in stopped:
+        print(f"sabot: {error}", file=sys.stderr)
+    return EXIT_STORE if stopped else 0
 
 
 def _showing(bar: Progress) -> Moved:
@@ -85,23 +101,31 @@ def _showing(bar: Progress) -> Moved:
 def _run(runner: Runner, args: argparse.Namespace) -> int:
     names = [args.name] if args.name else list(NAMES)
     while True:
+        stopped = []
         for name in names:
-            applied = runner.catch_up(name)
+            try:
+                applied = runner.catch_up(name)
+            except ProjectionFailed as error:
+                stopped.append(error)
+                continue
             if applied:
                 print(f"{name}: {applied} events applied", file=sys.stderr)
         if not args.follow:
-            return 0
+            return _report(stopped)
         time.sleep(args.interval)
 
 
 def _status(runner: Runner, args: argparse.Namespace) -> int:
     lags = [runner.lag(name) for name in NAMES]
+    stopped = any(lag.stopped_at is not None for lag in lags)
     if args.json:
         print_json(lags)
-        return 0
+        return EXIT_STORE if stopped else 0
     print(f"{'projection':<12}{'position':>10}{'head':>10}{'behind':>8}  last event applied")
     for lag in lags:
         age = "none yet" if lag.seconds is None else f"{lag.seconds:.1f} s ago"
+        if lag.stopped_at is not None:
+            age += f"; STOPPED at event {lag.stopped_at}: {lag.error}"
         print(f"{lag.projection:<12}{lag.position:>10}{lag.head:>10}{lag.behind:>8}  {age}")
-    return 0
+    return EXIT_STORE if stopped else 0
 

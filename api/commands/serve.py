@@ -4,15 +4,19 @@ On the embedded default (no broker named), it also runs one `sabot worker` on th
 broker, whose director plays the tournaments of the store, so that one command on one
 machine runs a whole tournament; `--no-worker` leaves that to `sabot worker` processes
 started separately (production).
+
+Before anything starts, the store and the broker must answer and the address must be free:
+otherwise one line names what is wrong, and the exit code is 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import socket
 from contextlib import nullcontext
 
-from api.commands._common import add_database
+from api.commands._common import add_database, port
 from api.commands.worker import running_worker
 from infra.settings import HOME, absolute_database_url, resolve_database_url
 
@@ -20,7 +24,7 @@ from infra.settings import HOME, absolute_database_url, resolve_database_url
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("serve", help="run the HTTP API")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+    parser.add_argument("--port", type=port, default=8000, help="port to listen on (1-65535)")
     parser.add_argument("--broker", metavar="URL",
                         help="Redis URL for live channels shared by several API processes "
                              "(default: $SABOT_BROKER_URL; in memory when none)")
@@ -34,12 +38,28 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from api.app import create_app
+    from infra.reachability import check_broker
 
-    app = create_app(args.database, broker_url=args.broker)
     broker = args.broker if args.broker is not None else os.environ.get("SABOT_BROKER_URL", "")
+    check_broker(broker)
+    listening = listen(args.host, args.port)
+    app = create_app(args.database, broker_url=args.broker)
     database = absolute_database_url(resolve_database_url(args.database))
+    config = uvicorn.Config(app, log_level="info", proxy_headers=False,
+                            timeout_graceful_shutdown=5)  # live streams never end
     with running_worker("", database, HOME / "serve-worker.log") if args.worker and not broker \
             else nullcontext():
-        uvicorn.run(app, host=args.host, port=args.port, log_level="info",
-                    proxy_headers=False, timeout_graceful_shutdown=5)  # live streams never end
+        uvicorn.Server(config).run(sockets=[listening])
     return 0
+
+
+def listen(host: str, number: int) -> socket.socket:
+    """A socket bound to `host:number`; a busy port or an unknown host is one line."""
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        listening = socket.socket(family, socket.SOCK_STREAM)
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind((host, number))
+    except OSError as error:
+        raise OSError(f"cannot listen on {host}:{number}: {error.strerror or error}") from None
+    return listening

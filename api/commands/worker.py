@@ -6,8 +6,11 @@ directs the tournaments of the `--database` store (`workers.director`) unless `-
     sabot worker --beat --audit-every 600         # also schedule the store's audit
 
 The broker is `--broker`, else `$SABOT_BROKER_URL`, else the embedded filesystem broker
-(`workers.app`). `--database` names the store the scheduled audit verifies; deadline tasks
-carry their own store's URL.
+(`workers.app`). `--database` names the worker's store: the one the scheduled audit
+verifies and where it beats (`workers.heartbeat`: `/ready` says when no worker is alive);
+deadline tasks carry their own store's URL. Before it starts, the broker and the store must
+answer and the worker's vault key must open the seeds the store sealed (else one line, exit
+2).
 """
 
 from __future__ import annotations
@@ -49,9 +52,19 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("sabot worker: --concurrency must be at least 1")
     if args.audit_every is not None and args.audit_every <= 0:
         raise SystemExit("sabot worker: --audit-every must be positive")
+    from infra.reachability import check_broker
+    from infra.settings import load_settings, redact_url
+    from infra.store import open_store
     from workers.app import AUDIT_EVERY, QUEUE, app, audit_schedule, broker_config
+    from workers.heartbeat import check_vault_key, start_beating
 
+    check_broker(args.broker if args.broker is not None
+                 else os.environ.get("SABOT_BROKER_URL", ""))
+    settings = load_settings(database_url=args.database)
+    store = open_store(settings.database_url)
+    check_vault_key(store.database, settings.secret_key, redact_url(settings.database_url))
     queue = args.queue or QUEUE
+    start_beating(store.database, queue)
     if args.broker is not None:
         app.conf.update(broker_config(args.broker))
     app.conf.update(
@@ -65,10 +78,9 @@ def run(args: argparse.Namespace) -> int:
         Path(app.conf.beat_schedule_filename).parent.mkdir(parents=True, exist_ok=True)
         argv.append("--beat")
     if args.director:
-        from infra.settings import resolve_database_url
         from workers.director import start_when_ready
 
-        start_when_ready(resolve_database_url(args.database))
+        start_when_ready(settings.database_url)
     app.worker_main(argv)
     return 0
 

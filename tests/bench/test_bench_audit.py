@@ -48,31 +48,41 @@ def fill(url: str, events: int) -> None:
                 write_checkpoint(app)  # as the director does at a round's end
 
 
-def best(fn: Any, repeat: int = 3) -> Any:
-    results = [fn() for _ in range(repeat)]
-    return min(results, key=lambda r: r.seconds)
+def best(fn: Any, repeat: int = 3) -> tuple[Any, float]:
+    """The report of the fastest of `repeat` runs, and the least CPU time a run took (the
+    machine is shared: wall time includes waiting for a core)."""
+    results, cpu = [], float("inf")
+    for _ in range(repeat):
+        started = time.process_time()
+        results.append(fn())
+        cpu = min(cpu, time.process_time() - started)
+    return min(results, key=lambda r: r.seconds), cpu
 
 
 @pytest.mark.bench
 def test_bench_verify_events_per_second(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/verify.db"
     fill(url, EVENTS)
-    bare = best(lambda: verify(url, signatures=False))
-    default = best(lambda: verify(url))
-    every = best(lambda: verify(url, all_signatures=True), repeat=1)
+    bare, bare_cpu = best(lambda: verify(url, signatures=False))
+    default, default_cpu = best(lambda: verify(url))
+    every, every_cpu = best(lambda: verify(url, all_signatures=True), repeat=1)
     assert bare.ok and default.ok and every.ok
     since_size = _second_latest_checkpoint(url)
-    since = best(lambda: verify(url, since=since_size))
+    since, since_cpu = best(lambda: verify(url, since=since_size))
     assert since.ok
     rows = []
-    for label, report in (("bare hash chain (baseline)", bare),
-                          ("default: chain, tree, checkpoints, uncovered signatures", default),
-                          ("--all-signatures", every),
-                          (f"--since {since_size}", since)):
-        rows.append({"verify": label, "events": f"{report.events - (report.since or 0):,}",
+    for label, report, cpu in (
+        ("bare hash chain (baseline)", bare, bare_cpu),
+        ("default: chain, tree, checkpoints, uncovered signatures", default, default_cpu),
+        ("--all-signatures", every, every_cpu),
+        (f"--since {since_size}", since, since_cpu),
+    ):
+        events = report.events - (report.since or 0)
+        rows.append({"verify": label, "events": f"{events:,}",
                      "signatures": f"{report.signatures:,}",
                      "seconds": f"{report.seconds:.2f}",
-                     "events/s": f"{(report.events - (report.since or 0)) / report.seconds:,.0f}",
+                     "events/s": f"{events / report.seconds:,.0f}",
+                     "events/CPU s": f"{events / cpu:,.0f}",
                      "ratio": f"{report.seconds / bare.seconds:.2f}x"})
     print_table(f"sabot audit verify on SQLite, {EVENTS:,} events, {PER_TRANSACTION} a "
                 "transaction (ratio: time over the bare chain's)", rows)

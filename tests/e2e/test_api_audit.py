@@ -1,11 +1,16 @@
-"""`GET /audit/checkpoints`: the store's signed checkpoints and their fingerprint, public."""
+"""`GET /audit/checkpoints`: the store's signed checkpoints and their fingerprint, public, and
+the fingerprint on the tournament's big screen (headless Chromium, as `test_page`)."""
 
 from __future__ import annotations
 
+import pytest
+from playwright.sync_api import BrowserContext, expect
+
 from infra.checkpoints import Checkpoint, write_checkpoint
 from tests.e2e.test_api import Api, Game, api, game
+from tests.e2e.test_page import WAIT_MS, browser
 
-__all__ = ["api", "game"]  # the fixtures this module uses
+__all__ = ["api", "browser", "game"]  # the fixtures this module uses
 
 
 def test_checkpoints_are_served_with_the_key_and_a_fingerprint(api: Api, game: Game) -> None:
@@ -22,3 +27,17 @@ def test_checkpoints_are_served_with_the_key_and_a_fingerprint(api: Api, game: G
     assert body["fingerprint"] == made.fingerprint()
     assert body["checkpoints"][-1]["root"] == made.root
     assert api.call("GET", "/audit/checkpoints?last=0").status_code == 400
+
+
+@pytest.mark.browser
+def test_the_standings_screen_shows_the_record_s_fingerprint(
+        api: Api, game: Game, browser: BrowserContext) -> None:
+    made = write_checkpoint(api.service)
+    assert made is not None
+    page = browser.new_page()
+    try:
+        page.goto(api.base_url + "/?tournament=cup")
+        expect(page.locator("#record")).to_have_text(
+            f"record {made.fingerprint()} · key {made.key}", timeout=WAIT_MS)
+    finally:
+        page.close()

@@ -78,6 +78,11 @@ def test_a_tournament_from_a_preset_is_played_to_the_end_by_a_worker(
     assert len(view["tables"]) == 2 and view["average_stack"] == 2000
     assert sum(len(t["players"]) for t in view["tables"]) == 12
     refused(api, 409, "out-of-turn", "POST", f"{path}/start", organiser)
+    carol = api.token(Role.PLAYER, player="carol")  # late registration: seated at once
+    late = api.call("POST", f"{path}/players", carol, json={"player": "carol"})
+    assert late.status_code == 201, late.text
+    assert any(p["player"] == "carol" for t in api.call("GET", path).json()["tables"]
+               for p in t["players"])
     assert api.call("POST", f"{path}/pause", organiser).json()["status"] == "paused"
     assert api.call("POST", f"{path}/resume", organiser).json()["status"] == "running"
     refused(api, 409, "not-paused", "POST", f"{path}/resume", organiser)
@@ -99,7 +104,7 @@ def test_a_tournament_from_a_preset_is_played_to_the_end_by_a_worker(
     positions = results["positions"]
     assert results["winner"] == view["winner"] == positions[0]["player"]
     assert [p["position"] for p in positions].count(1) == 1
-    check_places([_Row(p) for p in positions], 12)
+    check_places([_Row(p) for p in positions], 13)
     assert sum(p["prize"] for p in positions) == results["prize_pool"] == view["prize_pool"] > 0
     standings = api.call("GET", f"{path}/standings").json()
     assert [s["player"] for s in standings] == [p["player"] for p in positions]

@@ -16,6 +16,7 @@ from domain.formats import Advance, Stage
 from domain.table_aggregate import Table
 from domain.tournament import TournamentSettings, secret_commitment
 from domain.tournament_aggregate import Tournament
+from infra.autoplay import play_coups
 from infra.service import TableService
 from infra.tournaments import Director, Tick, Tournaments
 from tests.integration.test_tournament_run import SETTINGS
@@ -54,7 +55,7 @@ def test_two_directors_play_the_same_tournament_as_one(sqlite_url: str,
     Director(alone).run(alone_id)
     expected = record(alone, alone_id)
 
-    shared_id = prepared(postgres_url)[1]
+    shared, shared_id = prepared(postgres_url)
     errors: list[BaseException] = []
     fenced: list[str] = []
     finished = threading.Event()
@@ -81,6 +82,8 @@ def test_two_directors_play_the_same_tournament_as_one(sqlite_url: str,
         except BaseException as error:
             errors.append(error)
             finished.set()
+        finally:
+            service.close()
 
     threads = [threading.Thread(target=direct, args=(f"director-{n}",)) for n in (1, 2)]
     for thread in threads:
@@ -88,7 +91,6 @@ def test_two_directors_play_the_same_tournament_as_one(sqlite_url: str,
     for thread in threads:
         thread.join(timeout=300)
     assert not errors, errors
-    shared = TableService(url=postgres_url)
     appointed = [e for e in shared.events_of(shared_id)
                  if isinstance(e, Tournament.DirectorAppointed)]
     assert len(appointed) >= 3  # the lease changed hands
@@ -206,3 +208,22 @@ def test_a_secret_bet_stays_hidden_until_its_coup_is_dealt(sqlite_url: str) -> N
     delta = revealed[0].delta
     assert delta == (160 if revealed[0].outcome == "tie" else -20)
     assert service.state(table).holding(player) == before + delta
+
+
+def test_with_croupiers_the_director_waits_for_each_table_to_be_dealt(sqlite_url: str) -> None:
+    dealt_by_hand = TournamentSettings(
+        variant="punto-banco", seats_per_table=6, starting_chips=1000, min_stake=10,
+        max_stake=100, coups_per_round=2, prizes=(10000,), buy_in=10, dealing="croupier",
+        stages=(Stage(name="only", rounds=1),))
+    service, tournament_id = prepared(sqlite_url, dealt_by_hand, players=4)
+    director = Director(service)
+    state = director.tournaments.state
+    while state(tournament_id).step is None:
+        assert director.tick(tournament_id) is Tick.ACTED  # the round, then its first step
+    table = Table.create_id(state(tournament_id).tables[0])
+    assert director.tick(tournament_id) is Tick.WAITING  # nobody dealt: the director waits
+    assert service.state(table).coup_number == 0 and state(tournament_id).step is not None
+    play_coups(service, table, b"the croupier", "croupier", 1)  # the croupier deals a coup
+    assert director.tick(tournament_id) is Tick.ACTED
+    assert state(tournament_id).step is None and state(tournament_id).steps == 1
+    assert service.state(table).coup_number == 1  # the director dealt nothing itself

@@ -35,19 +35,29 @@ def test_sigkill_of_the_director_at_random_points_changes_nothing(
     tournaments = Tournaments(service)
     rng = random.Random(13)
     killed_at: list[tuple[int, str]] = []
+    reported: list[float] = []
     for n in range(KILLS):
         cwd = tmp_path / f"w{n}"
         cwd.mkdir()
         with worker(postgres_url, cwd) as process:
             wait_for_director(cwd)
             time.sleep(rng.uniform(0.3, 2.5))
+            assert tournaments.view(tournament_id).director is not None
             process.kill()  # SIGKILL: no clean shutdown, the lease is left to expire
             process.wait()
+            died = time.monotonic()
+        if n == 0:  # the organiser's view says so within 10 s
+            while (director := tournaments.view(tournament_id).director) and director.alive:
+                assert time.monotonic() - died < 10
+                time.sleep(0.1)
+            assert director is not None and not director.alive
+            reported.append(time.monotonic() - died)
         state = tournaments.state(tournament_id)
         killed_at.append((state.round, state.phase.value))
         if state.phase.value == "finished":
             break
     assert len(killed_at) >= KILLS and killed_at[0][1] != "finished", killed_at
+    assert reported and reported[0] < 10
     cwd = tmp_path / "last"
     cwd.mkdir()
     with worker(postgres_url, cwd):

@@ -9,7 +9,10 @@ beside the store, or to `$SABOT_CHECKPOINTS` on PostgreSQL), then tampers.
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import subprocess
+import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,10 +39,10 @@ from infra.checkpoints import (
     witness,
     write_checkpoint,
 )
-from infra.merkle import Frontier, event_leaf
+from infra.merkle import Frontier, event_leaf, verify_inclusion
 from infra.service import TableService
 from infra.shoe_audit import ShoeAudit
-from infra.signing import Signer, create_key
+from infra.signing import Signer, SigningKeyError, create_key
 from infra.store import open_store
 from projections.registry import VIEWS
 from projections.runner import Runner
@@ -405,11 +408,64 @@ def test_a_writer_without_its_configured_key_refuses_to_start(
                     f"with `sabot keys create --out {tmp_path}/absent.key`")
     assert main(["keys", "create", "--out", str(tmp_path / "absent.key")]) == 0
     assert "public key:" in capsys.readouterr().out
-    assert main(["play", "--database", sqlite_url, "--coups", "1"]) == 0
-    capsys.readouterr()
+    played = subprocess.run(  # a process of its own: it checkpoints when it stops
+        [sys.executable, "-m", "api.cli", "play", "--database", sqlite_url, "--coups", "1",
+         "--json"], capture_output=True, text=True, timeout=120, check=False)
+    assert played.returncode == 0, played.stderr
     report = verify(sqlite_url)
     assert report.ok and report.trust == "the store's key file"
     lines = checkpoints(read_lines(Path(sqlite_url[len("sqlite:///"):] + ".checkpoints")))
     assert lines and all(c.signed_by_its_key() for c in lines)
     assert not Path(sqlite_url[len("sqlite:///"):] + ".signing.key").exists()
 
+
+def test_the_checkpoint_and_witness_commands(played: Played, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    key = tmp_path / "witness.key"
+    assert main(["keys", "create", "--out", str(key)]) == 0
+    assert main(["audit", "witness", "--key", str(key), "--database", played.url]) == 0
+    assert f"co-signed: checkpoint of {played.count} events" in capsys.readouterr().out
+    assert main(["audit", "checkpoint", "--database", played.url]) == 0
+    assert "no new checkpoint" in capsys.readouterr().out
+    with a_service(played.url) as service:
+        play(service, played.table_id, 14, prefix="round-2")
+        assert main(["audit", "checkpoint", "--database", played.url]) == 0  # a round's end
+        assert "checkpoint: #" in capsys.readouterr().out
+    wrong = "00" * 32
+    assert main(["audit", "witness", "--key", str(key), "--database", played.url,
+                 "--public-key", wrong]) == 1
+    assert "not the operator's" in capsys.readouterr().err
+    assert main(["audit", "witness", "--key", str(tmp_path / "none.key"),
+                 "--database", played.url]) == 2
+    assert main(["audit", "witness", "--key", str(key), "--database", played.url]) == 0
+    assert main(["audit", "verify", "--database", played.url]) == 0
+
+
+def test_a_store_that_lost_its_key_file_refuses_a_new_key(sqlite_url: str) -> None:
+    a_game(sqlite_url, coups=2).close()
+    key = Path(sqlite_url[len("sqlite:///"):] + ".signing.key")
+    key.rename(key.with_suffix(".moved"))
+    with pytest.raises(SigningKeyError, match=r"its key file .* is missing"):
+        a_service(sqlite_url)
+    assert not key.exists()  # no new key was made in its place
+    key.with_suffix(".moved").rename(key)
+    with a_service(sqlite_url) as service:
+        assert service.chained_recorder.signer().key_id in verify(sqlite_url).keys
+
+
+def test_an_event_s_inclusion_proof_in_the_latest_checkpoint(
+        played: Played, capsys: pytest.CaptureFixture[str]) -> None:
+    dealt = [e for e in played.events if isinstance(e, Table.CardDealt)][1]
+    nid, topic, state = event_row(played.url, played.table_id, dealt.originator_version)
+    assert main(["audit", "prove", str(nid), "--json", "--database", played.url]) == 0
+    body = json.loads(capsys.readouterr().out)
+    leaf = event_leaf(nid, canonical_bytes(played.table_id, dealt.originator_version, topic,
+                                           state))
+    assert body["leaf"] == leaf.hex() and body["holds"] is True
+    checkpoint = body["checkpoint"]
+    assert verify_inclusion(leaf, body["position"], checkpoint["size"],
+                            bytes.fromhex(checkpoint["root"]),
+                            [bytes.fromhex(node) for node in body["proof"]])
+    forge_and_rechain(played.url, dealt, card=other_card(dealt.card))
+    assert main(["audit", "prove", str(nid), "--database", played.url]) == 1
+    assert "DOES NOT HOLD" in capsys.readouterr().out

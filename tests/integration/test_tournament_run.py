@@ -13,6 +13,7 @@ from api.cli import main
 from domain.table_aggregate import Table
 from domain.tournament import TournamentSettings
 from domain.tournament_aggregate import Tournament
+from infra.checkpoints import checkpoint_path, checkpoints, read_lines
 from infra.service import TableService
 from infra.shoe_audit import audit_events
 from infra.tournaments import Director, Tournaments
@@ -127,3 +128,14 @@ def test_sabot_demo_on_postgresql_and_redis(postgres_url: str, redis_url: str,
     report = demo(["--variant", "punto-banco", "--seed", "0e", "--database", postgres_url,
                    "--broker", redis_url], capsys)
     check_report(report)
+
+
+def test_every_round_s_end_is_checkpointed_outside_the_store(sqlite_url: str) -> None:
+    director, tournament_id, _ = run_tournament(sqlite_url, b"signed")
+    path = checkpoint_path(director.service.database)
+    assert path is not None
+    signed = checkpoints(read_lines(path))
+    ended = [e for e in director.service.events_of(tournament_id)
+             if isinstance(e, Tournament.RoundEnded)]
+    assert len(signed) >= len(ended) >= 2
+    assert len({c.size for c in signed}) == len(signed)  # each a new head of the store

@@ -1,9 +1,10 @@
 """The tests' driver: plays a table through whole coups and tailles with the product's bots.
 
 `Driver(variant, seed)` seats the players, then lets `domain.bots.next_command` choose every
-step (with `Habits` that explore the rules: bancos, a banker retiring, a coin for a choice
-draw) and the Table aggregate decide it (`Table.execute`), the RNG shoes' seeds drawn from
-one `random.Random(seed)`: a seed replays the same game. It plays a step at a time (`step`),
+step (with `Habits` that explore the rules: bancos, a banker retiring, a coin where the
+rules leave a choice: a draw on 5, an à deux tableaux banker showing down) and the Table
+aggregate decide it (`Table.execute`), the RNG shoes' seeds drawn from one
+`random.Random(seed)`: a seed replays the same game. It plays a step at a time (`step`),
 a coup at a time (`coup`) or a taille at a time (`taille`), and keeps a `CoupRecord` of every
 coup. `physical_table(...)` and `play_coup(state, cards)` script coups card by card on a
 physical shoe, for the worked examples of the seeds.
@@ -89,6 +90,7 @@ class Driver:
     players: int = 6
     standing: int = 0
     chips: int = 1000
+    unit: int = 0  # stakes of 1 to 5 units (0: the bots' own habit)
     random_choices: bool = False
     retire_rate: float = 0.0  # chemin de fer: how often a banker retires between coups
     banco_rate: float = 0.05
@@ -107,7 +109,7 @@ class Driver:
         self.rng = random.Random(self.seed)
         self.cards = DrawnSeeds(self.rng)
         self.habits = Habits(banco_rate=self.banco_rate, retire_rate=self.retire_rate,
-                             random_choices=self.random_choices)
+                             random_choices=self.random_choices, unit=self.unit)
         self.table = Table(name="driven", settings=settings, tournament=None,
                            actor="@organiser", command_id="open")
         two_sides = settings.variant is Variant.DEUX_TABLEAUX
@@ -227,9 +229,11 @@ def play_coup(
     draws: Mapping[Side, bool] | None = None,
     *,
     pay: bool = True,
+    show_down: bool = False,
 ) -> dict[Side, Outcome]:
     """Close betting, then play one coup with exactly `cards`, in the order the coup asks for
-    them. A hand draws as `draws` says where given, else by the default policy. With `pay`,
+    them. A hand draws as `draws` says where given, else by the default policy; an à deux
+    tableaux banker offers a card, or with `show_down` shows his first two cards. With `pay`,
     pay every payout and close the coup. The outcomes."""
     state.close_betting()
     shoe: Iterator[str] = iter(cards)
@@ -243,6 +247,12 @@ def play_coup(
                 state.show_naturals()
             case Step.SETTLE:
                 outcomes = state.settle()
+            case Step.OFFER | Step.SHOW_DOWN:
+                assert action.actor is not None
+                if show_down:
+                    state.show_down(action.actor)
+                else:
+                    state.offer_card(action.actor)
             case Step.DRAW | Step.STAND:
                 side = action.side
                 assert side is not None and action.actor is not None

@@ -30,6 +30,8 @@ def _coup(banker: int, right: Tableau, left: Tableau, table: TableSettings = TAB
         coup.deal(card(_hidden(left)[k] + "h"))
         coup.deal(card((RANK[banker] + "T")[k] + "d"))
     coup.show_naturals()
+    if coup.awaits_offer():
+        coup.offer()  # "Je donne" (002)
     for side, third in ((Side.RIGHT, right), (Side.LEFT, left)):
         if third is None:
             coup.stand(side)
@@ -226,6 +228,8 @@ def _random_coup(rng: random.Random, table: TableSettings) -> tuple[Coup, list[i
     for _ in range(6):
         coup.deal(next(cards))
     coup.show_naturals()
+    if coup.awaits_offer():
+        coup.offer()  # "Je donne" (002)
     while (side := coup.to_act()) not in (None, Side.BANKER):
         if punter_draws(table, point(coup.hands[side])):
             coup.draw(side)

@@ -54,12 +54,18 @@ def attempt(coup: Coup, step: Step, side: Side | None) -> Callable[[], object]:
             return lambda: coup.stand(side)
         case Step.SETTLE:
             return coup.settle
+        case Step.OFFER:
+            return coup.offer
+        case Step.SHOW_DOWN:
+            return coup.show_down
+    raise AssertionError(step)
 
 
 def candidates(coup: Coup) -> list[tuple[Step, Side | None]]:
     """Every step the coup knows of, with every hand it could be asked for."""
     sides = [(step, side) for step in (Step.DRAW, Step.STAND) for side in coup.deal_order]
-    return [(Step.DEAL, None), (Step.SHOW_NATURALS, None), (Step.SETTLE, None), *sides]
+    return [(Step.DEAL, None), (Step.SHOW_NATURALS, None), (Step.SETTLE, None),
+            (Step.OFFER, Side.BANKER), (Step.SHOW_DOWN, Side.BANKER), *sides]
 
 
 def is_legal(legal: list[LegalStep], step: Step, side: Side | None) -> bool:
@@ -87,12 +93,18 @@ def expected_decision(coup: Coup, side: Side) -> set[tuple[Step, bool]]:
 def check_refusal(coup: Coup, step: Step, side: Side | None) -> None:
     """An illegal step raises the right DomainError and leaves the coup exactly as it was."""
     before = snapshot(coup)
-    rule_forbids = step in (Step.DRAW, Step.STAND) and side is not None and side is coup.to_act()
+    decision = step in (Step.DRAW, Step.STAND) and side is not None
+    # 002: "Les pontes ne peuvent tirer une carte que sur l'offre du banquier"
+    no_offer = decision and coup.awaits_offer() and side is not Side.BANKER
+    rule_forbids = decision and side is coup.to_act() and not coup.awaits_offer()
     with pytest.raises(DomainError) as refused:
         attempt(coup, step, side)()
     assert snapshot(coup) == before
     assert refused.value.rule
-    if rule_forbids:
+    if no_offer:
+        assert isinstance(refused.value, RuleViolation)
+        assert refused.value.rule == "no-offer"
+    elif rule_forbids:
         assert isinstance(refused.value, RuleViolation)
         assert refused.value.rule.endswith("-forbidden")
     else:
@@ -117,7 +129,10 @@ def test_random_walks_keep_the_rules(
         check_refusal(coup, *data.draw(st.sampled_from(illegal), label="illegal"))
 
         side = coup.to_act()
-        if side is not None:
+        if coup.awaits_offer():  # 002: the banker speaks first, "Je donne" or shows down
+            assert {(s.step, s.forced, s.side) for s in legal} == {
+                (Step.OFFER, False, Side.BANKER), (Step.SHOW_DOWN, False, Side.BANKER)}
+        elif side is not None:
             # The decisions offered are the drawing table's, and in order: every tableau
             # still in play, in deal order, then the banker.
             offered = {(s.step, s.forced) for s in legal}
@@ -141,6 +156,10 @@ def test_random_walks_keep_the_rules(
                 coup.stand(chosen.side)
             case Step.SETTLE:
                 coup.settle()
+            case Step.OFFER:
+                coup.offer()
+            case Step.SHOW_DOWN:
+                coup.show_down()
         steps_taken += 1
         assert steps_taken < 30
 
@@ -190,6 +209,8 @@ def deal_two(coup: Coup, hands: dict[Side, list[Card]]) -> None:
         for side in coup.deal_order:
             coup.deal(hands[side][k])
     coup.show_naturals()
+    if coup.awaits_offer():  # à deux tableaux, the banker says "Je donne" (002)
+        coup.offer()
 
 
 def forced(step: Step, side: Side) -> list[LegalStep]:

@@ -137,7 +137,8 @@ ORDERS = {
 def test_everything_is_covered_when_the_bank_suffices() -> None:
     stakes = [Stake("r1", R, 60), Stake("l1", L, 10), Stake("r2", R, 20)]
     covered = deux_tableaux(100, stakes, ORDERS, None, {R: "r1", L: "l1"})
-    assert amounts(covered.engaged) == [("r1", 60), ("r2", 20), ("l1", 10)]
+    # paid right and left alternately, nearest the banker first (000)
+    assert amounts(covered.engaged) == [("r1", 60), ("l1", 10), ("r2", 20)]
     assert covered.returned == ()
     assert covered.hand_holders == {R: "r1", L: "l1"}
 
@@ -150,7 +151,7 @@ def test_halves_when_the_bank_falls_short_odd_chip_to_the_right() -> None:
     covered = deux_tableaux(101, stakes, ORDERS, None, {R: "r1", L: "l1"})
     assert covered.engaged_on(R) == 51  # the odd chip goes right
     assert covered.engaged_on(L) == 25  # the left half (50) is not filled, and not lent
-    assert amounts(covered.engaged) == [("r1", 40), ("r2", 11), ("l1", 5), ("l2", 20)]
+    assert amounts(covered.engaged) == [("r1", 40), ("l1", 5), ("r2", 11), ("l2", 20)]
     assert amounts(covered.returned) == [("r2", 29)]
 
 
@@ -253,5 +254,5 @@ def test_table_deux_tableaux_order_per_tableau() -> None:
     state.close_betting()
     assert state.covered is not None
     engaged = [(s.player, s.tableau, s.amount) for s in state.covered.engaged]
-    assert engaged == [("r1", R, 30), ("r2", R, 20), ("l1", L, 20), ("l2", L, 30)]
+    assert engaged == [("r1", R, 30), ("l1", L, 20), ("r2", R, 20), ("l2", L, 30)]
     assert state.covered.hand_holders == {R: "r1", L: "l1"}

@@ -11,9 +11,9 @@ import pytest
 from api.cli import main
 from domain.cards import value_counts
 from domain.errors import RuleViolation
-from domain.odds import Odds, Outcome, exact_odds
+from domain.odds import Odds, Outcome, exact_odds, on_five
 from domain.policies import banker_draws, punter_draws
-from domain.settings import TableSettings, Variant
+from domain.settings import PunterFive, TableSettings, Variant
 
 # Punto banco, 5% commission, tie 8 to 1: the Wizard of Odds tables of every ordered six-card
 # sequence (8 decks also in RULES.md's brief). total = banker + player + tie = N!/(N-6)!.
@@ -270,7 +270,7 @@ def test_cli_table(capsys: pytest.CaptureFixture[str]) -> None:
     "argv",
     [
         ["odds", "baccarat"],
-        ["odds", "deux-tableaux"],
+        ["odds", "deux-tableaux", "--tie-pays", "8"],
         ["odds", "punto-banco", "--decks", "0"],
         ["odds", "punto-banco", "--decks", "9"],
         ["odds", "punto-banco", "--commission", "-1"],
@@ -291,3 +291,56 @@ def test_cli_unparsable_number_exits_2() -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["odds", "punto-banco", "--decks", "eight"])
     assert exit_info.value.code == 2
+
+
+# --- the punters' choice on 5 (001: "5 Facultatif / au choix") --------------------------
+
+
+def test_chemin_de_fer_gives_the_figures_for_standing_and_drawing_on_five() -> None:
+    """001's punter table: "5 Facultatif / au choix". Against 001's banker table, drawing on
+    5 serves the punters better than standing (000's "Mieux vaut s'y tenir")."""
+    five = on_five(TableSettings.default(Variant.CHEMIN_DE_FER))
+    assert five is not None
+    assert five.stand == odds(Variant.CHEMIN_DE_FER)  # the default policy stands on 5
+    assert five.draw == odds(Variant.CHEMIN_DE_FER, punter_draws_on_five=True)
+    stand, draw = five.stand.edge(Outcome.PLAYER), five.draw.edge(Outcome.PLAYER)
+    assert stand is not None and draw is not None and draw < stand
+    assert five.better is PunterFive.DRAW
+    assert float(stand) == pytest.approx(0.015477, abs=5e-7)
+    assert float(draw) == pytest.approx(0.012020, abs=5e-7)
+
+
+@pytest.mark.parametrize("rule", [PunterFive.DRAW, PunterFive.STAND])
+def test_a_house_rule_on_five_leaves_no_choice_to_weigh(rule: PunterFive) -> None:
+    settings = TableSettings.default(Variant.CHEMIN_DE_FER, punter_five=rule)
+    assert on_five(settings) is None
+    expected = odds(Variant.CHEMIN_DE_FER, punter_draws_on_five=rule is PunterFive.DRAW)
+    assert (exact_odds(settings).banker, exact_odds(settings).player) == (expected.banker,
+                                                                          expected.player)
+
+
+def test_cli_shows_the_choice_on_five(capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(capsys, "chemin-de-fer")
+    five = data["punter_on_five"]
+    assert five["better"] == "draw"
+    assert Fraction(five["stand"]["edges_exact"]["player"]) == Fraction(
+        data["edges_exact"]["player"])
+    assert "punter_on_five" not in run_json(capsys, "chemin-de-fer", "--punter-five", "stand")
+    assert main(["odds", "chemin-de-fer"]) == 0
+    out = capsys.readouterr().out
+    assert "punters stand on 5" in out and "better for the punters: draw on 5" in out
+    assert "1.2020 %" in out and "1.5477 %" in out
+
+
+def test_cli_deux_tableaux_shows_what_the_book_costs(capsys: pytest.CaptureFixture[str]) -> None:
+    """`sabot odds deux-tableaux`: the free banker has no fixed table to enumerate, so it
+    weighs 000's book against the exact optimum (domain.banker_book)."""
+    data = run_json(capsys, "deux-tableaux")
+    assert data["decks"] == 3
+    assert [(c["given"], c["banker"], c["book"], c["optimum"]) for c in data["cells"]] == [
+        (0, 3, "stand", "draw"), (4, 5, "draw", "stand")]
+    assert Fraction(data["book_cost_per_coup_exact"]) == sum(
+        Fraction(c["probability_exact"]) * Fraction(c["cost_exact"]) for c in data["cells"])
+    assert main(["odds", "deux-tableaux"]) == 0
+    out = capsys.readouterr().out
+    assert "000's book against the exact optimum" in out and "0.0963 %" in out

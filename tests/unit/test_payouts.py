@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from domain.coup import Outcome, Side
 from domain.coverage import Stake
 from domain.payouts import (
+    BOX_UNITS,
     Bet,
     Payout,
     Settlement,
@@ -54,19 +55,35 @@ def test_punto_banco_pays(outcome: Outcome, expected: dict[str, int]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("amount", "percent", "commission"),
-    [(100, 5, 5), (30, 5, 1), (19, 5, 0), (20, 5, 1), (39, 5, 1), (100, 4, 4), (49, 4, 1),
-     (24, 4, 0), (100, 0, 0)],
+    ("amount", "percent", "commission", "box"),
+    [(100, 5, 5, 0), (30, 5, 2, 5_000), (19, 5, 1, 500), (20, 5, 1, 0), (39, 5, 2, 500),
+     (100, 4, 4, 0), (49, 4, 2, 400), (24, 4, 1, 400), (1, 5, 1, 9_500), (100, 0, 0, 0)],
 )
-def test_banker_commission_is_rounded_down(amount: int, percent: int, commission: int) -> None:
-    """The house takes whole chips only, never more than the rate."""
+def test_banker_commission_is_never_rounded_away(amount: int, percent: int, commission: int,
+                                                 box: int) -> None:
+    """A winning Banker bet of 1 to 19 chips pays a commission too: the house takes whole
+    chips, rounded up, and keeps the change in the player's box (ten-thousandths of a
+    chip) against his next commission."""
     table = TableSettings.default(Variant.PUNTO_BANCO, commission_percent=percent)
     settlement = house_bets(table, Outcome.BANKER, [Bet("b", Spot.BANKER, amount)])
     assert settlement.payouts == (
         Payout("b", amount, amount - commission, commission, "bet on banker"),
     )
     assert settlement.commission == commission
-    assert commission * 100 <= amount * percent < (commission + 1) * 100
+    assert (commission - 1) * 100 < amount * percent <= commission * 100
+    assert settlement.boxes.get("b", 0) == box
+    assert commission * BOX_UNITS == amount * percent * 100 + box
+
+
+def test_the_box_pays_the_next_commission_first() -> None:
+    """Two Banker wins of 10 chips at 5%: 1 chip on the first (0.5 owed, 0.5 kept in the box),
+    nothing on the second (the box pays its 0.5): 1 chip in all, 5% of 20 exactly."""
+    bet = [Bet("b", Spot.BANKER, 10)]
+    first = house_bets(PUNTO_BANCO, Outcome.BANKER, bet)
+    second = house_bets(PUNTO_BANCO, Outcome.BANKER, bet, first.boxes)
+    assert (first.commission, first.boxes) == (1, {"b": 5_000})
+    assert (second.commission, second.boxes) == (0, {"b": 0})
+    assert nets(second) == {"b": 10}
 
 
 def test_tie_odds_setting() -> None:
@@ -199,7 +216,8 @@ def test_house_bets_conserve_chips(table: TableSettings, outcome: Outcome,
     assert [p.staked for p in settlement.payouts] == [b.amount for b in placed]
     for bet, payout in zip(placed, settlement.payouts, strict=True):
         assert payout.net >= -bet.amount  # nobody loses more than the stake
-        assert 0 <= payout.commission <= payout.staked * table.commission_percent // 100
+        # rounded up, never more than a chip over the rate
+        assert 0 <= payout.commission <= -(-payout.staked * table.commission_percent // 100)
     assert settlement.commission == sum(p.commission for p in settlement.payouts)
 
 
@@ -212,7 +230,7 @@ def test_against_bank_conserves_chips(percent: int, right: Outcome, left: Outcom
     assert settlement.check() is settlement
     assert all(abs(p.net) in (0, p.staked) for p in settlement.payouts)
     winnings = -sum(p.net for p in settlement.payouts)
-    assert settlement.commission == commission_on(winnings, percent)
+    assert settlement.commission == commission_on(winnings, percent * 100)[0]
     assert settlement.house_net == settlement.commission
     assert settlement.banker_net == winnings - settlement.commission
 

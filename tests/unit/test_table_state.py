@@ -144,13 +144,22 @@ def refusals(state: TableState) -> list[Refusal]:
             return lambda: state.place_bet(player, Spot.PUNTER, amount)
         return lambda: state.place_stake(player, tableaux_of(state.variant)[0], amount)
 
-    if phase is Phase.BETTING:
+    if phase is Phase.BETTING and state.tie_replay:
+        # 001: "on refait le coup en donnant de nouvelles cartes": nothing is added to the
+        # stakes of a tied coup played again
+        for player in punters[:2]:
+            found.append(("a stake on a tie's replay", stake(player, 1), RuleViolation,
+                          "tie-replay"))
+            found.append(("a banco on a tie's replay", partial(state.call_banco, player),
+                          RuleViolation, "tie-replay"))
+    elif phase is Phase.BETTING:
         for player in punters[:2]:
             free = state.seat_of(player).chips - state.committed(player)
             found.append(("a stake beyond the chips", stake(player, free + 1), RuleViolation,
                           "chips-short"))
+    if phase is Phase.BETTING:
         if state.banks_with_player:
-            for player in punters:
+            for player in punters if not state.tie_replay else []:
                 free = state.seat_of(player).chips - state.committed(player)
                 own = sum(s.amount for s in state.stakes if s.player == player)
                 third = state.variant is Variant.DEUX_TABLEAUX and state.bancos_in_a_row >= 2
@@ -210,6 +219,15 @@ def _coup_refusals(state: TableState) -> list[Refusal]:
         found.append(("naturals out of turn", state.show_naturals, OutOfTurn, "out-of-turn"))
     if Step.SETTLE not in kinds:
         found.append(("settling out of turn", state.settle, OutOfTurn, "out-of-turn"))
+    if coup.awaits_offer():
+        # 002: "Les pontes ne peuvent tirer une carte que sur l'offre du banquier"
+        found += [(f"a draw for the {s} before the banker's offer",
+                   partial(state.decide, CROUPIER, s, True), RuleViolation, "no-offer")
+                  for s in coup.tableaux]
+        wrong = [p for p in state.players() if p != state.banker]
+        found.append(("an offer by another than the banker",
+                      partial(state.offer_card, wrong[0]), OutOfTurn, "not-your-turn"))
+        return found
     side = coup.to_act()
     waiting = [s for s in coup.deal_order if s is not side]
     found += [(f"a decision for the {s} out of turn",
@@ -462,7 +480,8 @@ def test_deux_tableaux_losing_hand_holder_passes_the_hand_on_his_side() -> None:
     assert state.covered is not None
     assert state.covered.hand_holders == {R: "r2", L: "l1"}
     assert state.settlement is not None
-    assert [p.player for p in state.settlement.payouts] == ["r2", "r3", "r1", "l1", "l2"]
+    # right and left alternately, each side from its hand holder outward (000)
+    assert [p.player for p in state.settlement.payouts] == ["r2", "l1", "r3", "l2", "r1"]
     for payout in state.settlement.payouts:
         state.pay(payout)
     state.close_coup()

@@ -1,0 +1,122 @@
+"""The `Idempotency-Key` header as the IETF draft (draft-ietf-httpapi-idempotency-key-header)
+describes it, kept in the `api_idempotency` table of the store's database.
+
+A key belongs to the token that sent it (another token's same key is another key). The first
+request with a key claims it, with the fingerprint of what it asks (method, path, body):
+
+* the same key again, once answered: the first answer, status and body, again (with the
+  header `Idempotent-Replayed: true`), nothing recorded;
+* the same key with another fingerprint: 422 `command-id-reused` (the key is the command id);
+* the same key while its first request still runs: 409 `idempotency-key-in-use` (retry
+  later); a claim older than `STALE_SECONDS` is a dead process's and is taken over;
+* a request that fails (a refusal or an error) frees its key, so a corrected retry runs.
+
+Answers are kept `KEEP_SECONDS` (24 hours), then forgotten; the command log still applies a
+command id once, for ever. Without the header a body's own `command_id` keeps its older
+meaning: the command is applied once, and a retry answers what it recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgspec
+from anyio import to_thread
+from litestar import Response
+
+from api.problems import ApiProblem
+from infra.database import Database
+
+KEEP_SECONDS = 24 * 3600
+STALE_SECONDS = 60
+REPLAYED = "Idempotent-Replayed"
+
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS {api_idempotency} ("
+    " scoped_key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER,"
+    " body TEXT, claimed_ms BIGINT NOT NULL)"
+)
+
+
+class Idempotency:
+    """Claims, answers and expiry of idempotency keys in one database."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        with database.transaction(write=True) as cursor:
+            database.execute(cursor, SCHEMA)
+
+    async def run(self, scoped_key: str, fingerprint: str, status: int,
+                  respond: Callable[[], Awaitable[Any]]) -> Any:
+        """`respond()`'s answer, once per key: replayed, refused, or computed and kept."""
+        stored = await to_thread.run_sync(self._claim, scoped_key, fingerprint)
+        if stored is not None:
+            code, body = stored
+            return Response(content=body.encode(), status_code=code,
+                            media_type="application/json", headers={REPLAYED: "true"})
+        try:
+            answer = await respond()
+        except BaseException:
+            await to_thread.run_sync(self._release, scoped_key)
+            raise
+        await to_thread.run_sync(self._keep, scoped_key, status,
+                                 msgspec.json.encode(answer).decode())
+        return answer
+
+    def _claim(self, key: str, fingerprint: str) -> tuple[int, str] | None:
+        """Claim `key` (None), or the answer kept for it; refuse a reuse or a running claim."""
+        now = _ms()
+        with self.database.transaction(write=True) as cursor:
+            self.database.execute(cursor, "DELETE FROM {api_idempotency} WHERE claimed_ms < ?",
+                                  (now - KEEP_SECONDS * 1000,))
+            claimed = self.database.execute(
+                cursor, "INSERT INTO {api_idempotency} (scoped_key, fingerprint, claimed_ms)"
+                " VALUES (?, ?, ?) ON CONFLICT (scoped_key) DO NOTHING RETURNING scoped_key",
+                (key, fingerprint, now)).fetchone()
+            if claimed is not None:
+                return None
+            row = self.database.execute(
+                cursor, "SELECT fingerprint, status, body, claimed_ms FROM {api_idempotency}"
+                " WHERE scoped_key = ?", (key,)).fetchone()
+            if row is None:  # expired between the two statements: claim it
+                self.database.execute(
+                    cursor, "INSERT INTO {api_idempotency} (scoped_key, fingerprint, claimed_ms)"
+                    " VALUES (?, ?, ?)", (key, fingerprint, now))
+                return None
+            if row["fingerprint"] != fingerprint:
+                raise ApiProblem(422, "this Idempotency-Key was sent with another request; "
+                                 "use a new key for a new request",
+                                 rule="command-id-reused", field="Idempotency-Key")
+            if row["status"] is not None:
+                return int(row["status"]), str(row["body"])
+            if now - int(row["claimed_ms"]) < STALE_SECONDS * 1000:
+                raise ApiProblem(409, "a request with this Idempotency-Key is still running; "
+                                 "retry shortly", rule="idempotency-key-in-use",
+                                 field="Idempotency-Key", headers={"Retry-After": "1"})
+            self.database.execute(cursor, "UPDATE {api_idempotency} SET claimed_ms = ?"
+                                  " WHERE scoped_key = ?", (now, key))
+            return None
+
+    def _keep(self, key: str, status: int, body: str) -> None:
+        with self.database.transaction(write=True) as cursor:
+            self.database.execute(cursor, "UPDATE {api_idempotency} SET status = ?, body = ?"
+                                  " WHERE scoped_key = ?", (status, body, key))
+
+    def _release(self, key: str) -> None:
+        with self.database.transaction(write=True) as cursor:
+            self.database.execute(cursor, "DELETE FROM {api_idempotency} WHERE scoped_key = ?"
+                                  " AND status IS NULL", (key,))
+
+
+def fingerprint(method: str, path: str, body: Any) -> str:
+    """What a request asks, as a digest: its method, its path and its decoded body (so that
+    spacing and the order of keys do not matter)."""
+    text = msgspec.json.encode(body, order="sorted")
+    return hashlib.sha256(b"\n".join([method.encode(), path.encode(), text])).hexdigest()
+
+
+def _ms() -> int:
+    return int(time.time() * 1000)

@@ -1,0 +1,141 @@
+// The organiser's console for tournaments, over the tournaments resource (POST /tournaments,
+// /players, /start, /pause, /resume, /interventions). It follows the tournament's tables'
+// streams and reads the tournament again every POLL_MS (`Sabot.poll`).
+"use strict";
+
+(() => {
+  const { el, api, money } = Sabot;
+  const POLL_MS = 3000;
+  const byId = id => document.getElementById(id);
+  let current = new URLSearchParams(location.search).get("tournament");
+  let follow = () => {};
+
+  const path = () => `/tournaments/${encodeURIComponent(current)}`;
+
+  async function run(action) {
+    try {
+      await action();
+      byId("error").textContent = "";
+    } catch (error) {
+      byId("error").textContent = error.message;
+    }
+    await refresh().catch(() => {});
+  }
+
+  function optional(id) {
+    const value = byId(id).value;
+    return value === "" ? undefined : Number(value);
+  }
+
+  async function loadPresets() {
+    const presets = await api("/tournaments/presets");
+    byId("preset").replaceChildren(...presets.map(p => el("option", p.name, null, { value: p.name })));
+  }
+
+  async function loadTournaments() {
+    const all = await api("/tournaments");
+    if (!current && all.length) current = all[all.length - 1].name;
+    const select = byId("tournament");
+    select.replaceChildren(...all.map(t => el("option", `${t.name} (${t.status})`, null, { value: t.name })));
+    if (current) select.value = current;
+  }
+
+  function renderView(t) {
+    byId("summary").textContent = `${t.variant} · ${t.status} · ${t.stage} round ${t.round} · ` +
+      `${t.players_left} of ${t.entrants} left · pool ${money(t.prize_pool)}`;
+    const d = t.director;
+    byId("director").textContent = !d ? "no director yet: a worker (sabot worker) directs it once started"
+      : d.alive ? `directed by ${d.holder}`
+      : `no worker alive for ${Math.round(d.seconds_since)} s: start a worker (sabot worker)`;
+    byId("director").className = d && !d.alive ? "error" : "limits";
+    byId("start").disabled = t.status !== "registering";
+    byId("pause").disabled = t.status !== "running";
+    byId("resume").disabled = t.status !== "paused";
+    byId("screen-link").href = `/?tournament=${encodeURIComponent(t.name)}`;
+    byId("tables").replaceChildren(...t.tables.map(line => {
+      const q = `?table=${encodeURIComponent(line.name)}`;
+      const item = el("li");
+      item.append(el("a", line.name, null, { href: `/screen${q}` }),
+                  el("a", "croupier console", null, { href: `/croupier${q}` }),
+                  el("span", line.players.map(p => `${p.player} ${money(p.chips)}`).join(" · "), "limits"));
+      return item;
+    }));
+    for (const line of t.tables) follow(line.name);
+  }
+
+  function renderPlayers(rows, registering) {
+    byId("players").tBodies[0].replaceChildren(...rows.map(r => {
+      const tr = el("tr");
+      const remove = el("button", "Remove", "secondary", { type: "button", "aria-label": `remove ${r.player}` });
+      remove.disabled = !registering;
+      remove.addEventListener("click", () => run(() => api(
+        `${path()}/players/${encodeURIComponent(r.player)}`, undefined, "DELETE")));
+      const cell = el("td");
+      cell.append(remove);
+      tr.append(el("td", r.rank, "num"), el("td", r.player), el("td", money(r.chips), "num"),
+                el("td", r.status || ""), cell);
+      return tr;
+    }));
+  }
+
+  async function refresh() {
+    await loadTournaments();
+    if (!current) return;
+    const view = await api(path());
+    renderView(view);
+    renderPlayers(await api(`${path()}/standings`), view.status === "registering");
+  }
+
+  byId("create").addEventListener("submit", event => {
+    event.preventDefault();
+    const body = { name: byId("new-name").value.trim(), preset: byId("preset").value,
+                   coups_per_round: optional("coups"), tables: optional("table-count"),
+                   starting_chips: optional("chips") };
+    run(async () => {
+      const made = await api("/tournaments", body);
+      current = made.name;
+    });
+  });
+  byId("tournament").addEventListener("change", () => {
+    current = byId("tournament").value;
+    refresh().catch(() => {});
+  });
+  byId("register").addEventListener("submit", event => {
+    event.preventDefault();
+    const body = { player: byId("player").value.trim(), bot: byId("bot").checked };
+    run(async () => {
+      await api(`${path()}/players`, body);
+      byId("player").value = "";
+      byId("player").focus();
+    });
+  });
+  for (const action of ["start", "pause", "resume"]) {
+    byId(action).addEventListener("click", () => run(() => api(`${path()}/${action}`, {})));
+  }
+  byId("intervene").addEventListener("submit", event => {
+    event.preventDefault();
+    const body = { kind: byId("kind").value, reason: byId("reason").value.trim(),
+                   player: byId("who-player").value.trim(), delta: Number(byId("delta").value) || 0,
+                   table: byId("to-table").value.trim() || null };
+    run(async () => {
+      await api(`${path()}/interventions`, body);
+      byId("reason").value = "";
+    });
+  });
+
+  async function start() {
+    try {
+      const me = await api("/me");
+      byId("who").textContent = `signed in as ${me.role}`;
+      if (me.role !== "organiser") throw new Error("sign in with the organiser's token (from the lobby)");
+      await loadPresets();
+    } catch (error) {
+      Sabot.status(error.message, "down");
+      byId("error").textContent = error.message;
+      return;
+    }
+    follow = Sabot.poll(refresh, POLL_MS);
+  }
+
+  start();
+})();

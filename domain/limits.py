@@ -1,0 +1,54 @@
+"""The bounds every value entering a table keeps: names, chips and amounts.
+
+They are declared once, as msgspec constraints (`Name`, `Chips`, `Count`, `Reason`,
+`CommandId`), so a body decoded at the edge is refused naming its field, and the OpenAPI
+document states them; the domain checks them again (`check_name`, `check_chips`) for callers
+that build commands in code.
+
+`MAX_CHIPS` (10^12) keeps every sum a table or a tournament makes (a thousand players' chips,
+a tie paid 100 to 1) far inside 2^53, where JSON numbers, SQL `BIGINT` and msgpack stay exact.
+A name is 1 to `MAX_NAME` printable characters: no control character, no NUL, no line break.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from domain.errors import RuleViolation
+
+MAX_CHIPS = 10**12
+MAX_NAME = 100
+MAX_COMMAND_ID = 200
+PRINTABLE = r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029]+$"
+"""No C0 or C1 control character (NUL, tab, line breaks, escape...) and no Unicode line break."""
+
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME, pattern=PRINTABLE,
+                                   description=f"1 to {MAX_NAME} printable characters")]
+Chips = Annotated[int, msgspec.Meta(ge=-MAX_CHIPS, le=MAX_CHIPS,
+                                    description="chips, at most 10^12 either way")]
+"""The sign is the domain's rule (a negative seat or stake is refused there, naming it)."""
+Count = Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1, description="a count or a position")]
+Reason = Annotated[str, msgspec.Meta(max_length=500, description="a free text, at most 500 "
+                                     "characters")]
+CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_COMMAND_ID * 2,
+                                        description="the caller's id of this command")]
+"""Twice `MAX_COMMAND_ID`: the API prefixes the caller's key with who sent it."""
+
+
+def is_name(text: str) -> bool:
+    return 0 < len(text) <= MAX_NAME and text.isprintable()
+
+
+def check_name(text: str, what: str = "name") -> str:
+    if not is_name(text):
+        raise RuleViolation(f"a {what} is 1 to {MAX_NAME} printable characters",
+                            rule="name-invalid")
+    return text
+
+
+def check_chips(amount: int, what: str = "chips") -> int:
+    if not -MAX_CHIPS <= amount <= MAX_CHIPS:
+        raise RuleViolation(f"{what} are at most {MAX_CHIPS:,} (10^12)", rule="chips-too-many")
+    return amount

@@ -1,0 +1,86 @@
+"""Soak of the embedded broker: kombu's `filesystem://` against Sabot's `sabotfs://`.
+
+One producer process writes messages as fast as it can while this process drains the same
+folder: kombu's own transport lets the consumer move and read a file before it is fully
+written (kombu issue 1551: a half-read message, JSONDecodeError); `sabotfs://` writes aside
+and renames, so every message arrives whole. Then `DEMOS` embedded demos run in a row (each
+with its real worker), and none may crash. The table gives messages lost or broken for each
+transport, and the demos' figures with their ratio to the calibration workload.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from queue import Empty
+
+import pytest
+from kombu import Connection
+
+from tests.bench.harness import baseline_seconds, print_table, ratio
+
+MESSAGES = 3000
+DEMOS = int(os.environ.get("SABOT_SOAK_DEMOS", "50"))
+PRODUCER = """
+import sys
+from kombu import Connection
+import workers.embedded_broker  # registers sabotfs://
+folder = sys.argv[2]
+options = {"data_folder_in": folder, "data_folder_out": folder}
+with Connection(sys.argv[1] + "://", transport_options=options) as connection:
+    queue = connection.SimpleQueue("soak")
+    for n in range(int(sys.argv[3])):
+        queue.put({"n": n, "padding": "x" * 4096})
+"""
+
+
+def soak(transport: str, folder: Path) -> dict[str, object]:
+    folder.mkdir()
+    producer = subprocess.Popen([sys.executable, "-c", PRODUCER, transport, str(folder),
+                                 str(MESSAGES)])
+    options = {"data_folder_in": str(folder), "data_folder_out": str(folder)}
+    whole, broken = 0, 0
+    with Connection(f"{transport}://", transport_options=options) as connection:
+        queue = connection.SimpleQueue("soak")
+        while producer.poll() is None or any(folder.iterdir()):
+            try:
+                queue.get(block=False).ack()
+                whole += 1
+            except Empty:
+                time.sleep(0.0005)
+            except (json.JSONDecodeError, ValueError):
+                broken += 1
+    return {"transport": transport, "messages": MESSAGES, "whole": whole, "broken": broken,
+            "lost": MESSAGES - whole - broken}
+
+
+@pytest.mark.bench
+def test_bench_embedded_broker(tmp_path: Path) -> None:
+    import workers.embedded_broker  # noqa: F401 - registers sabotfs://
+
+    rows = [soak("filesystem", tmp_path / "kombu"), soak("sabotfs", tmp_path / "sabot")]
+    baseline = baseline_seconds()
+    crashed, seconds = 0, []
+    for n in range(DEMOS):
+        home = tmp_path / f"demo-{n}"
+        home.mkdir()
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "api.cli", "demo", "--seed", f"{n:02x}",
+                               "--json", "--database", f"sqlite:///{home}/demo.db"],
+                              cwd=home, capture_output=True, text=True, timeout=600,
+                              env={k: v for k, v in os.environ.items()
+                                   if k != "SABOT_BROKER_URL"})
+        seconds.append(time.perf_counter() - started)
+        crashed += done.returncode != 0
+    print_table("embedded broker soak", rows)
+    mean = sum(seconds) / len(seconds)
+    print_table("embedded demos in a row", [{"demos": DEMOS, "crashed": crashed,
+                                            "mean": f"{mean:.1f} s",
+                                            "vs baseline": ratio(mean, baseline)}])
+    sabot = rows[1]
+    assert sabot["whole"] == MESSAGES and sabot["broken"] == 0
+    assert crashed == 0

@@ -1,0 +1,79 @@
+"""The `Idempotency-Key` header as the IETF draft has it, over real HTTP on PostgreSQL: keys
+belong to a token, a key reused for another request is 422, a key whose request still runs
+is 409, a replay says so; and 33 clients on one table queue instead of failing."""
+
+from __future__ import annotations
+
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from api.auth import scope_key
+from api.idempotency import REPLAYED, Idempotency, fingerprint
+from api.tokens import Role
+from tests.e2e.test_api import Api, Game
+
+pytestmark = pytest.mark.postgres
+
+
+def test_a_key_reused_for_another_request_is_422(api: Api, game: Game) -> None:
+    game.to_betting()
+    bet = {"kind": "bet", "player": "carol", "spot": "banker", "amount": 20}
+    first = game.send(game.carol, bet, key="k1")
+    assert REPLAYED not in first.headers
+    before = api.events()
+    again = game.send(game.carol, dict(reversed(bet.items())), key="k1")  # the same request
+    assert again.json() == first.json() and again.headers[REPLAYED] == "true"
+    other = game.send(game.carol, {**bet, "amount": 30}, key="k1", expect=422)
+    assert other.json()["rule"] == "command-id-reused"
+    assert other.json()["field"] == "Idempotency-Key"
+    assert api.events() == before
+
+
+def test_two_croupiers_keys_are_their_own(api: Api, game: Game) -> None:
+    one, two = (api.token(Role.CROUPIER, tables=("t1",)) for _ in range(2))
+    first = game.send(one, {"kind": "shuffle"}, key="same")
+    assert first.json()["events"][0]["type"] == "ShoeShuffled"
+    second = game.send(two, {"kind": "contribute", "player": "bob", "entropy": "ab"},
+                       key="same")  # applied, not answered with the other croupier's shuffle
+    assert second.json()["events"][0]["type"] == "EntropyContributed"
+
+
+def test_a_key_whose_request_still_runs_is_409(api: Api, game: Game) -> None:
+    body = {"kind": "shuffle"}
+    path = f"/tables/{game.table_id}/commands"
+    grant = api.store.lookup(game.croupier)
+    assert grant is not None
+    running = Idempotency(api.service.database)  # another replica took the key a moment ago
+    assert running._claim(scope_key(grant.grant, "busy"), fingerprint("POST", path, body)) is None
+    before = api.events()
+    response = api.call("POST", path, game.croupier, json=body,
+                        headers={"Idempotency-Key": "busy"})
+    assert response.status_code == 409 and response.json()["rule"] == "idempotency-key-in-use"
+    assert response.headers["Retry-After"] == "1" and api.events() == before
+
+
+def test_a_refused_request_frees_its_key(api: Api, game: Game) -> None:
+    game.send(game.croupier, {"kind": "deal"}, key="early", expect=409)  # out of turn
+    assert game.send(game.croupier, {"kind": "deal"}, key="early", expect=409).json()[
+        "rule"] == "out-of-turn"  # tried again, not replayed as "in use"
+
+
+def test_33_clients_on_one_table_queue_instead_of_failing(api: Api, game: Game) -> None:
+    clients, each = 33, 3
+    before = api.events()
+
+    def adjust(n: int) -> list[int]:
+        return [game.send(game.organiser, {"kind": "adjust-chips", "player": "alice",
+                                           "delta": 1, "reason": "contention"},
+                          key=f"c{n}-{i}-{uuid.uuid4().hex[:6]}", expect=200).status_code
+                for i in range(each)]
+
+    with ThreadPoolExecutor(clients) as pool:
+        statuses = [s for batch in pool.map(adjust, range(clients)) for s in batch]
+    conflicts = statuses.count(409)
+    assert conflicts / len(statuses) < 0.01, statuses
+    assert api.events() == before + clients * each
+    alice = next(s for s in game.view(None)["seats"] if s["player"] == "alice")
+    assert alice["chips"] == 500 + clients * each

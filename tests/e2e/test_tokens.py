@@ -1,0 +1,66 @@
+"""Tokens over real HTTP and the real CLI: they expire, they are revoked by themselves or by
+their listed id (at once in the process that revokes), `token list` never shows one, and a
+croupier token for a table that is not open is refused."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import timedelta
+
+import pytest
+
+from api.cli import main
+from api.tokens import Grant, Role
+from tests.e2e.test_api import Api
+
+pytestmark = pytest.mark.postgres
+
+
+def status(api: Api, token: str) -> tuple[int, str | None]:
+    response = api.call("GET", "/tables/nowhere", token)
+    return response.status_code, response.json().get("rule")
+
+
+def test_revoked_by_id_or_by_itself(api: Api, postgres_url: str,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    db = ["--database", postgres_url]
+    first, second = api.token(Role.AUDITOR), api.token(Role.PLAYER, player="ann")
+    assert status(api, first) == status(api, second) == (404, "unknown-table")
+    assert main(["token", "list", "--json", *db]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert len(listed) == 2 and first not in str(listed) and second not in str(listed)
+    auditor = next(t for t in listed if t["grant"]["role"] == "auditor")
+    assert main(["token", "revoke", auditor["id"], *db]) == 0
+    assert main(["token", "revoke", second, *db]) == 0
+    capsys.readouterr()
+    api.store.revoke(auditor["id"])  # the API's process forgets its cached grant at once
+    api.store.revoke(second)
+    assert status(api, first) == (401, "token-revoked")
+    assert status(api, second) == (401, "token-revoked")
+    assert main(["token", "list", "--json", *db]) == 0
+    assert all(t["revoked_at"] for t in json.loads(capsys.readouterr().out))
+    assert main(["token", "list", *db]) == 0
+    assert auditor["id"] in capsys.readouterr().out
+    assert main(["token", "revoke", "0123456789ab", *db]) == 1
+    assert main(["token", "revoke", "not-an-id", *db]) == 1
+
+
+def test_a_token_expires(api: Api) -> None:
+    token = api.store.issue(Grant(role=Role.AUDITOR), timedelta(seconds=1))
+    assert status(api, token) == (404, "unknown-table")
+    time.sleep(1.1)  # the cached grant keeps its expiry
+    assert status(api, token) == (401, "token-expired")
+
+
+def test_a_croupier_of_an_unknown_table_is_refused(api: Api, postgres_url: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["token", "create", "--role", "croupier", "--table", "nope",
+                 "--database", postgres_url]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and "no table 'nope'" in err
+    assert api.store.issued() == []
+    with pytest.raises(SystemExit) as usage:
+        main(["token", "create", "--role", "auditor", "--expires-in", "soon",
+              "--database", postgres_url])
+    assert usage.value.code == 2 and "not a duration" in capsys.readouterr().err
