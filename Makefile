@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test browser bench lint typecheck serve clean
+.PHONY: demo test browser bench bench-quick lint typecheck serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,8 +30,11 @@ browser:                ## Debian's chromium for the page tests (tests/e2e/test_
 	  echo "make browser: /usr/bin/chromium is missing and cannot be installed here (needs root and apt-get): the browser tests skip (under CI=true they fail)"; \
 	fi
 
-bench: $(STAMP)         ## benchmarks: each prints a table and a ratio to a baseline of the same run
-	$(BIN)/python -m pytest -p no:cacheprovider tests/bench -s -m bench
+bench: $(STAMP)         ## benchmarks: one table of measures, baselines of the same run, goals (.sabot/bench.json)
+	$(BIN)/python -m pytest -p no:cacheprovider tests/bench -m bench
+
+bench-quick: $(STAMP)   ## the same benchmarks on small sizes (.ci/run): they cannot break unnoticed
+	SABOT_BENCH_QUICK=1 $(BIN)/python -m pytest -p no:cacheprovider tests/bench -m bench
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -4,7 +4,8 @@ Routes: `/health` and `/ready` (`api.routes_health`), the tables resource
 (`api.routes_tables`), the tournaments resource (`api.routes_tournaments`), live events
 (`api.routes_live` on `api.live`'s channels), the reads from the projections
 (`api.routes_views`: tables, rotation, recall, roads, and `/me`), the tableau's look-ahead
-(`api.routes_tableau`), the pages at `/` (`api.routes_page`); the OpenAPI document at `/schema`
+(`api.routes_tableau`), disputes, corrections and coup dossiers (`api.routes_disputes`), the
+pages at `/` (`api.routes_page`); the OpenAPI document at `/schema`
 (`/schema/openapi.json`). Bodies are msgspec structs (`api.schemas`); every refusal is an
 RFC 9457 problem (`api.problems`); callers are known by bearer tokens kept hashed in the
 same database (`api.tokens`, `api.auth`). The database: `database_url`, else
@@ -23,9 +24,11 @@ from litestar.openapi.spec import Components, SecurityScheme
 from api.deadlines import DeadlineClock
 from api.idempotency import Idempotency
 from api.live import channels_plugin, wake_through
+from api.metrics import Metrics, metrics
 from api.openapi import add_body_schemas
 from api.problems import EXCEPTION_HANDLERS
 from api.routes_audit import audit_checkpoints
+from api.routes_disputes import Disputes, DisputesController, coup_dossier
 from api.routes_health import health, ready
 from api.routes_live import table_events
 from api.routes_page import page, role_page, static_router
@@ -64,15 +67,19 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     channels = channels_plugin(broker)
     tokens = TokenStore(service.database)
     heartbeat.create_table(service.database)
+    views = ViewReader(service)
+    disputes = Disputes(service.database_url)
     return Litestar(
-        route_handlers=[health, ready, TablesController, table_events, TournamentsController,
-                        table_rotation, table_recall, audit_checkpoints,
+        route_handlers=[health, ready, metrics, TablesController, table_events,
+                        TournamentsController, table_rotation, table_recall, audit_checkpoints,
+                        DisputesController, coup_dossier,
                         # the pages and what they read (api.routes_page, api.routes_views)
                         table_roads, table_tableau, list_tables, who_am_i, page, role_page,
                         static_router()],
         plugins=[channels],
-        state=State({"service": service, "tokens": tokens, "views": ViewReader(service),
-                     "tournaments": Tournaments(service),
+        state=State({"service": service, "tokens": tokens, "views": views,
+                     "tournaments": Tournaments(service), "metrics": Metrics(views),
+                     "disputes": disputes,
                      "idempotency": Idempotency(service.database), "broker_url": broker}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=OpenAPIConfig(
@@ -81,6 +88,6 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
                 type="http", scheme="bearer",
                 description="a token from `sabot token create`; none: anonymous")})),
         on_startup=[add_body_schemas, wake_through(channels, service)],
-        on_shutdown=[service.close],
+        on_shutdown=[service.close, disputes.close],
         request_max_body_size=MAX_BODY,
     )

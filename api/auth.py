@@ -11,6 +11,8 @@ that is not `Bearer <token>`, a token never issued, expired or revoked: 401. The
 | player    | no          | their own steps only (`PLAYER_STEPS`, `player`    | public + the |
 |           |             | field = themselves), actor = their player id     | hand held    |
 | auditor   | no          | none                                             | everything   |
+| floor-    | no          | none (opens disputes and approves corrections:   | public       |
+| manager   |             | `api.routes_disputes`)                           |              |
 | anonymous | no          | none (401)                                       | public       |
 
 The actor of a command always comes from the token, whatever the body says. Command ids
@@ -30,7 +32,8 @@ from domain.commands import Command
 
 ANONYMOUS = Grant(role=Role.ANONYMOUS)
 
-ACTORS = {Role.ORGANISER: "@organiser", Role.CROUPIER: "@croupier"}
+ACTORS = {Role.ORGANISER: "@organiser", Role.CROUPIER: "@croupier",
+          Role.AUDITOR: "@auditor", Role.FLOOR_MANAGER: "@floor-manager"}
 
 PLAYER_STEPS = frozenset({
     "contribute", "cut", "award-bank", "decline-bank", "retire-bank", "bet", "stake", "banco",
@@ -80,6 +83,9 @@ def require_writer(grant: Grant) -> None:
                          headers=_CHALLENGE)
     if grant.role is Role.AUDITOR:
         raise ApiProblem(403, "an auditor reads, never writes", rule="read-only")
+    if grant.role is Role.FLOOR_MANAGER:
+        raise ApiProblem(403, "a floor manager sends no table or tournament commands",
+                         rule="read-only")
 
 
 def may_open_tables(grant: Grant) -> None:

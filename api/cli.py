@@ -14,6 +14,9 @@ the parser's default `handler`. A handler returns the process exit code:
 
 Every failure is one line on standard error, naming the service and its URL (password
 redacted) when a server is at fault; no traceback without `--debug`.
+
+Only the command being run is imported and built in full; the others are listed by their
+summary (`api.commands.SUMMARIES`), so `sabot --help` starts as fast as argparse itself.
 """
 
 from __future__ import annotations
@@ -21,14 +24,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
 import sys
 from collections.abc import Sequence
 
-from domain.errors import DomainError
-from infra.errors import SettingsError, StoreError, VaultError
-from infra.settings import redact_url, resolve_database_url
-from infra.signing import SigningKeyError
+import api.commands as commands
 
 EXIT_REFUSED = 1
 EXIT_SERVICE = 2
@@ -37,22 +36,34 @@ EXIT_INTERRUPTED = 130
 EXIT_PIPE = 141
 
 
-def build_parser() -> argparse.ArgumentParser:
-    import api.commands as commands
-
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; given the arguments `argv`, only the command they name is built in full
+    (the others by their summary alone); without, every command in full."""
+    chosen = None if argv is None else next((a for a in argv if not a.startswith("-")), "")
     parser = argparse.ArgumentParser(prog="sabot", description="Event-sourced baccara tournaments.")
     parser.add_argument("--debug", action="store_true",
                         help="show the traceback of a failure instead of one line")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if module.name.startswith("_"):
+    for name in _command_modules():
+        if chosen is not None and name != chosen and name in commands.SUMMARIES:
+            subparsers.add_parser(name, help=commands.SUMMARIES[name])
             continue
-        importlib.import_module(f"api.commands.{module.name}").register(subparsers)
+        importlib.import_module(f"api.commands.{name}").register(subparsers)
     return parser
 
 
+def _command_modules() -> list[str]:
+    """The modules of `api.commands`, by name (a directory listing: `pkgutil` costs more to
+    import than the rest of `sabot --help`)."""
+    folder = os.path.dirname(commands.__file__ or "")
+    return sorted(entry[:-3] for entry in os.listdir(folder)
+                  if entry.endswith(".py") and not entry.startswith("_"))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
+    from domain.errors import DomainError
+
     try:
         code: int = args.handler(args)
         sys.stdout.flush()
@@ -79,6 +90,10 @@ def failure(error: Exception, args: argparse.Namespace) -> tuple[int, str]:
     from eventsourcing.persistence import PersistenceError
     from kombu.exceptions import OperationalError as BrokerError
     from redis import RedisError
+
+    from infra.errors import SettingsError, StoreError, VaultError
+    from infra.settings import redact_url, resolve_database_url
+    from infra.signing import SigningKeyError
 
     text = _first_line(error)
     if isinstance(error, StoreError | SettingsError | SigningKeyError | VaultError):

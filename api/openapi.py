@@ -20,6 +20,7 @@ from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import (
     Discriminator,
     OpenAPIMediaType,
+    OpenAPIResponse,
     Operation,
     Reference,
     RequestBody,
@@ -30,6 +31,7 @@ from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from api.problems import MEDIA_TYPE, Problem
 from api.schemas import OpenTable
 from domain.commands import TableCommand
+from domain.limits import MAX_COMMAND_ID
 
 PREFIX = "Body."
 _TEMPLATE = "#/components/schemas/" + PREFIX + "{name}"
@@ -65,8 +67,9 @@ def _as_api_body(schema: dict[str, Any]) -> dict[str, Any]:
     """A command's schema as this API takes it: no `actor`, `command_id` optional."""
     properties = {k: v for k, v in schema.get("properties", {}).items() if k != "actor"}
     if "command_id" in properties:
-        properties["command_id"] = {**properties["command_id"], "description":
-                                    "the command id, unless the Idempotency-Key header gives it"}
+        properties["command_id"] = {**properties["command_id"], "maxLength": MAX_COMMAND_ID,
+                                    "description": "the command id, unless the "
+                                    "Idempotency-Key header gives it"}
     required = [r for r in schema.get("required", []) if r != "command_id"]
     return {**schema, "properties": properties, "required": required}
 
@@ -87,11 +90,34 @@ def add_body_schemas(app: Litestar) -> None:
     document = app.openapi_schema
     assert document.components is not None and not isinstance(document.components, list)
     document.components.schemas = {**(document.components.schemas or {}), **body_schemas()}
+    problem = Reference(ref="#/components/schemas/Problem")
+    document.components.schemas.setdefault("Problem", to_openapi(
+        msgspec.json.schema(Problem)))  # type: ignore[arg-type]
     for item in (document.paths or {}).values():
-        for operation in (item.get, item.post):
-            for parameter in (operation.parameters or []) if operation else []:
-                if not isinstance(parameter, Reference) and parameter.name in OPTIONAL_BOUNDS:
-                    parameter.schema = OPTIONAL_BOUNDS[parameter.name]
+        for method in ("get", "post", "put", "patch", "delete"):
+            operation = getattr(item, method)
+            if operation is not None:
+                _refusals(operation, method, problem)
+                for parameter in operation.parameters or []:
+                    if not isinstance(parameter, Reference) and parameter.name in OPTIONAL_BOUNDS:
+                        parameter.schema = OPTIONAL_BOUNDS[parameter.name]
+
+
+def _refusals(operation: Operation, method: str, problem: Reference) -> None:
+    """Every refusal an operation may give, as problem details: litestar's own 400 (a
+    parameter that does not fit) on every route, 422 on every write; a refusal litestar
+    documented as `application/json` is `application/problem+json`."""
+    responses = operation.responses if operation.responses is not None else {}
+    needed = [400] if method == "get" else [400, 422]
+    for code in needed:
+        responses.setdefault(str(code), OpenAPIResponse(
+            description=_MEANINGS[code],
+            content={MEDIA_TYPE: OpenAPIMediaType(schema=problem)}))
+    for status, response in responses.items():
+        if (status.isdigit() and int(status) >= 400 and not isinstance(response, Reference)
+                and response.content and MEDIA_TYPE not in response.content):
+            response.content = {MEDIA_TYPE: OpenAPIMediaType(schema=problem)}
+    operation.responses = responses
 
 
 OPTIONAL_BOUNDS = {"after": Schema(type=OpenAPIType.INTEGER, minimum=0,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 import msgspec
 from anyio import to_thread
@@ -40,10 +40,14 @@ from api.schemas import OpenTable, Recorded, TableView
 from api.tokens import Grant, TokenStore
 from api.visibility import table_view, visible_events
 from domain.commands import TableCommand
+from domain.limits import MAX_COMMAND_ID
 from domain.settings import TableSettings
 from infra.references import table_id_of
 from infra.service import Recorded as ServiceRecorded
 from infra.service import TableService
+
+if TYPE_CHECKING:
+    from api.metrics import Metrics
 
 T = TypeVar("T")
 
@@ -85,16 +89,16 @@ def command_of(raw: Any, grant: Grant, key: str | None) -> TableCommand:
     """The domain command of a decoded body, its id scoped to the caller, its actor theirs."""
     if not isinstance(raw, dict):
         raise ApiProblem(422, "a command is a JSON object with a `kind`", rule="invalid-field")
+    given = raw.get("command_id")
+    if isinstance(given, str) and not 0 < len(given) <= MAX_COMMAND_ID:
+        raise ApiProblem(422, f"a command id is 1 to {MAX_COMMAND_ID} characters",
+                         rule="invalid-field", field="command_id")
     if key is not None:
-        if "command_id" in raw and not (isinstance(raw["command_id"], str)
-                                        and raw["command_id"]):
-            raise ApiProblem(422, "a command id is a non-empty string", rule="invalid-field",
+        if "command_id" in raw and not isinstance(given, str):
+            raise ApiProblem(422, "a command id is a string", rule="invalid-field",
                              field="command_id")
         raw["command_id"] = key
     if isinstance(raw.get("command_id"), str):
-        if not raw["command_id"]:
-            raise ApiProblem(422, "a command id is not empty", rule="invalid-field",
-                             field="command_id")
         raw["command_id"] = auth.scope_command_id(grant, raw["command_id"])
     raw["actor"] = auth.actor_of(grant)
     try:
@@ -107,12 +111,15 @@ def command_of(raw: Any, grant: Grant, key: str | None) -> TableCommand:
 async def once(request: Request[Any, Any, State], grant: Grant, key: str | None, raw: Any,
                status: int, respond: Callable[[], Awaitable[Recorded]]) -> Recorded:
     """`respond()`, under the IETF `Idempotency-Key` rules when the request has a key (a
-    replayed answer comes as a litestar `Response` holding the first answer's body)."""
+    replayed answer comes as a litestar `Response` holding the first answer's body), counted
+    and timed by its kind (`api.metrics`)."""
+    kind = raw.get("kind") if isinstance(raw, dict) and status == 200 else "open"
+    metrics: Metrics = request.app.state.metrics
     if key is None:
-        return await respond()
+        return cast(Recorded, await metrics.timed(str(kind), respond))
     keys: Idempotency = request.app.state.idempotency
-    answer = await keys.run(auth.scope_key(grant, key),
-                            fingerprint(request.method, request.url.path, raw), status, respond)
+    scoped, asked = auth.scope_key(grant, key), fingerprint(request.method, request.url.path, raw)
+    answer = await metrics.timed(str(kind), lambda: keys.run(scoped, asked, status, respond))
     return cast(Recorded, answer)
 
 

@@ -33,7 +33,15 @@ from api.routes_tables import TableRef, blocking, grant_of
 from infra.database import Database
 from infra.references import table_id_of
 from infra.service import TableService
-from projections.recall import KEEP, CardLine, CoupRecall, PayoutLine, StakeLine, recall
+from projections.recall import (
+    KEEP,
+    CardLine,
+    CorrectionLine,
+    CoupRecall,
+    PayoutLine,
+    StakeLine,
+    recall,
+)
 from projections.registry import VIEWS
 from projections.roads import Roads, roads
 from projections.rotation import Rotation, rotation, rotations
@@ -59,13 +67,15 @@ class RecalledCoup(msgspec.Struct, kw_only=True):
     points: dict[str, int]
     payouts: list[PayoutLine]
     commission: int
+    corrections: list[CorrectionLine]  # chips moved later to correct it (approved disputes)
 
     @classmethod
     def of(cls, coup: CoupRecall) -> RecalledCoup:
         return cls(coup=coup.coup, taille=coup.taille, banker=coup.banker,
                    bank_before=coup.bank_before, bank_after=coup.bank_after,
                    stakes=coup.stakes, cards=coup.cards, outcomes=coup.outcomes,
-                   points=coup.points, payouts=coup.payouts, commission=coup.commission)
+                   points=coup.points, payouts=coup.payouts, commission=coup.commission,
+                   corrections=coup.corrections)
 
 
 class ViewReader:

@@ -58,6 +58,7 @@ class Role(StrEnum):
     CROUPIER = "croupier"
     PLAYER = "player"
     AUDITOR = "auditor"
+    FLOOR_MANAGER = "floor-manager"  # approves corrections with the organiser (disputes)
     ANONYMOUS = "anonymous"
 
 

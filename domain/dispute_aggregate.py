@@ -1,14 +1,23 @@
-"""The Dispute aggregate: someone contests a coup, a replay of its recorded events decides.
+"""The Dispute aggregate: someone contests a coup, a replay of its recorded events decides,
+and a verdict that changes chips is corrected once two roles approve.
 
 A dispute is opened on one coup of one table, with a reason and who raised it. The replay
-(`workers.replay`) recomputes the coup from the table's events and records its verdict once:
+(`infra.replay`) recomputes the coup from the table's events and records its verdict once:
 `consistent`, or each `Discrepancy` between what the rules and the shoe give (`expected`) and
 what the table recorded (`recorded`). Its id follows from the command that opened it, so a
 retried opening is one dispute.
+
+When the replay finds that players were paid wrongly, it proposes a correction (each
+player's chips delta). The correction is applied only once approved by the organiser and by
+an auditor or a floor manager (`APPROVERS`): two different roles, two different people.
+Then the compensating chips events are recorded at the table (their reason is
+`correction_reason`, which names the coup and the dispute) and `CorrectionApplied` closes
+the dispute.
 """
 
 from __future__ import annotations
 
+import re
 import uuid
 from enum import StrEnum
 
@@ -18,6 +27,23 @@ from eventsourcing.domain import Aggregate, event
 from domain.errors import OutOfTurn, RuleViolation
 
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-d15b07e00000")
+
+ORGANISER = "organiser"
+SECOND_APPROVERS = frozenset({"auditor", "floor-manager"})
+APPROVERS = SECOND_APPROVERS | {ORGANISER}
+_CORRECTED = re.compile(r"^correction of coup (\d+) at (.+?) \(dispute ")
+
+
+def correction_reason(table: str, coup: int, dispute: uuid.UUID, reason: str) -> str:
+    """The reason a compensating chips event records: the table and the coup, the dispute,
+    the why (the event may be recorded at another table, where the player is now)."""
+    return f"correction of coup {coup} at {table} (dispute {dispute}): {reason}"
+
+
+def corrected_coup(reason: str) -> tuple[str, int] | None:
+    """The table and coup a chips event's reason says it corrects, if it is a correction."""
+    match = _CORRECTED.match(reason)
+    return (match.group(2), int(match.group(1))) if match else None
 
 
 class Verdict(StrEnum):
@@ -39,6 +65,11 @@ class Discrepancy(msgspec.Struct, frozen=True, kw_only=True):
         return f"{self.what} at {self.where}: expected {self.expected}, recorded {self.recorded}"
 
 
+class Approval(msgspec.Struct, frozen=True, kw_only=True):
+    role: str
+    by: str
+
+
 class Dispute(Aggregate):
     table_id: uuid.UUID
     coup: int
@@ -47,6 +78,9 @@ class Dispute(Aggregate):
     verdict: Verdict
     discrepancies: list[Discrepancy]
     notes: list[str]
+    corrections: dict[str, int]
+    approvals: list[Approval]
+    applied: bool
 
     @staticmethod
     def create_id(command_id: str, **_: object) -> uuid.UUID:
@@ -78,6 +112,44 @@ class Dispute(Aggregate):
         self.verdict = Verdict.OPEN
         self.discrepancies = []
         self.notes = []
+        self.corrections = {}
+        self.approvals = []
+        self.applied = False
+
+    @property
+    def approved(self) -> bool:
+        """The organiser and an auditor or a floor manager approved the correction."""
+        roles = {a.role for a in self.approvals}
+        return ORGANISER in roles and bool(roles & SECOND_APPROVERS)
+
+    def approve(self, role: str, by: str, actor: str, command_id: str) -> None:
+        """Approve the proposed correction as `by`, acting in `role`."""
+        if not self.corrections:
+            raise OutOfTurn("this dispute proposes no correction to approve",
+                            rule="no-correction")
+        if self.applied:
+            raise OutOfTurn("the correction is already applied", rule="correction-applied")
+        if role not in APPROVERS:
+            raise RuleViolation(f"a {role} does not approve corrections: the organiser and an "
+                                "auditor or a floor manager do", rule="not-an-approver")
+        if any(a.role == role for a in self.approvals):
+            raise OutOfTurn(f"a {role} already approved: the second approval is another "
+                            "role's", rule="same-role")
+        if any(a.by == by for a in self.approvals):
+            raise OutOfTurn(f"{by} already approved: the second approval is someone else's",
+                            rule="same-approver")
+        self._approved(role=role, by=by, actor=actor, command_id=command_id)
+
+    def apply(self, table: str, actor: str, command_id: str) -> None:
+        """Record that the compensating events were recorded (`table`: the disputed table's
+        name)."""
+        if not self.approved:
+            raise OutOfTurn("the correction needs the organiser's and an auditor's or a floor "
+                            "manager's approval", rule="not-approved")
+        if not self.applied:
+            self._applied(corrections=dict(self.corrections), approvals=list(self.approvals),
+                          reason=correction_reason(table, self.coup, self.id, self.reason),
+                          actor=actor, command_id=command_id)
 
     class Replayed(Event):
         verdict: Verdict
@@ -96,3 +168,35 @@ class Dispute(Aggregate):
         self.verdict = verdict
         self.discrepancies = list(discrepancies)
         self.notes = list(notes)
+
+    class CorrectionProposed(Event):
+        """The replay's verdict moves chips: each player's delta."""
+
+        corrections: dict[str, int]
+
+    @event(CorrectionProposed)
+    def propose(self, corrections: dict[str, int], actor: str, command_id: str) -> None:
+        if self.verdict is not Verdict.DISCREPANCIES or self.corrections:
+            raise OutOfTurn("a correction follows a verdict of discrepancies, once",
+                            rule="dispute-correction")
+        if not corrections or 0 in corrections.values():
+            raise RuleViolation("a correction moves chips", rule="dispute-correction")
+        self.corrections = dict(corrections)
+
+    class CorrectionApproved(Event):
+        role: str
+        by: str
+
+    @event(CorrectionApproved)
+    def _approved(self, role: str, by: str, actor: str, command_id: str) -> None:
+        self.approvals.append(Approval(role=role, by=by))
+
+    class CorrectionApplied(Event):
+        corrections: dict[str, int]
+        approvals: list[Approval]
+        reason: str
+
+    @event(CorrectionApplied)
+    def _applied(self, corrections: dict[str, int], approvals: list[Approval], reason: str,
+                 actor: str, command_id: str) -> None:
+        self.applied = True

@@ -36,6 +36,7 @@ from domain.tournament import (
     Intervention,
     Placement,
     SecretBet,
+    Status,
     TournamentSettings,
     TournamentState,
 )
@@ -357,7 +358,12 @@ class Tournament(Aggregate):
     # A director's commands carry its lease's epoch: one from an older epoch is refused.
 
     def register(self, player: str, actor: str, command_id: str, bot: bool = False) -> None:
-        """Register a player; after the draw (late registration) seat them at once."""
+        """Register a player; after the draw (late registration) seat them at once. A player
+        who busted registers again to re-enter, while the format allows it."""
+        entrant = self.state.entrants.get(player)
+        if entrant is not None and entrant.status is Status.OUT:
+            self.reenter(player, actor, command_id)
+            return
         self._registered(player=player, bot=bot, actor=actor, command_id=command_id)
         if self.state.seating is not None:
             self._seat_late(player, actor, command_id)

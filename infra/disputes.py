@@ -6,9 +6,20 @@
     service.replay(dispute_id)       # usually in a worker (`workers.disputes.request_replay`)
     service.dispute(dispute_id).verdict              # open, then consistent / discrepancies
 
+    service.approve(dispute_id, role="organiser", by="ann", command_id=...)
+    service.approve(dispute_id, role="auditor", by="bob", command_id=...)
+    service.apply_correction(dispute_id, table_service)   # once approved by both
+
 The replay records the verdict with the command id `replay:{dispute_id}`, once, however
-often it is asked for. A taille's seed not yet revealed is read from the vault (the
-process's `SABOT_SECRET_KEY` or `.sabot/secret.key`), as an auditor may on a dispute.
+often it is asked for; a verdict that moves chips proposes the correction with it. An
+approved correction is applied as compensating chips events that name the coup and the
+dispute (`domain.dispute_aggregate.correction_reason`): `AdjustChips` at the table, or, at a
+tournament's table, the organiser's `correct-chips` intervention (recorded with the chips
+before and after, at the player's table now); each with a command id of its own, so a retry
+applies nothing twice; then `CorrectionApplied`.
+
+A taille's seed not yet revealed is read from the vault (the process's `SABOT_SECRET_KEY`
+or `.sabot/secret.key`), as an auditor may on a dispute.
 """
 
 from __future__ import annotations
@@ -18,13 +29,19 @@ from contextlib import suppress
 
 from eventsourcing.persistence import IntegrityError
 
-from domain.dispute_aggregate import Dispute, Verdict
+from domain import commands as c
+from domain.dispute_aggregate import Dispute, Verdict, correction_reason
 from domain.errors import NotFound
+from domain.tournament_aggregate import Tournament
 from infra.application import SabotApplication
 from infra.errors import DuplicateCommand, SettingsError, VaultError
 from infra.replay import replay_coup
+from infra.service import TableService
+from infra.tournaments import Tournaments
 
 REPLAYER = "@replay"
+CORRECTOR = "@organiser"
+OPENED_TOPIC = f"{Dispute.__module__}:{Dispute.__qualname__}.Opened"
 
 
 class DisputeService(SabotApplication):
@@ -43,6 +60,50 @@ class DisputeService(SabotApplication):
         dispute: Dispute = self.load(dispute_id, "dispute")
         return dispute
 
+    def ids(self) -> list[uuid.UUID]:
+        """Every dispute's id, the first opened first."""
+        database = self.database
+        with database.transaction(write=False) as cursor:
+            rows = database.execute(
+                cursor, "SELECT originator_id FROM {stored_events} WHERE topic = ? ORDER BY {nid}",
+                (OPENED_TOPIC,)).fetchall()
+        return [database.from_db_id(row["originator_id"]) for row in rows]
+
+    def approve(self, dispute_id: uuid.UUID, *, role: str, by: str,
+                command_id: str) -> Dispute:
+        """Approve the dispute's correction as `by` in `role` (once per command id)."""
+        dispute = self.dispute(dispute_id)
+        if self.recorded_command(command_id) is not None:
+            return dispute
+        dispute.approve(role, by, actor=by, command_id=command_id)
+        with suppress(DuplicateCommand):
+            self.save(dispute, command_id=command_id)
+        return self.dispute(dispute_id)
+
+    def apply_correction(self, dispute_id: uuid.UUID, tables: TableService) -> Dispute:
+        """Record an approved correction's compensating events, then `CorrectionApplied`."""
+        dispute = self.dispute(dispute_id)
+        if not dispute.approved or dispute.applied:
+            return dispute
+        table = tables.table(dispute.table_id)
+        tournament = table.tournament
+        reason = correction_reason(table.name, dispute.coup, dispute.id, dispute.reason)
+        for player, delta in sorted(dispute.corrections.items()):
+            command_id = f"correction/{dispute.id}/{player}"
+            if tournament is not None:
+                Tournaments(tables).intervene(Tournament.create_id(tournament), "correct-chips",
+                                              player, reason, delta=delta, actor=CORRECTOR,
+                                              command_id=command_id)
+            else:
+                tables.execute(dispute.table_id, c.AdjustChips(
+                    command_id=command_id, actor=CORRECTOR, player=player, delta=delta,
+                    reason=reason))
+        command_id = f"applied/{dispute.id}"
+        dispute.apply(table.name, actor=CORRECTOR, command_id=command_id)
+        with suppress(DuplicateCommand):
+            self.save(dispute, command_id=command_id)
+        return self.dispute(dispute_id)
+
     def replay(self, dispute_id: uuid.UUID) -> Dispute:
         """Replay the disputed coup and record the verdict, unless it is recorded already."""
         dispute = self.dispute(dispute_id)
@@ -53,6 +114,9 @@ class DisputeService(SabotApplication):
         command_id = f"replay:{dispute_id}"
         dispute.record_verdict(verdict=verdict.verdict, discrepancies=verdict.discrepancies,
                                notes=verdict.notes, actor=REPLAYER, command_id=command_id)
+        if verdict.corrections:
+            dispute.propose(corrections=verdict.corrections, actor=REPLAYER,
+                            command_id=command_id)
         try:
             self.save(dispute, command_id=command_id)
         except (DuplicateCommand, IntegrityError):

@@ -189,3 +189,24 @@ def verify_inclusion(leaf: bytes, index: int, size: int, root: bytes,
         fn >>= 1
         sn >>= 1
     return sn == 0 and r == root
+
+
+def inclusion_proofs(leaves: Sequence[bytes], indices: Sequence[int]) -> dict[int, list[bytes]]:
+    """`inclusion_proof` for many leaves at once: the tree's levels are hashed once (adjacent
+    pairs, an odd last node carried up: RFC 9162's tree), then each path is read off them."""
+    levels = [list(leaves)]
+    while len(levels[-1]) > 1:
+        level = levels[-1]
+        upper = [node_hash(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        if len(level) % 2:
+            upper.append(level[-1])
+        levels.append(upper)
+    proofs = {}
+    for index in indices:
+        path, i = [], index
+        for level in levels[:-1]:
+            if i ^ 1 < len(level):
+                path.append(level[i ^ 1])
+            i >>= 1
+        proofs[index] = path
+    return proofs

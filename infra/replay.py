@@ -14,7 +14,9 @@ else; what it records is compared with what was recorded:
   commission, and the bank after the coup.
 
 Every disagreement is a `Discrepancy` (expected vs recorded); the replay goes on with the
-expected value, so one altered card does not hide an altered payout after it.
+expected value, so one altered card does not hide an altered payout after it. Where payouts
+differ, `corrections` gives each player's chips owed (the expected nets less the recorded
+ones): what a correction of the coup would move.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Replay(NamedTuple):
     verdict: Verdict
     discrepancies: list[Discrepancy]
     notes: list[str]
+    corrections: dict[str, int] = {}  # noqa: RUF012 (a NamedTuple's default, never mutated)
 
 
 def replay_coup(events: Sequence[Any], coup: int, unseal: Unseal) -> Replay:
@@ -72,7 +75,7 @@ def replay_coup(events: Sequence[Any], coup: int, unseal: Unseal) -> Replay:
         return Replay(Verdict.DISCREPANCIES if run.found else Verdict.UNVERIFIABLE,
                       run.found, run.notes)
     return Replay(Verdict.DISCREPANCIES if run.found else Verdict.CONSISTENT,
-                  run.found, run.notes)
+                  run.found, run.notes, {p: d for p, d in run.corrections.items() if d})
 
 
 class _ReplayCards:
@@ -104,6 +107,7 @@ class _CoupRun:
         self.table = table
         self.found: list[Discrepancy] = []
         self.notes: list[str] = []
+        self.corrections: dict[str, int] = {}
         recorded = {e.position: e.card for e in coup_events if type(e).__name__ in _CARDS}
         self.cards = _ReplayCards(self._shoe_order(events, unseal), recorded)
 
@@ -209,6 +213,9 @@ class _CoupRun:
                 self._differ("payout", where, _payout(expected), _payout(recorded_payout))
         for missing in owed[len(paid):]:
             self._differ("payout", f"{missing.player} (coup {coup})", _payout(missing), "none")
+        for payout, sign in [*((p, 1) for p in owed), *((p, -1) for p in paid)]:
+            self.corrections[payout.player] = (self.corrections.get(payout.player, 0)
+                                               + sign * payout.net)
         commission = _amount(produced)
         if commission != _amount(recorded):
             self._differ("commission", f"coup {coup}", commission, _amount(recorded))
@@ -216,6 +223,9 @@ class _CoupRun:
         if was is not None and (closed.banker, closed.bank) != (was.banker, was.bank):
             self._differ("bank", f"after coup {coup}", f"{closed.banker}: {closed.bank}",
                          f"{was.banker}: {was.bank}")
+            if closed.banker is not None and closed.banker == was.banker:
+                self.corrections[closed.banker] = (self.corrections.get(closed.banker, 0)
+                                                   + closed.bank - was.bank)
 
 
 def _amount(events: list[Any]) -> int:

@@ -1,8 +1,9 @@
 """Tournaments through the store: the organiser's commands, the director, the shared view.
 
 `Tournaments` is the organiser's application service (the HTTP routes and the CLI call it):
-create from a format, register (people and house bots), unregister, start (the seating
-draw), pause, resume, intervene; and the reads: `view` (the big screen: one JSON shape for
+create from a format, register (people and house bots; a busted player again: a re-entry),
+unregister, start (the seating draw), pause, resume, intervene, a player's secret bet and its
+reveal; and the reads: `view` (the big screen: one JSON shape for
 `GET /tournaments/{id}` and `sabot tournament show --json`), `results`.
 
 Every tournament command is applied once (`TableService.apply_once`), then the table commands
@@ -16,12 +17,14 @@ the operating system's CSPRNG, sealed in the vault at creation; only its commitm
 recorded. The seating seed and every shoe seed of its tables derive from it (HMAC), and the
 bots' choices too, so no seed ever travels in a message: a worker unseals it from the store.
 
-`Director.tick` takes one step of a running tournament and returns whether it acted. Each
+`Director.tick` takes one step of a running tournament and says whether it acted, waits (a
+clock, a pause, croupiers still dealing, another director's lease) or saw it finished. Each
 decision is derived from the recorded events alone (the round, its steps and their
 snapshots, the play-off waiting, the clock's recorded times), and each command id from the
 tournament's recorded position (`<id>/r<round>/k<step>/...`), so a director that dies at any
-point and its successor carry on exactly where it stopped. One director acts per tournament:
-it holds the lease (`infra.leases`) and its commands carry the lease's epoch.
+point and its successor carry on exactly where it stopped; a director taking over first
+re-sends the table commands of every recorded event. One director acts per tournament: it
+holds the lease (`infra.leases`) and its commands carry the lease's epoch.
 """
 
 from __future__ import annotations
@@ -47,7 +50,14 @@ from domain.formats import Dealing
 from domain.shoe import commitment
 from domain.table import Phase, TableState
 from domain.table_aggregate import Table
-from domain.tournament import Bust, Move, TournamentSettings, TournamentState
+from domain.tournament import (
+    Bust,
+    Move,
+    Status,
+    TournamentSettings,
+    TournamentState,
+    secret_commitment,
+)
 from domain.tournament import Phase as TournamentPhase
 from domain.tournament_aggregate import TableOrder, Tournament
 from infra.autoplay import play_coups
@@ -70,6 +80,10 @@ def tournament_id_of(ref: str) -> uuid.UUID:
         return uuid.UUID(ref)
     except ValueError:
         return Tournament.create_id(ref)
+
+
+class SecretBetNotDealt(OutOfTurn):
+    """A secret bet's coup has not been dealt: it cannot be revealed yet."""
 
 
 class Tournaments:
@@ -207,8 +221,8 @@ class Tournaments:
         settled = [e for e in self.service.events_of(Table.create_id(bet.table))
                    if isinstance(e, Table.CoupSettled) and e.coup == bet.coup]
         if not settled:
-            raise OutOfTurn(f"coup {bet.coup} at {bet.table} is not dealt yet",
-                            rule="secret-bet-not-dealt")
+            raise SecretBetNotDealt(f"coup {bet.coup} at {bet.table} is not dealt yet",
+                                    rule="secret-bet-not-dealt")
         outcome = settled[0].outcomes[Side.PUNTER]
         return self.apply(tournament_id, command_id, lambda t: t.reveal_secret_bet(
             player, spot, amount, nonce, outcome, actor=actor, command_id=command_id))
@@ -399,6 +413,7 @@ class Director:
         assert step is not None
         here = f"{tournament_id}/r{state.round}/k{step.number}"
         master = self.tournaments.master(tournament_id)
+        bots = self._secret_bets(tournament_id, state, master, here)
         for name, coups in step.coups.items():
             if self._lease(tournament_id) != epoch:  # lost the lease: the successor plays on
                 raise OutOfTurn("this director's lease has passed on", rule="stale-epoch")
@@ -409,6 +424,11 @@ class Director:
                 play_coups(self.service, table_id, master, "bots", coups + 1)
             elif not dealt(self.service.state(table_id), coups + 1):
                 return Tick.WAITING
+        for player, (spot, amount, nonce) in bots.items():
+            with suppress(SecretBetNotDealt):  # a table that could not play: forfeited
+                self.tournaments.reveal_secret_bet(tournament_id, player, spot, amount, nonce,
+                                                   actor=player,
+                                                   command_id=f"{here}/reveal/{player}")
         minimum = state.limits.min_stake
         for name, table in self.tournaments.tables(tournament_id).items():
             busted = [Bust(player=p, chips=max(1, step.chips.get(p, table.holding(p))))
@@ -420,6 +440,34 @@ class Director:
         self._do(tournament_id, f"{here}/end", lambda t: t.end_step(
             actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
         return Tick.ACTED
+
+    def _secret_bets(self, tournament_id: uuid.UUID, state: TournamentState, master: bytes,
+                     here: str) -> dict[str, tuple[str, int, str]]:
+        """On the round's last coup, where the stage allows it, each house bot places a
+        secret bet of the round's minimum (its spot and nonce from the master seed, so a
+        successor reveals the same); returns the bets to reveal once the coup is dealt."""
+        if not state.current.secret_bet or state.coups_left() != 0:
+            return {}
+        bets = {}
+        for entrant in state.entrants.values():
+            if not entrant.bot or entrant.status is not Status.SEATED:
+                continue
+            digest = hmac.new(master, f"secret/{state.round}/{entrant.player}".encode(),
+                              hashlib.sha256).digest()
+            spot, nonce = ("punter", "banker")[digest[0] % 2], digest[1:17].hex()
+            amount = state.limits.min_stake
+            if not any(b.player == entrant.player and b.round == state.round
+                       for b in state.secret_bets):
+                self.tournaments.place_secret_bet(
+                    tournament_id, entrant.player, secret_commitment(spot, amount, nonce),
+                    actor=entrant.player, command_id=f"{here}/secret/{entrant.player}")
+            bets[entrant.player] = (spot, amount, nonce)
+        return {p: bet for p, bet in bets.items()
+                if not self._settled(tournament_id, p, state.round)}
+
+    def _settled(self, tournament_id: uuid.UUID, player: str, round_: int) -> bool:
+        return any(b.player == player and b.round == round_ and b.settled
+                   for b in self.tournaments.state(tournament_id).secret_bets)
 
     def _bust(self, tournament_id: uuid.UUID, table: str, coup: int, busted: list[Bust],
               command_id: str, epoch: int) -> None:

@@ -6,19 +6,25 @@ and returned stakes), every card with its shoe position and side (third cards ma
 naturals shown, each hand's decision and who took it, the outcomes and points, the payouts
 in pay order, the commission, the bank before and after, and each player's chips before and
 after (the bank not included: it is shown apart). `steps` keeps every event of the coup as
-recorded (type, version, time, actor, command id and fields).
+recorded (type, version, time, actor, command id and fields). A correction recorded later
+(a `ChipsAdjusted` whose reason names this table and the coup:
+`domain.dispute_aggregate.correction_reason`) is added to the coup's `corrections`, with its
+reason and who made it. A correction recorded at another table (a tournament's player moved
+on) is the other table's event: it is shown by that coup only if it was recorded here.
 
 The last `KEEP` coups of each table are kept (`view_recall`, one JSON document a coup).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 import msgspec
 
+from domain.dispute_aggregate import corrected_coup
 from domain.table_aggregate import Table
 from infra.database import Database
 from projections.table_fold import Before, Folded, TableFoldView
@@ -69,6 +75,17 @@ class ChipsLine(msgspec.Struct, frozen=True):
     after: int
 
 
+class CorrectionLine(msgspec.Struct, frozen=True, kw_only=True):
+    """Chips moved after the coup to correct it (an approved dispute)."""
+
+    coup: int
+    player: str
+    delta: int
+    reason: str
+    actor: str
+    version: int
+
+
 class CoupRecall(msgspec.Struct, kw_only=True):
     table_id: str
     table: str
@@ -93,6 +110,7 @@ class CoupRecall(msgspec.Struct, kw_only=True):
     commission: int
     chips: dict[str, ChipsLine]
     steps: list[Step]
+    corrections: list[CorrectionLine] = msgspec.field(default_factory=list)
 
 
 class Draft(msgspec.Struct):
@@ -109,6 +127,7 @@ class Draft(msgspec.Struct):
 class RecallMemo(msgspec.Struct):
     draft: Draft | None = None
     closed: list[CoupRecall] = msgspec.field(default_factory=list)
+    corrections: list[CorrectionLine] = msgspec.field(default_factory=list)
 
 
 class RecallView(TableFoldView[RecallMemo]):
@@ -122,25 +141,10 @@ class RecallView(TableFoldView[RecallMemo]):
     )
 
     def observe(self, folded: Folded[RecallMemo], event: Event, before: Before | None) -> None:
-        coup = getattr(event, "coup", None)
-        if coup is None or before is None:
-            return
-        table = folded.table
-        assert table is not None
-        memo = folded.memo
-        if memo.draft is None or memo.draft.coup != coup:
-            memo.draft = Draft(coup, table.state.taille, before.banker, before.bank,
-                               dict(before.chips))
-        memo.draft.steps.append(step_of(event))
-        if isinstance(event, Table.CoupClosed):
-            memo.closed.append(close(folded.table_id, table, memo.draft))
-            memo.draft = None
+        note(folded, event, before)
 
     def flush(self, cursor: Any, folded: Folded[RecallMemo]) -> None:
         memo = folded.memo
-        if not memo.closed:
-            return
-        assert folded.table is not None
         for record in memo.closed:
             self.database.execute(
                 cursor,
@@ -149,11 +153,62 @@ class RecallView(TableFoldView[RecallMemo]):
                 (record.table_id, record.coup, record.table, record.closed_version,
                  msgspec.json.encode(record).decode()),
             )
-        self.database.execute(
-            cursor, "DELETE FROM {view_recall} WHERE table_id = ? AND coup <= ?",
-            (str(folded.table_id), memo.closed[-1].coup - KEEP),
-        )
+        if memo.closed:
+            self.database.execute(
+                cursor, "DELETE FROM {view_recall} WHERE table_id = ? AND coup <= ?",
+                (str(folded.table_id), memo.closed[-1].coup - KEEP),
+            )
         memo.closed = []
+        for line in memo.corrections:  # to the coup's record, if it is still kept
+            key = (str(folded.table_id), line.coup)
+            row = self.database.execute(
+                cursor, "SELECT doc FROM {view_recall} WHERE table_id = ? AND coup = ?", key,
+            ).fetchone()
+            if row is not None:
+                record = msgspec.json.decode(row["doc"], type=CoupRecall)
+                record.corrections.append(line)
+                self.database.execute(
+                    cursor, "UPDATE {view_recall} SET doc = ? WHERE table_id = ? AND coup = ?",
+                    (msgspec.json.encode(record).decode(), *key),
+                )
+        memo.corrections = []
+
+
+def note(folded: Folded[RecallMemo], event: Event, before: Before | None) -> None:
+    """What `event` (applied to `folded.table`) adds to the recall of its table."""
+    if isinstance(event, Table.ChipsAdjusted):
+        corrected = corrected_coup(event.reason)
+        if corrected is not None and folded.table is not None and \
+                corrected[0] == folded.table.name:
+            folded.memo.corrections.append(CorrectionLine(
+                coup=corrected[1], player=event.player, delta=event.delta, reason=event.reason,
+                actor=event.actor, version=event.originator_version))
+        return
+    coup = getattr(event, "coup", None)
+    if coup is None or before is None:
+        return
+    table = folded.table
+    assert table is not None
+    memo = folded.memo
+    if memo.draft is None or memo.draft.coup != coup:
+        memo.draft = Draft(coup, table.state.taille, before.banker, before.bank,
+                           dict(before.chips))
+    memo.draft.steps.append(step_of(event))
+    if isinstance(event, Table.CoupClosed):
+        memo.closed.append(close(folded.table_id, table, memo.draft))
+        memo.draft = None
+
+
+def recall_of(table_id: UUID, events: Iterable[Event]) -> list[CoupRecall]:
+    """Every closed coup of a table, from its events in order (no view, no store)."""
+    folded: Folded[RecallMemo] = Folded(table_id, None, RecallMemo())
+    for event in events:
+        before = Before.of(folded.table) if folded.table is not None else None
+        folded.table = cast(Table, event.mutate(folded.table))
+        note(folded, event, before)
+    for coup in folded.memo.closed:
+        coup.corrections = [c for c in folded.memo.corrections if c.coup == coup.coup]
+    return folded.memo.closed
 
 
 def step_of(event: Event) -> Step:

@@ -9,9 +9,9 @@ others take over within a few seconds of its expiry. The clock is the worker's o
 in the events (round started, paused, resumed), so a restart neither restarts nor skips a
 round's time. A finished tournament is not looked at again by this process.
 
-A step that fails is logged with the tournament and tried again at the next turn: every
-command of a step has an id derived from the tournament's recorded position, so what was
-applied before the failure is not applied twice.
+A step that fails is logged with the tournament and tried again after a pause that grows
+with each failure (`Failures`): every command of a step has an id derived from the
+tournament's recorded position, so what was applied before the failure is not applied twice.
 """
 
 from __future__ import annotations
@@ -33,17 +33,39 @@ log = structlog.get_logger("sabot.workers.director")
 
 BUDGET = 2.0  # seconds spent on one tournament before looking at the others
 IDLE = 0.2  # seconds to sleep when no tournament moved
+BACKOFF_MAX = 30.0  # seconds at most between two tries of a tournament whose step fails
 
 
 def holder_name() -> str:
     return f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
 
-def turn(director: Director, finished: set[uuid.UUID]) -> bool:
+class Failures:
+    """Tournaments whose last step failed, tried again after a growing pause (1 s, 2 s, ...
+    up to `BACKOFF_MAX`), so that one broken tournament neither floods the log nor starves
+    the others."""
+
+    def __init__(self) -> None:
+        self.count: dict[uuid.UUID, int] = {}
+        self.after: dict[uuid.UUID, float] = {}
+
+    def waiting(self, tournament_id: uuid.UUID) -> bool:
+        return time.monotonic() < self.after.get(tournament_id, 0.0)
+
+    def failed(self, tournament_id: uuid.UUID) -> None:
+        count = self.count[tournament_id] = self.count.get(tournament_id, 0) + 1
+        self.after[tournament_id] = time.monotonic() + min(BACKOFF_MAX, 2.0 ** (count - 1))
+
+    def succeeded(self, tournament_id: uuid.UUID) -> None:
+        self.count.pop(tournament_id, None)
+        self.after.pop(tournament_id, None)
+
+
+def turn(director: Director, finished: set[uuid.UUID], failures: Failures) -> bool:
     """One look at every tournament not known finished; whether any moved."""
     moved = False
     for tournament_id in director.tournaments.ids():
-        if tournament_id in finished:
+        if tournament_id in finished or failures.waiting(tournament_id):
             continue
         director.leases.renew(director.holder, time.time(), director.lease_seconds)
         until = time.monotonic() + BUDGET
@@ -56,8 +78,11 @@ def turn(director: Director, finished: set[uuid.UUID]) -> bool:
                 if tick is not Tick.ACTED:
                     break
                 moved = True
+            failures.succeeded(tournament_id)
         except Exception:
-            log.exception("director step failed", tournament_id=str(tournament_id))
+            failures.failed(tournament_id)
+            log.exception("director step failed", tournament_id=str(tournament_id),
+                          failures=failures.count[tournament_id])
     return moved
 
 
@@ -65,11 +90,12 @@ def duty(database_url: str, stop: threading.Event) -> None:
     service = TableService(url=database_url)
     director = Director(service, holder=holder_name())
     finished: set[uuid.UUID] = set()
+    failures = Failures()
     log.info("director started", holder=director.holder)
     try:
         while not stop.is_set():
             try:
-                moved = turn(director, finished)
+                moved = turn(director, finished, failures)
             except Exception:  # the store unreachable: try again later
                 log.exception("director could not read the tournaments")
                 moved = False

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database
 from api.commands._views import print_json, reading
 from infra.references import table_id_of
@@ -16,7 +17,7 @@ from projections.runner import Runner
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("auctions", help="every bank held and how it ended")
+    parser = subparsers.add_parser("auctions", help=SUMMARIES["auctions"])
     parser.add_argument("--table", metavar="TABLE", help="one table (name or UUID)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     add_database(parser)

@@ -24,6 +24,7 @@ from typing import Any
 
 import msgspec
 
+from api.commands import SUMMARIES, _audit_proofs
 from api.commands._common import add_database
 from infra.audit import AuditCheck, AuditReport, parse_anchor, verify
 from infra.audit_checks import complete_checks
@@ -45,7 +46,7 @@ from infra.store import open_store
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("audit", help="check the integrity of the event store")
+    parser = subparsers.add_parser("audit", help=SUMMARIES["audit"])
     actions = parser.add_subparsers(dest="audit_action", required=True, metavar="ACTION")
     check = actions.add_parser(
         "verify",
@@ -97,6 +98,7 @@ def register(subparsers: Any) -> None:
                          help="the operator's public key the checkpoint must be signed with")
     add_database(witness)
     witness.set_defaults(handler=run_witness)
+    _audit_proofs.register(actions)
 
     prove = actions.add_parser(
         "prove", help="an event's RFC 9162 inclusion proof in the latest checkpoint",

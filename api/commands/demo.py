@@ -20,6 +20,7 @@ from typing import Any
 
 import msgspec
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database, add_seed, progress, seed_or_random
 from api.commands._views import views
 from api.commands.worker import running_worker
@@ -41,7 +42,7 @@ PRIZES = (5000, 3000, 2000)  # basis points of the pool: 50%, 30%, 20%
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("demo", help="a whole bot tournament, start to finish")
+    parser = subparsers.add_parser("demo", help=SUMMARIES["demo"])
     parser.add_argument("--preset", choices=list(PRESETS),
                         help="a preset format (default: a freeze-out from the flags)")
     parser.add_argument("--variant", choices=[v.value for v in Variant],

@@ -20,6 +20,7 @@ from typing import Any
 
 import msgspec
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database
 from domain.dispute_aggregate import Dispute, Verdict
 from infra.references import table_id_of
@@ -27,7 +28,7 @@ from infra.settings import resolve_database_url
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("dispute", help="contest a coup; its replay gives a verdict")
+    parser = subparsers.add_parser("dispute", help=SUMMARIES["dispute"])
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
 
     opening = actions.add_parser("open", help="open a dispute on a coup and have it replayed")
@@ -97,6 +98,8 @@ def as_dict(dispute: Dispute) -> dict[str, Any]:
         "id": str(dispute.id), "table_id": str(dispute.table_id), "coup": dispute.coup,
         "reason": dispute.reason, "by": dispute.by, "verdict": str(dispute.verdict),
         "discrepancies": msgspec.to_builtins(dispute.discrepancies), "notes": dispute.notes,
+        "corrections": dispute.corrections,
+        "approvals": msgspec.to_builtins(dispute.approvals), "applied": dispute.applied,
     }
 
 
@@ -111,4 +114,12 @@ def _print(dispute: Dispute, *, as_json: bool) -> int:
             print(f"  - {discrepancy.describe()}")
         for note in dispute.notes:
             print(f"  ({note})")
+        if dispute.corrections:
+            state = "applied" if dispute.applied else "awaiting the organiser's and an " \
+                "auditor's or a floor manager's approval"
+            print("correction: " + ", ".join(f"{p} {d:+d}" for p, d in
+                                             sorted(dispute.corrections.items()))
+                  + f" ({state}; approved by "
+                  + (", ".join(f"{a.by} as {a.role}" for a in dispute.approvals) or "nobody")
+                  + ")")
     return 1 if dispute.verdict is Verdict.DISCREPANCIES else 0

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database
 from infra.settings import resolve_database_url
 from infra.signing import create_key, key_path
@@ -21,7 +22,7 @@ from infra.urls import store_env
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("keys", help="create signing keys")
+    parser = subparsers.add_parser("keys", help=SUMMARIES["keys"])
     actions = parser.add_subparsers(dest="keys_action", required=True, metavar="ACTION")
     create = actions.add_parser(
         "create", help="write a new Ed25519 private key (mode 0600; never overwrites)",

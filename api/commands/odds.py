@@ -15,6 +15,7 @@ import msgspec
 from rich.console import Console
 from rich.table import Table
 
+from api.commands import SUMMARIES
 from domain.banker_book import BookCost, book_cost
 from domain.errors import RuleViolation
 from domain.odds import ODDS_VARIANTS, Odds, OnFive, Outcome, exact_odds, on_five
@@ -39,7 +40,7 @@ _BET_NAMES: dict[Variant, dict[Outcome, str]] = {
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "odds",
-        help="exact odds and house edges by full enumeration of the shoe",
+        help=SUMMARIES["odds"],
         description=(
             "Count every ordered six-card sequence of a full shoe by the outcome of its coup, "
             "and give the exact probabilities and house edges. For deux-tableaux, whose "

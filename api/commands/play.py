@@ -6,6 +6,7 @@ import argparse
 
 import msgspec
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database, add_seed, progress, seed_or_random
 from domain.commands import SeatPlayer
 from domain.coup import Side
@@ -16,7 +17,7 @@ from infra.store import open_service
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("play", help="bots play a table through the store")
+    parser = subparsers.add_parser("play", help=SUMMARIES["play"])
     parser.add_argument("--variant", choices=[v.value for v in Variant],
                         default=Variant.PUNTO_BANCO.value)
     parser.add_argument("--players", type=int, default=6, help="seated players (2 to 12)")

@@ -20,6 +20,7 @@ import time
 
 from rich.progress import Progress
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database, progress
 from api.commands._views import EXIT_STORE, ViewsUnavailable, print_json, views
 from projections.registry import NAMES
@@ -29,7 +30,7 @@ from projections.view import ProjectionFailed
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("projections", help="run, rebuild and inspect the read views")
+    parser = subparsers.add_parser("projections", help=SUMMARIES["projections"])
     actions = parser.add_subparsers(dest="projections_action", required=True, metavar="ACTION")
     rebuild = actions.add_parser("rebuild", help="drop a view and rebuild it from the store")
     rebuild.add_argument("name", nargs="?", choices=NAMES, help="one view (default: all)")

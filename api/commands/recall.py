@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database
 from api.commands._views import print_json, reading
 from infra.references import table_id_of
@@ -16,7 +17,7 @@ from projections.runner import Runner
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("recall", help="a table's last coups, step by step")
+    parser = subparsers.add_parser("recall", help=SUMMARIES["recall"])
     parser.add_argument("table", metavar="TABLE", help="the table's name or UUID")
     parser.add_argument("--last", type=int, default=1, metavar="N",
                         help=f"how many coups (default: 1, at most {KEEP})")
@@ -74,4 +75,6 @@ def describe(coup: CoupRecall) -> str:
         "  chips: " + ", ".join(f"{player} {c.before}->{c.after}"
                                 for player, c in coup.chips.items()),
     ]
+    lines += [f"  corrected: {c.player} {c.delta:+d} by {c.actor}: {c.reason}"
+              for c in coup.corrections]
     return "\n".join(lines)

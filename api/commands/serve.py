@@ -16,13 +16,14 @@ import os
 import socket
 from contextlib import nullcontext
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database, port
 from api.commands.worker import running_worker
 from infra.settings import HOME, absolute_database_url, resolve_database_url
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("serve", help="run the HTTP API")
+    parser = subparsers.add_parser("serve", help=SUMMARIES["serve"])
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=port, default=8000, help="port to listen on (1-65535)")
     parser.add_argument("--broker", metavar="URL",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database
 from api.commands._views import print_json, reading
 from domain.errors import NotFound
@@ -23,7 +24,7 @@ from projections.standings import Standing, standings, tournament_standings
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("standings", help="a tournament's (or a table's) standings")
+    parser = subparsers.add_parser("standings", help=SUMMARIES["standings"])
     parser.add_argument("tournament", metavar="TOURNAMENT", nargs="?", help="the tournament")
     parser.add_argument("--table", metavar="TABLE", help="one table instead (name or UUID)")
     parser.add_argument("--json", action="store_true", help="print JSON")

@@ -16,6 +16,7 @@ from datetime import timedelta
 
 import msgspec
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database
 from api.tokens import DEFAULT_LIFETIME, Grant, Role, TokenStore
 from domain.errors import NotFound
@@ -28,7 +29,7 @@ _UNIT = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("token", help="API bearer tokens")
+    parser = subparsers.add_parser("token", help=SUMMARIES["token"])
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     create = actions.add_parser("create", help="issue a token (printed once, stored hashed)")
     create.add_argument("--role", required=True,

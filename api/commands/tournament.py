@@ -31,6 +31,7 @@ from typing import Any
 
 import msgspec
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database, add_seed, progress
 from api.commands._views import print_json
 from domain.errors import DomainError
@@ -48,8 +49,7 @@ EXIT_REFUSED = 1
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("tournament", help="create, fill, start and follow "
-                                   "tournaments (the organiser's commands)")
+    parser = subparsers.add_parser("tournament", help=SUMMARIES["tournament"])
     commands = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
 
     def command(name: str, help_: str, handler: Callable[[argparse.Namespace], int], *,

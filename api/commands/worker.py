@@ -16,18 +16,21 @@ answer and the worker's vault key must open the seeds the store sealed (else one
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from api.commands import SUMMARIES
 from api.commands._common import add_database
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("worker", help="run a worker: decision deadlines, audits")
+    parser = subparsers.add_parser("worker", help=SUMMARIES["worker"])
     parser.add_argument("--broker", metavar="URL",
                         help="redis://host:port/db (default: $SABOT_BROKER_URL, else the "
                              "embedded filesystem broker under .sabot/broker)")
@@ -85,6 +88,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+PR_SET_PDEATHSIG = 1  # prctl(2)
+
+
+def _die_with_parent() -> None:
+    """In the child before it runs the worker: be sent SIGTERM when the parent dies, however
+    it dies (uvicorn re-raises the SIGTERM it caught, a demo may be killed), so that no
+    embedded worker outlives its `sabot serve` or `sabot demo` (Linux; elsewhere a no-op)."""
+    with suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 @contextmanager
 def running_worker(broker: str, database: str, log: Path, *options: str,
                    env: dict[str, str] | None = None,
@@ -97,7 +111,8 @@ def running_worker(broker: str, database: str, log: Path, *options: str,
                *(options or ("--pool", "threads", "--concurrency", "2", "--loglevel", "INFO"))]
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as out:
-        worker = subprocess.Popen(command, env=env, cwd=cwd, stdout=out, stderr=out)
+        worker = subprocess.Popen(command, env=env, cwd=cwd, stdout=out, stderr=out,
+                                  preexec_fn=_die_with_parent)
         try:
             yield worker
         finally:

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -23,13 +22,12 @@ from infra.audit import verify
 from infra.checkpoints import checkpoint_path, checkpoints, read_lines, write_checkpoint
 from infra.signing import Signer, create_key
 from infra.store import open_store
-from tests.bench.harness import print_table
+from tests.bench.harness import Results, sized
 from tests.integration.test_store import Card, Suit, Toy, ToyApp
 
-QUICK = os.environ.get("SABOT_BENCH_QUICK", "") not in ("", "0")
-EVENTS = 10_000 if QUICK else 100_000
+EVENTS = sized(100_000, 5_000)
 PER_TRANSACTION = 5
-WRITES = 300 if QUICK else 2_000
+WRITES = sized(2_000, 200)
 
 
 def fill(url: str, events: int) -> None:
@@ -60,7 +58,7 @@ def best(fn: Any, repeat: int = 3) -> tuple[Any, float]:
 
 
 @pytest.mark.bench
-def test_bench_verify_events_per_second(tmp_path: Path) -> None:
+def test_bench_verify_events_per_second(tmp_path: Path, results: Results) -> None:
     url = f"sqlite:///{tmp_path}/verify.db"
     fill(url, EVENTS)
     bare, bare_cpu = best(lambda: verify(url, signatures=False))
@@ -70,22 +68,17 @@ def test_bench_verify_events_per_second(tmp_path: Path) -> None:
     since_size = _second_latest_checkpoint(url)
     since, since_cpu = best(lambda: verify(url, since=since_size))
     assert since.ok
-    rows = []
     for label, report, cpu in (
-        ("bare hash chain (baseline)", bare, bare_cpu),
         ("default: chain, tree, checkpoints, uncovered signatures", default, default_cpu),
         ("--all-signatures", every, every_cpu),
         (f"--since {since_size}", since, since_cpu),
     ):
         events = report.events - (report.since or 0)
-        rows.append({"verify": label, "events": f"{events:,}",
-                     "signatures": f"{report.signatures:,}",
-                     "seconds": f"{report.seconds:.2f}",
-                     "events/s": f"{events / report.seconds:,.0f}",
-                     "events/CPU s": f"{events / cpu:,.0f}",
-                     "ratio": f"{report.seconds / bare.seconds:.2f}x"})
-    print_table(f"sabot audit verify on SQLite, {EVENTS:,} events, {PER_TRANSACTION} a "
-                "transaction (ratio: time over the bare chain's)", rows)
+        results.report(f"audit verify {label} (SQLite, {EVENTS:,} events)",
+                       events / report.seconds, "events/s",
+                       baseline=bare.events / bare.seconds, baseline_label="bare hash chain")
+        results.report(f"audit verify {label}: events a CPU second", events / cpu, "events/s",
+                       baseline=bare.events / bare_cpu, baseline_label="bare hash chain")
 
 
 def _second_latest_checkpoint(url: str) -> int:
@@ -119,7 +112,7 @@ def write_rate(url: str, signed: bool) -> float:
 
 
 @pytest.mark.bench
-def test_bench_signing_cost_per_transaction(tmp_path: Path) -> None:
+def test_bench_signing_cost_per_transaction(tmp_path: Path, results: Results) -> None:
     rounds = [(write_rate(f"sqlite:///{tmp_path}/u{i}.db", False),
                write_rate(f"sqlite:///{tmp_path}/s{i}.db", True)) for i in range(3)]
     unsigned = min(u for u, _ in rounds)
@@ -130,12 +123,7 @@ def test_bench_signing_cost_per_transaction(tmp_path: Path) -> None:
     for _ in range(WRITES):
         signer.sign(message)
     sign_alone = (time.perf_counter() - started) / WRITES
-    rows = [{"transaction (1 event, SQLite)": "unsigned path (baseline)",
-             "per transaction": f"{unsigned * 1e6:,.0f} µs", "ratio": "1.00x"},
-            {"transaction (1 event, SQLite)": "signed head (Ed25519)",
-             "per transaction": f"{signed * 1e6:,.0f} µs",
-             "ratio": f"{signed / unsigned:.2f}x"},
-            {"transaction (1 event, SQLite)": "the Ed25519 signature alone",
-             "per transaction": f"{sign_alone * 1e6:,.0f} µs",
-             "ratio": f"{sign_alone / unsigned:.2f}x"}]
-    print_table(f"what signing costs a write: best of 3 runs of {WRITES:,} transactions", rows)
+    results.report("a 1-event transaction, signed head (SQLite)", signed * 1e6, "µs",
+                   baseline=unsigned * 1e6, baseline_label="unsigned path")
+    results.report("the Ed25519 signature alone", sign_alone * 1e6, "µs",
+                   baseline=unsigned * 1e6, baseline_label="unsigned path")

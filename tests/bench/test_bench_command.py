@@ -15,7 +15,6 @@ command it counts:
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -28,13 +27,14 @@ import pytest
 import infra.service as service_module
 from domain import commands as c
 from domain.settings import TableSettings, Variant
-from infra.autoplay import play_coups
-from infra.service import TableService, seeds_from
-from tests.bench.harness import milliseconds, print_table
+from infra.autoplay import play_coups, play_step
+from infra.service import TableService, fork, seeds_from
+from tests.bench.baselines import Row, raw_psycopg, raw_sqlite
+from tests.bench.harness import Goal, Results, at_least, at_most, sized
+from tests.bench.tables import SECRET, in_memory_game, seated_table, service
 
-SECRET = bytes(range(32))
-COUPS = int(os.environ.get("SABOT_BENCH_COMMAND_COUPS", "30"))
-ROWS: list[dict[str, object]] = []
+COUPS = int(os.environ.get("SABOT_BENCH_COMMAND_COUPS", sized(30, 5)))
+LONG_COUPS = int(os.environ.get("SABOT_BENCH_LONG_COUPS", sized(10_000, 300)))
 
 
 class Counts:
@@ -90,47 +90,19 @@ def a_table(service: TableService, name: str) -> uuid.UUID:
     return table_id
 
 
-def raw_sqlite(path: str, commands: list[list[tuple[bytes, int, str, bytes]]]) -> float:
-    connection = sqlite3.connect(path)
-    connection.execute("CREATE TABLE raw (id BLOB, version INTEGER, topic TEXT, state BLOB, "
-                       "PRIMARY KEY (id, version))")
-    start = time.perf_counter()
-    for rows in commands:
-        with connection:
-            connection.executemany("INSERT INTO raw VALUES (?, ?, ?, ?)", rows)
-    elapsed = time.perf_counter() - start
-    connection.close()
-    return elapsed
-
-
-def raw_postgres(url: str, commands: list[list[tuple[bytes, int, str, bytes]]]) -> float:
-    import psycopg
-
-    base, _, query = url.partition("?schema=")
-    with psycopg.connect(base, autocommit=True) as connection:
-        connection.execute(f'SET search_path TO "{query}"')
-        connection.execute("CREATE TABLE raw (id UUID, version INTEGER, topic TEXT, "
-                           "state BYTEA, PRIMARY KEY (id, version))")
-        start = time.perf_counter()
-        for rows in commands:
-            with connection.transaction(), connection.cursor() as cursor:
-                cursor.executemany("INSERT INTO raw VALUES (%s, %s, %s, %s)",
-                                   [(uuid.UUID(bytes=r[0]), *r[1:]) for r in rows])
-        return time.perf_counter() - start
-
-
 def rows_written(service: TableService, table_id: uuid.UUID,
-                 after: int) -> list[list[tuple[bytes, int, str, bytes]]]:
+                 after: int) -> list[list[Row]]:
     """The stored rows after version `after`, grouped by the command that wrote them."""
-    grouped: dict[str, list[tuple[bytes, int, str, bytes]]] = {}
+    grouped: dict[str, list[Row]] = {}
     for stored, event in zip(service.recorder.select_events(table_id, gt=after),
                              service.events_of(table_id, gt=after), strict=True):
         grouped.setdefault(event.command_id, []).append(
-            (table_id.bytes, stored.originator_version, stored.topic, stored.state))
+            (table_id, stored.originator_version, stored.topic, stored.state))
     return list(grouped.values())
 
 
-def run(store: str, url: str, raw: Callable[[list[list[Any]]], float]) -> None:
+def run(store: str, url: str, raw: Callable[[list[list[Any]]], float],
+        results: Results, goal: Goal | None) -> None:
     with TableService(url=url, secret_key=SECRET) as service:
         service.seed_source = seeds_from(b"bench-command")
         table_id = a_table(service, "bench")
@@ -141,29 +113,60 @@ def run(store: str, url: str, raw: Callable[[list[list[Any]]], float]) -> None:
             elapsed = time.perf_counter() - start
         commands = rows_written(service, table_id, version)
     n = len(commands)
+    assert n
     baseline = raw(commands)
-    ROWS.append({
-        "store": store,
-        "commands": n,
-        "reads/command": f"{counts.reads / n:.2f}",
-        "copies/command": f"{counts.copies / n:.2f}",
-        "time/command": milliseconds(elapsed / n),
-        "raw driver/command": milliseconds(baseline / n),
-        "ratio": f"{elapsed / baseline:.1f}x",
-    })
+    results.report(f"per-command path, play_coups (chemin de fer, {store})", n / elapsed,
+                   "commands/s", baseline=n / baseline,
+                   baseline_label=f"raw {'psycopg' if store == 'postgres' else 'sqlite3'}, "
+                   "same rows", goal=goal)
+    results.report(f"per-command path: store reads a command ({store})", counts.reads / n,
+                   "reads")
+    results.report(f"per-command path: aggregates copied a command ({store})",
+                   counts.copies / n, "copies")
 
 
 @pytest.mark.bench
-def test_command_path_on_sqlite(tmp_path: Any) -> None:
+def test_command_path_on_sqlite(tmp_path: Any, results: Results) -> None:
     run("sqlite", f"sqlite:///{tmp_path}/sabot.db",
-        lambda commands: raw_sqlite(f"{tmp_path}/raw.db", commands))
-    assert ROWS[-1]["commands"]
+        lambda commands: raw_sqlite(f"{tmp_path}/raw.db", commands), results, None)
 
 
 @pytest.mark.bench
-def test_command_path_on_postgres(postgres_url: str) -> None:
-    run("postgres", postgres_url, lambda commands: raw_postgres(postgres_url, commands))
-    assert ROWS[-1]["commands"]
-    print_table(f"One command's path through play_coups ({COUPS} coups, chemin de fer)", ROWS)
+def test_command_path_on_postgres(postgres_url: str, results: Results) -> None:
+    run("postgres", postgres_url, lambda commands: raw_psycopg(postgres_url, commands),
+        results, at_least(0.4))
 
 
+def per_command_after(svc: TableService, table_id: uuid.UUID, commands: int) -> float:
+    """Seconds per command of `commands` bot steps through the command path (`play_step`)."""
+    play_step(svc, table_id, b"flat", "warm")
+    started = time.perf_counter()
+    for _ in range(commands):
+        play_step(svc, table_id, b"flat", "flat")
+    return (time.perf_counter() - started) / commands
+
+
+def flat(url: str, store: str, results: Results) -> None:
+    """The cost of a command on a table of 10 coups and on one of `LONG_COUPS` (its history
+    written in batches, fast), through the same command path."""
+    commands = sized(300, 60)
+    with service(url) as svc:
+        short = seated_table(svc, "short")
+        in_memory_game(svc, fork(svc.table(short)), 10, "short", save_every=500)
+        long = seated_table(svc, "long")
+        in_memory_game(svc, fork(svc.table(long)), LONG_COUPS, "long", save_every=5000)
+        assert svc.state(long).coup_number >= LONG_COUPS
+        short_s = min(per_command_after(svc, short, commands) for _ in range(2))
+        long_s = min(per_command_after(svc, long, commands) for _ in range(2))
+    results.report(f"per-command cost at {LONG_COUPS:,} coups ({store})", long_s * 1000, "ms",
+                   baseline=short_s * 1000, baseline_label="at 10 coups", goal=at_most(1.2))
+
+
+@pytest.mark.bench
+def test_per_command_cost_flat_on_sqlite(tmp_path: Any, results: Results) -> None:
+    flat(f"sqlite:///{tmp_path}/flat.db", "sqlite", results)
+
+
+@pytest.mark.bench
+def test_per_command_cost_flat_on_postgres(postgres_url: str, results: Results) -> None:
+    flat(postgres_url, "postgres", results)

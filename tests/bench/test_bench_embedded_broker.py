@@ -5,7 +5,8 @@ folder: kombu's own transport lets the consumer move and read a file before it i
 written (kombu issue 1551: a half-read message, JSONDecodeError); `sabotfs://` writes aside
 and renames, so every message arrives whole. Then `DEMOS` embedded demos run in a row (each
 with its real worker), and none may crash. The table gives messages lost or broken for each
-transport, and the demos' figures with their ratio to the calibration workload.
+transport, and the demos' mean time with its ratio to the calibration workload.
+`SABOT_SOAK_DEMOS` sets the demos for a long soak (default: 3, quick mode 1).
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from queue import Empty
 import pytest
 from kombu import Connection
 
-from tests.bench.harness import baseline_seconds, print_table, ratio
+from tests.bench.harness import Results, at_most, baseline_seconds, sized
 
-MESSAGES = 3000
-DEMOS = int(os.environ.get("SABOT_SOAK_DEMOS", "50"))
+MESSAGES = sized(3000, 500)
+DEMOS = int(os.environ.get("SABOT_SOAK_DEMOS", sized(3, 1)))
 PRODUCER = """
 import sys
 from kombu import Connection
@@ -38,7 +39,7 @@ with Connection(sys.argv[1] + "://", transport_options=options) as connection:
 """
 
 
-def soak(transport: str, folder: Path) -> dict[str, object]:
+def soak(transport: str, folder: Path) -> dict[str, int]:
     folder.mkdir()
     producer = subprocess.Popen([sys.executable, "-c", PRODUCER, transport, str(folder),
                                  str(MESSAGES)])
@@ -54,12 +55,11 @@ def soak(transport: str, folder: Path) -> dict[str, object]:
                 time.sleep(0.0005)
             except (json.JSONDecodeError, ValueError):
                 broken += 1
-    return {"transport": transport, "messages": MESSAGES, "whole": whole, "broken": broken,
-            "lost": MESSAGES - whole - broken}
+    return {"whole": whole, "broken": broken, "lost": MESSAGES - whole - broken}
 
 
 @pytest.mark.bench
-def test_bench_embedded_broker(tmp_path: Path) -> None:
+def test_bench_embedded_broker(tmp_path: Path, results: Results) -> None:
     import workers.embedded_broker  # noqa: F401 - registers sabotfs://
 
     rows = [soak("filesystem", tmp_path / "kombu"), soak("sabotfs", tmp_path / "sabot")]
@@ -76,11 +76,13 @@ def test_bench_embedded_broker(tmp_path: Path) -> None:
                                    if k != "SABOT_BROKER_URL"})
         seconds.append(time.perf_counter() - started)
         crashed += done.returncode != 0
-    print_table("embedded broker soak", rows)
-    mean = sum(seconds) / len(seconds)
-    print_table("embedded demos in a row", [{"demos": DEMOS, "crashed": crashed,
-                                            "mean": f"{mean:.1f} s",
-                                            "vs baseline": ratio(mean, baseline)}])
+    for transport, row in zip(("kombu filesystem://", "sabotfs://"), rows, strict=True):
+        results.report(f"embedded broker soak, {MESSAGES:,} messages: broken or lost, "
+                       f"{transport}", row["broken"] + row["lost"], "messages",
+                       goal=at_most(0, of_ratio=False) if transport == "sabotfs://" else None)
+    results.report(f"embedded demo, mean of {DEMOS} in a row ({crashed} crashed)",
+                   sum(seconds) / len(seconds), "s", baseline=baseline,
+                   baseline_label="sum 10^6 integers")
     sabot = rows[1]
     assert sabot["whole"] == MESSAGES and sabot["broken"] == 0
     assert crashed == 0

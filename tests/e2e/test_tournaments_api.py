@@ -10,7 +10,9 @@ event recorded.
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 import time
 import uuid
 from contextlib import AbstractContextManager
@@ -22,8 +24,9 @@ import pytest
 from api.commands.worker import running_worker
 from api.tokens import Role
 from domain.presets import PRESETS
+from domain.tournament import secret_commitment
 from domain.tournament_aggregate import Tournament
-from tests.e2e.test_api import KEY, PROBLEM, Api, api  # noqa: F401 - the server fixture
+from tests.e2e.test_api import KEY, PROBLEM, Api, api, free_port  # noqa: F401 - the fixture
 from tests.unit.test_tournament import check_places
 
 pytestmark = pytest.mark.postgres
@@ -114,6 +117,13 @@ def test_a_tournament_from_a_preset_is_played_to_the_end_by_a_worker(
     assert [(e.kind, e.player, e.actor, e.reason, e.chips_before, e.chips_after)
             for e in made] == [("penalise", "bob", "@organiser", "slow play", 2000, 1900)]
     assert any(isinstance(e, Tournament.TournamentFinished) for e in events)
+    placed = {e.player: e for e in events if isinstance(e, Tournament.SecretBetPlaced)}
+    revealed = [e for e in events if isinstance(e, Tournament.SecretBetRevealed)]
+    assert bool(revealed) == PRESETS[preset].plan()[-1].secret_bet  # the bots' secret bets
+    for bet in revealed:  # a commitment first, opened only once the coup was dealt
+        assert placed[bet.player].commitment == secret_commitment(bet.spot, bet.amount,
+                                                                  bet.nonce)
+        assert placed[bet.player].originator_version < bet.originator_version
 
 
 class _Row:
@@ -148,6 +158,8 @@ def test_bad_input_is_a_problem_and_records_nothing(api: Api) -> None:  # noqa: 
                                      "seats_per_table": 4}})
     assert created.status_code == 201, created.text
     assert heats.late_rounds == 1
+    refused(api, 422, "tournament-exists", "POST", "/tournaments", organiser,
+            {"name": "closed", "preset": "punto-banco-heats"})
     path = "/tournaments/closed"
     for player in ("alice", "bob"):
         assert api.call("POST", f"{path}/players", organiser,
@@ -180,3 +192,36 @@ def test_bad_input_is_a_problem_and_records_nothing(api: Api) -> None:  # noqa: 
     assert looked.json()["coups"]["mean"] > 0 and api.events() == before
     assert api.call("GET", "/tournaments/nowhere").status_code == 404
     assert api.call("GET", "/tournaments/nowhere/standings").json() == []
+
+
+def children(pid: int) -> list[int]:
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(child) for child in text.split()]
+
+
+def test_sabot_serve_runs_an_embedded_worker_that_ends_with_it(tmp_path: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SABOT_BROKER_URL": "",
+           "SABOT_SECRET_KEY": KEY.hex()}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--database",
+         f"sqlite:///{tmp_path}/s.db"], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not (tmp_path / ".sabot" / "serve-worker.log").exists() or not children(
+                server.pid):
+            assert time.monotonic() < deadline and server.poll() is None
+            time.sleep(0.1)
+        [worker_pid] = children(server.pid)
+        while b"director started" not in (tmp_path / ".sabot" / "serve-worker.log").read_bytes():
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+    finally:
+        server.terminate()  # uvicorn re-raises the SIGTERM: the worker must not outlive it
+        server.wait(timeout=15)
+    deadline = time.monotonic() + 20
+    while Path(f"/proc/{worker_pid}").exists() and b"Z" not in Path(
+            f"/proc/{worker_pid}/stat").read_bytes().split(b")")[-1][:3]:
+        assert time.monotonic() < deadline, "the embedded worker outlived sabot serve"
+        time.sleep(0.1)

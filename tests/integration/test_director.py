@@ -20,6 +20,7 @@ from infra.autoplay import play_coups
 from infra.service import TableService
 from infra.tournaments import Director, Tick, Tournaments
 from tests.integration.test_tournament_run import SETTINGS
+from workers.director import Failures, turn
 
 SEED = b"two directors"
 
@@ -227,3 +228,19 @@ def test_with_croupiers_the_director_waits_for_each_table_to_be_dealt(sqlite_url
     assert director.tick(tournament_id) is Tick.ACTED
     assert state(tournament_id).step is None and state(tournament_id).steps == 1
     assert service.state(table).coup_number == 1  # the director dealt nothing itself
+
+
+def test_a_tournament_whose_steps_fail_is_tried_again_later_not_at_once(
+        sqlite_url: str) -> None:
+    service, tournament_id = prepared(sqlite_url, players=4)
+    director = Director(service)
+    director.tournaments.master = lambda _: (_ for _ in ()).throw(OSError("vault gone"))
+    failures = Failures()
+    finished: set[uuid.UUID] = set()
+    turn(director, finished, failures)  # balancing before the first round needs the seed
+    assert failures.waiting(tournament_id) and failures.count[tournament_id] == 1
+    version = director.tournaments.tournament(tournament_id).version
+    assert turn(director, finished, failures) is False  # not tried again at once
+    assert director.tournaments.tournament(tournament_id).version == version
+    failures.succeeded(tournament_id)
+    assert not failures.waiting(tournament_id)

@@ -205,8 +205,9 @@ def test_late_registration_and_re_entry_close_with_their_window() -> None:
     run.do(run.t.start_round, at=0.0)
     table = run.s.entrants["p0"].table
     run.do(run.t.record_bust_outs, table, 1, [Bust(player="p0", chips=5)])
-    run.do(run.t.reenter, "p0")
+    run.do(run.t.register, "p0")  # registering again re-enters
     assert run.s.entrants["p0"].entries == 2
+    assert run.s.entrants["p0"].status is Status.SEATED
     run.do(run.t.record_bust_outs, run.s.entrants["p0"].table, 2, [Bust(player="p0", chips=5)])
     refused(run, "no-reentry", run.t.reenter, "p0")
     run.do(run.t.end_round, {p: 1000 for p in run.s.in_play()})

@@ -1,0 +1,87 @@
+"""Prometheus metrics at `GET /metrics` (text exposition format), one registry per app.
+
+* `sabot_commands_total{kind,outcome}`: commands (and table openings, kind `open`) answered,
+  by outcome (`ok`, `replayed`, or the refusal's class: `RuleViolation`, `ApiProblem`...);
+* `sabot_command_seconds{kind}`: how long answering them took (histogram);
+* `sabot_projection_behind_events{projection}`: events each view has yet to apply, and
+  `sabot_projection_stopped{projection}` (1 when stopped by an event it cannot apply);
+* `sabot_workers_alive`: workers that beat within 10 s (`workers.heartbeat`).
+
+The gauges are read from the store when Prometheus scrapes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+from anyio import to_thread
+from litestar import Request, Response, get
+from litestar.datastructures import State
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from api.routes_views import ViewReader
+from projections.registry import NAMES
+from workers.heartbeat import workers
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+class Metrics:
+    """The app's registry: command counters and latencies, and the store's gauges."""
+
+    def __init__(self, views: ViewReader) -> None:
+        self.registry = CollectorRegistry()
+        self.commands = Counter("sabot_commands", "commands answered", ["kind", "outcome"],
+                                registry=self.registry)
+        self.seconds = Histogram("sabot_command_seconds", "time to answer a command", ["kind"],
+                                 registry=self.registry)
+        self.registry.register(_StoreGauges(views))
+
+    async def timed(self, kind: str, respond: Callable[[], Awaitable[Any]]) -> Any:
+        started = time.perf_counter()
+        outcome = "ok"
+        try:
+            answer = await respond()
+            if isinstance(answer, Response):
+                outcome = "replayed"
+            return answer
+        except Exception as error:
+            outcome = type(error).__name__
+            raise
+        finally:
+            self.commands.labels(kind, outcome).inc()
+            self.seconds.labels(kind).observe(time.perf_counter() - started)
+
+
+class _StoreGauges(Collector):
+    def __init__(self, views: ViewReader) -> None:
+        self.views = views
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        runner = self.views.runner()
+        behind = GaugeMetricFamily("sabot_projection_behind_events",
+                                   "events a projection has yet to apply", labels=["projection"])
+        stopped = GaugeMetricFamily("sabot_projection_stopped",
+                                    "1 when a projection is stopped by an event",
+                                    labels=["projection"])
+        for name in NAMES:
+            lag = runner.lag(name)
+            behind.add_metric([name], lag.behind)
+            stopped.add_metric([name], 0 if lag.stopped_at is None else 1)
+        found = workers(self.views.service.database)
+        yield behind
+        yield stopped
+        yield GaugeMetricFamily("sabot_workers_alive", "workers that beat within 10 s",
+                                value=found.alive if found is not None else 0)
+
+
+@get("/metrics", tags=["health"], summary="Prometheus metrics", media_type=CONTENT_TYPE,
+     include_in_schema=False)
+async def metrics(request: Request[Any, Any, State]) -> Response[bytes]:
+    registry: Metrics = request.app.state.metrics
+    body = await to_thread.run_sync(generate_latest, registry.registry)
+    return Response(body, media_type=CONTENT_TYPE)

@@ -1,0 +1,33 @@
+"""Another process writing to a table (as a worker or the director does): `python -m
+tests.bench.live_writer URL BROKER TABLE_ID N` sends N chip adjustments, each published on
+the broker from the outbox, and prints `version wall-clock-time-before-the-write` for each."""
+
+from __future__ import annotations
+
+import sys
+import time
+import uuid
+
+from domain.commands import AdjustChips
+from infra.live_push import RedisWake
+from infra.outbox import Wake
+from infra.service import TableService
+
+SECRET = bytes(range(32))
+
+
+def main(url: str, broker: str, table: str, writes: int) -> None:
+    with TableService(url=url, secret_key=SECRET) as service:
+        service.effects.on(Wake, RedisWake(broker))
+        table_id = uuid.UUID(table)
+        for n in range(writes):
+            time.sleep(0.02)
+            started = time.time()
+            recorded = service.execute(table_id, AdjustChips(
+                command_id=f"live:{n}", actor="@system", player="alice", delta=1,
+                reason="bench"))
+            print(recorded.version, started, flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]))

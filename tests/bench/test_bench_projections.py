@@ -1,0 +1,54 @@
+"""Benchmark of the projections' catch-up on PostgreSQL: every view rebuilt from the first
+event, at a small and at a ten times larger store (the bots' tables, written in batches).
+
+The rate is the store's events over the time to bring every view to the head; the larger
+store's rate against the smaller's shows whether catch-up stays linear in history.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from infra.service import fork
+from infra.store import open_store
+from projections.registry import NAMES, VIEWS
+from projections.runner import Runner
+from tests.bench.harness import Results, at_least, sized
+from tests.bench.tables import in_memory_game, seated_table, service
+
+EVENTS_A_COUP = 19  # about, on a punto banco table of four players
+
+
+def grow(url: str, events: int, name: str) -> None:
+    """Add a table played until the store holds about `events` more events."""
+    with service(url) as svc:
+        table = fork(svc.table(seated_table(svc, name)))
+        in_memory_game(svc, table, events // EVENTS_A_COUP, name, save_every=2000)
+
+
+def catch_up_rate(url: str) -> tuple[int, float]:
+    """The store's events and the events a second to rebuild every view."""
+    with open_store(url) as store:
+        runner = Runner(store, VIEWS)
+        events = runner.head()
+        started = time.perf_counter()
+        for name in NAMES:
+            runner.rebuild(name)
+        return events, events / (time.perf_counter() - started)
+
+
+@pytest.mark.bench
+def test_bench_projection_catch_up(postgres_url: str, results: Results) -> None:
+    small = sized(5_000, 500)  # the issue's 10^5 and 10^6 take longer than make bench may
+    grow(postgres_url, small, "small")
+    small_events, small_rate = catch_up_rate(postgres_url)
+    grow(postgres_url, 9 * small, "large")
+    large_events, large_rate = catch_up_rate(postgres_url)
+    assert large_events > 5 * small_events
+    results.report(f"projections catch-up, every view, {small_events:,} events (postgres)",
+                   small_rate, "events/s", goal=at_least(20_000, of_ratio=False))
+    results.report(f"projections catch-up, every view, {large_events:,} events (postgres)",
+                   large_rate, "events/s", baseline=small_rate,
+                   baseline_label=f"at {small_events:,} events", goal=at_least(0.8))

@@ -1,0 +1,68 @@
+"""Benchmark of the proofs handed over: a coup's dossier and a table's export, written and
+checked offline, as ratios to `verify` of the same store (chain, Merkle tree, checkpoints).
+
+The store: a chemin de fer table played `COUPS` coups, after `FILLER` other events, so that
+every proof climbs a tree of that size (`SABOT_BENCH_QUICK=1`: a tenth).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from domain.settings import Variant
+from infra import offline_check
+from infra.audit import verify
+from infra.dossier import dossier
+from infra.export import export
+from infra.store import open_store
+from tests.bench.harness import milliseconds, print_table
+from tests.bench.test_bench_audit import fill
+from tests.integration.test_table_service import a_service, open_table, play
+
+QUICK = os.environ.get("SABOT_BENCH_QUICK", "") not in ("", "0")
+FILLER = 2_000 if QUICK else 20_000
+COUPS = 40 if QUICK else 400
+
+
+def timed(fn: object) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(3):
+        start = time.perf_counter()
+        result = fn()  # type: ignore[operator]
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+@pytest.mark.bench
+def test_bench_dossier_and_export(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/proofs.db"
+    fill(url, FILLER)
+    with a_service(url) as service:
+        table_id = open_table(service, "bench", Variant.CHEMIN_DE_FER, decks=1)
+        play(service, table_id, COUPS)
+    base, _ = timed(lambda: verify(url))
+    out = tmp_path / "bundle"
+    with open_store(url, create=False) as store:
+        build, document = timed(lambda: dossier(store, table_id, 3))
+        exported, _ = timed(lambda: export(store, out, table="bench"))
+    events = sum(1 for _ in (out / "events.jsonl").open())
+    check, report = timed(lambda: offline_check.check_dossier(document))
+    bundle, bundle_report = timed(lambda: offline_check.check_path(out))
+    assert report.ok and bundle_report.ok  # type: ignore[attr-defined]
+    rows = [
+        {"work": f"verify the store ({FILLER + events} events): baseline",
+         "time": milliseconds(base), "ratio": "1.00x"},
+        {"work": "write one coup's dossier", "time": milliseconds(build),
+         "ratio": f"{build / base:.2f}x"},
+        {"work": "check the dossier offline", "time": milliseconds(check),
+         "ratio": f"{check / base:.2f}x"},
+        {"work": f"export the table ({events} events)", "time": milliseconds(exported),
+         "ratio": f"{exported / base:.2f}x"},
+        {"work": "check the export offline", "time": milliseconds(bundle),
+         "ratio": f"{bundle / base:.2f}x"},
+    ]
+    print_table("proofs for players and regulators (best of 3)", rows)

@@ -1,0 +1,90 @@
+"""The standalone checker's own copies (`infra/offline_check.py`) against Sabot's: the shoe,
+the Merkle proofs, MessagePack; and the file itself imports nothing of Sabot."""
+
+from __future__ import annotations
+
+import ast
+import datetime
+from pathlib import Path
+
+import msgspec
+from hypothesis import given
+from hypothesis import strategies as st
+
+from domain.cards import CARDS_PER_DECK
+from domain.shoe import order
+from infra import merkle, offline_check
+from infra.chain import canonical_bytes
+
+SEED = bytes(range(32))
+
+
+def test_the_checkers_shoe_gives_the_golden_vector() -> None:
+    cards = offline_check.shoe_v1(SEED, [b"alice", b"bob"], 6, 100)
+    assert cards[:12] == ["Jd", "8h", "6d", "Jc", "2d", "Jc", "8c", "Ac", "6d", "2s", "5s", "3d"]
+    assert cards == order(SEED, [b"alice", b"bob"], decks=6, cut=100)
+
+
+@given(seed=st.binary(min_size=32, max_size=32),
+       contributions=st.lists(st.binary(min_size=1, max_size=64), max_size=4),
+       decks=st.integers(1, 8), data=st.data())
+def test_the_checkers_shoe_is_domain_shoe(seed: bytes, contributions: list[bytes], decks: int,
+                                          data: st.DataObject) -> None:
+    cut = data.draw(st.integers(1, decks * CARDS_PER_DECK - 1))
+    assert offline_check.shoe_v1(seed, contributions, decks, cut) == order(
+        seed, contributions, decks=decks, cut=cut)
+
+
+@given(size=st.integers(1, 70), data=st.data())
+def test_proofs_many_at_once_are_rfc_9162_paths(size: int, data: st.DataObject) -> None:
+    leaves = [merkle.leaf_hash(i.to_bytes(4, "big")) for i in range(size)]
+    root = merkle.root_of(leaves)
+    indices = data.draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=5))
+    proofs = merkle.inclusion_proofs(leaves, indices)
+    for index in indices:
+        assert proofs[index] == merkle.inclusion_proof(leaves, index)
+        assert offline_check.verify_inclusion(leaves[index], index, size, root, proofs[index])
+        wrong = (index + 1) % size
+        assert offline_check.verify_inclusion(leaves[wrong], index, size, root,
+                                              proofs[index]) is (leaves[wrong] == leaves[index])
+
+
+def test_the_checkers_leaf_is_the_ledgers() -> None:
+    oid = "5ab07000-0000-4000-8000-7ab1e0000000"
+    import uuid
+
+    ours = merkle.event_leaf(7, canonical_bytes(uuid.UUID(oid), 3, "a:B.C", b"\x81\xa1x\x01"))
+    assert offline_check.leaf_hash(7, offline_check.canonical(oid, 3, "a:B.C",
+                                                              b"\x81\xa1x\x01")) == ours
+
+
+values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=300)
+    | st.floats(allow_nan=False),
+    lambda inner: st.lists(inner, max_size=20) | st.dictionaries(st.text(max_size=10), inner,
+                                                                 max_size=20),
+    max_leaves=40,
+)
+
+
+@given(value=values)
+def test_the_checkers_messagepack_reads_msgspecs(value: object) -> None:
+    assert offline_check.unpack(msgspec.msgpack.encode(value)) == value
+
+
+@given(moment=st.datetimes(min_value=datetime.datetime(1970, 1, 2),
+                           max_value=datetime.datetime(2400, 1, 1),
+                           timezones=st.just(datetime.UTC)))
+def test_the_checkers_timestamps_are_msgspecs(moment: datetime.datetime) -> None:
+    assert offline_check.unpack(msgspec.msgpack.encode(moment)) == msgspec.to_builtins(moment)
+
+
+def test_the_checker_imports_only_the_standard_library_and_cryptography() -> None:
+    tree = ast.parse(Path(offline_check.__file__).read_text())
+    roots = {(node.module or "").split(".")[0] for node in ast.walk(tree)
+             if isinstance(node, ast.ImportFrom)}
+    roots |= {alias.name.split(".")[0] for node in ast.walk(tree)
+              if isinstance(node, ast.Import) for alias in node.names}
+    import sys
+
+    assert roots - {"cryptography", "__future__"} <= set(sys.stdlib_module_names)
