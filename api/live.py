@@ -9,7 +9,7 @@ the command (a worker publishes its wake-ups there too, `infra.live_push.RedisWa
 
 `wake_through(channels, service)` makes this process's channels the handler of the service's
 `Wake` effects (`infra.outbox`): every command the service records, whoever sent it, wakes the
-table's subscribers once it commits.
+table's subscribers once it commits; at startup it relays the effects left pending.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 
+import anyio
 from litestar.channels import ChannelsPlugin
 from litestar.channels.backends.base import ChannelsBackend
 from litestar.channels.backends.memory import MemoryChannelsBackend
@@ -53,6 +54,7 @@ def wake_through(channels: ChannelsPlugin,
                                       effect.version)
 
         service.effects.on(Wake, wake)
+        await anyio.to_thread.run_sync(service.effects.relay)  # what others left pending
 
     return start
 

@@ -44,12 +44,13 @@ from api import auth
 from api.auth import FULL_VIEW
 from api.openapi import BEARER, problems
 from api.problems import ApiProblem
-from api.routes_tables import IdempotencyKey, TableRef, blocking, grant_of, table_id_of
+from api.routes_tables import IdempotencyKey, TableRef, blocking, grant_of
 from api.routes_tournaments import _invalid_body, command_id_of
 from api.tokens import Grant, Role
 from domain.dispute_aggregate import Approval, Dispute, Verdict
 from infra.disputes import DisputeService
 from infra.dossier import dossier
+from infra.references import table_id_of
 from infra.service import TableService
 
 MAX_COUP = 10**9

@@ -27,9 +27,10 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from api.live import channel_of
 from api.openapi import BEARER_OR_ANONYMOUS, problems
 from api.problems import ApiProblem
-from api.routes_tables import TableRef, blocking, grant_of, table_id_of
+from api.routes_tables import TableRef, blocking, grant_of
 from api.tokens import Grant
 from api.visibility import visible_events
+from infra.references import table_id_of
 from infra.service import TableService, describe
 
 POLL_SECONDS = 5.0

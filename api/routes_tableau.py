@@ -23,13 +23,14 @@ from litestar.datastructures import State
 
 from api.openapi import problems
 from api.problems import ApiProblem, decode_json, invalid
-from api.routes_tables import TableRef, blocking, grant_of, table_id_of
+from api.routes_tables import TableRef, blocking, grant_of
 from api.schemas import ActionView
 from api.tokens import Grant
 from api.visibility import actions_view, sees_face_down
 from domain.cards import Card, card, point
 from domain.coup import Side
 from domain.table import TableState
+from infra.references import table_id_of
 from infra.service import TableService
 
 

@@ -42,7 +42,7 @@ from api.visibility import table_view, visible_events
 from domain.commands import TableCommand
 from domain.limits import MAX_COMMAND_ID
 from domain.settings import TableSettings
-from domain.table_aggregate import Table
+from infra.references import table_id_of
 from infra.service import Recorded as ServiceRecorded
 from infra.service import TableService
 
@@ -70,14 +70,6 @@ async def grant_of(request: Request[Any, Any, State]) -> Grant:
     """The caller's grant, from the `Authorization` header (the OpenAPI `bearer` scheme)."""
     tokens: TokenStore = request.app.state.tokens
     return await blocking(auth.authenticate, tokens, request.headers.get("Authorization"))
-
-
-def table_id_of(ref: str) -> uuid.UUID:
-    """A table named in a path: its UUID, or its name (the id follows from the name)."""
-    try:
-        return uuid.UUID(ref)
-    except ValueError:
-        return Table.create_id(ref)
 
 
 def settings_of(body: OpenTable) -> TableSettings:

@@ -26,6 +26,7 @@ from typing import ClassVar
 
 import msgspec
 
+from domain.actors import is_official
 from infra.database import Database
 
 PREFIX = "sabot_"
@@ -74,7 +75,7 @@ class Grant(msgspec.Struct, frozen=True):
             raise ValueError("nobody needs a token to be anonymous")
         if (self.role is Role.PLAYER) != (self.player is not None):
             raise ValueError("a player token names its player (--player), and only it does")
-        if self.player is not None and (not self.player or self.player.startswith("@")):
+        if self.player is not None and (not self.player or is_official(self.player)):
             raise ValueError("a player id is not empty and does not start with @ "
                              "(ids with @ are officials)")
         if (self.role is Role.CROUPIER) != bool(self.tables):

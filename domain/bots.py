@@ -1,9 +1,12 @@
-"""Bots: the next command a table needs, when everyone at it plays by default.
+"""Bots: the next command a table needs, when everyone at it plays by habit.
 
 `next_command` looks at what the table may do now and returns the one command that moves it
 on: the croupier's forced steps, the default decision for a hand, and for players simple
-staking habits (a random stake between the minimum and a tenth of their free chips). The
-randomness is injected (`random.Random`), so a bot game is a function of its seed.
+staking habits (a random stake between the minimum and a fifth of their free chips, a banco
+now and then). `Habits` widen the play for tests that explore the rules: a banker who retires
+between coups, a coin where the drawing table leaves the choice. The randomness is injected
+(`random.Random`), so a bot game is a function of its seed. `sabot play`, the tournament's
+tables and the tests all play with this one engine.
 """
 
 from __future__ import annotations
@@ -11,9 +14,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+import msgspec
+
 from domain import commands as c
 from domain.coup import tableaux_of
 from domain.defaults import default_draw
+from domain.drawing import Rule
 from domain.errors import RuleViolation
 from domain.payouts import Spot
 from domain.settings import Variant
@@ -22,8 +28,22 @@ from domain.table import CROUPIER, Phase, TableState
 CommandId = Callable[[str], str]
 
 
-def next_command(state: TableState, rng: random.Random,
-                 command_id: CommandId) -> c.TableCommand:
+class Habits(msgspec.Struct, frozen=True, kw_only=True):
+    """How bots play; the defaults are `sabot play`'s."""
+
+    banco_rate: float = 0.1  # how often a punter who can cover the bank calls banco
+    suivi_rate: float = 0.5  # the same, for the banco suivi (their right to go again)
+    retire_rate: float = 0.0  # chemin de fer: how often the banker retires between coups
+    unit: int = 0  # stakes of 1 to 5 units (0: between the minimum and a fifth of the chips)
+    random_choices: bool = False  # a coin where the rules leave a choice (a draw on 5, an
+    # à deux tableaux banker showing down instead of offering a card)
+
+
+DEFAULT_HABITS = Habits()
+
+
+def next_command(state: TableState, rng: random.Random, command_id: CommandId,
+                 habits: Habits = DEFAULT_HABITS) -> c.TableCommand:
     """The command that moves the table on; `command_id(label)` names it deterministically."""
     match state.phase:
         case Phase.NO_SHOE:
@@ -35,9 +55,9 @@ def next_command(state: TableState, rng: random.Random,
         case Phase.NO_BANK:
             return _bank(state, rng, command_id)
         case Phase.BETTING:
-            return _stakes(state, rng, command_id)
+            return _stakes(state, rng, command_id, habits)
         case Phase.PLAYING:
-            return _play(state, command_id)
+            return _play(state, rng, command_id, habits)
         case Phase.SETTLED:
             return c.PayCoup(command_id=command_id("pay"))
         case Phase.TAILLE_OVER:
@@ -96,10 +116,18 @@ def auction_bids(state: TableState, rng: random.Random) -> list[tuple[str, int]]
     return bids
 
 
-def _stakes(state: TableState, rng: random.Random, command_id: CommandId) -> c.TableCommand:
-    """Each punter who has not yet staked this coup stakes once; then betting closes."""
+def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
+            habits: Habits) -> c.TableCommand:
+    """Each punter who has not yet staked this coup stakes once; then betting closes. Before
+    any stake, a chemin de fer banker may retire (`Habits.retire_rate`)."""
     if state.tie_replay:  # a tied chemin-de-fer coup is played again as it was staked
         return c.CloseBetting(command_id=command_id("close"))
+    banker = state.banker
+    if (habits.retire_rate and banker is not None and state.variant is Variant.CHEMIN_DE_FER
+            and not state.stakes and not state.banco_calls
+            and rng.random() < habits.retire_rate):
+        return c.RetireBank(command_id=command_id(f"retire-{state.coup_number}"),
+                            actor=banker, player=banker)
     placed = {b.player for b in state.bets} | {s.player for s in state.stakes} | set(
         state.banco_calls)
     minimum = state.settings.min_stake
@@ -110,13 +138,15 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId) -> c.T
         if free < minimum:
             continue
         label = f"stake-{state.coup_number + 1}-{player}"
-        if state.banks_with_player and _calls_banco(state, player, free, rng):
+        if state.banks_with_player and _calls_banco(state, player, free, rng, habits):
             return c.CallBanco(command_id=command_id(f"banco-{state.coup_number + 1}-{player}"),
                                actor=player, player=player)
         ceiling = max(minimum, free // 5)
         if state.settings.max_stake:
             ceiling = min(ceiling, state.settings.max_stake)
         amount = rng.randint(minimum, ceiling)
+        if habits.unit:  # 1 to 5 units, as far as the free chips and the maximum go
+            amount = max(minimum, min(habits.unit * rng.randint(1, 5), ceiling))
         if state.settings.house_banks:
             spots = [Spot.PUNTER, Spot.BANKER] + ([Spot.TIE] if state.settings.tie_pays else [])
             return c.PlaceBet(command_id=command_id(label), actor=player, player=player,
@@ -128,17 +158,20 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId) -> c.T
     return c.CloseBetting(command_id=command_id("close"))
 
 
-def _calls_banco(state: TableState, player: str, free: int, rng: random.Random) -> bool:
+def _calls_banco(state: TableState, player: str, free: int, rng: random.Random,
+                 habits: Habits) -> bool:
     """Now and then a punter who can cover the whole bank calls banco (the banco suivi more
     readily: it is their right to go again)."""
     if not state.settings.banco_allowed or player in state.banco_calls or free < state.bank:
         return False
     if state.variant is Variant.DEUX_TABLEAUX and state.bancos_in_a_row >= 2:
         return False
-    return rng.random() < (0.5 if player == state.banco_suivi else 0.1)
+    return rng.random() < (habits.suivi_rate if player == state.banco_suivi
+                           else habits.banco_rate)
 
 
-def _play(state: TableState, command_id: CommandId) -> c.TableCommand:
+def _play(state: TableState, rng: random.Random, command_id: CommandId,
+          habits: Habits) -> c.TableCommand:
     assert state.coup is not None
     step = state.coup.legal_steps()[0]
     label = f"{step.step.value}-{state.coup.cards_dealt}"
@@ -149,13 +182,18 @@ def _play(state: TableState, command_id: CommandId) -> c.TableCommand:
             return c.ShowNaturals(command_id=command_id(label))
         case "settle":
             return c.SettleCoup(command_id=command_id(label))
-        case "offer":  # the banker's default: "Je donne" (domain.policies)
-            return c.OfferCard(command_id=command_id(label), actor=state.banker or CROUPIER)
+        case "offer":  # the banker's default: "Je donne" (domain.policies); by a coin, he
+            banker = state.banker or CROUPIER  # shows down (`Habits.random_choices`)
+            if habits.random_choices and rng.random() < 0.2:
+                return c.ShowDown(command_id=command_id(label), actor=banker)
+            return c.OfferCard(command_id=command_id(label), actor=banker)
     side = step.side
     assert side is not None
     actor = state.hand_holder(side) or CROUPIER
+    coin = habits.random_choices and state.coup.rule_for(side) is Rule.CHOICE
+    draw = rng.random() < 0.5 if coin else default_draw(state, side)
     return c.Decide(command_id=command_id(f"decide-{side.value}"), actor=actor, side=side,
-                    draw=default_draw(state, side))
+                    draw=draw)
 
 
 def playable(state: TableState) -> bool:

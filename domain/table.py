@@ -9,7 +9,8 @@ taille ends; an RNG shoe's seed is then revealed.
 
 Every method validates before it changes anything, so a refused step leaves the table as it
 was; the Table aggregate records each step as an event and replays it through these methods.
-Actors are player ids, or officials whose ids start with `@` (`@croupier`, `@system`).
+Actors are player ids, or officials whose ids start with `@` (`@croupier`, `@system`): who
+may act for whom is `domain.actors`'.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from functools import partial
 import msgspec
 
 from domain import coverage, payouts
+from domain.actors import is_official, require_actor
 from domain.cards import Card, point, value
 from domain.coup import Coup, LegalStep, Outcome, Side, Step, tableaux_of
 from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
@@ -31,20 +33,6 @@ from domain.shoe import Shoe, burn_count, cut_card_index
 
 CROUPIER = "@croupier"
 _HEX = frozenset("0123456789abcdef")
-
-
-def is_official(actor: str) -> bool:
-    """Officials (`@croupier`, `@organiser`, `@deadline`...) act for anyone at the table."""
-    return actor.startswith("@")
-
-
-def require_actor(actor: str, player: str | None, doing: str, *,
-                  rule: str = "not-your-turn") -> None:
-    """Who may act for whom, decided here only: an official for anyone, a player for
-    themselves (`player`: whose step it is; None: an official's step)."""
-    if is_official(actor) or (player is not None and actor == player):
-        return
-    raise OutOfTurn(f"{actor} may not {doing}: it is for {player or 'an official'}", rule=rule)
 
 
 class Phase(StrEnum):

@@ -18,6 +18,7 @@ from typing import assert_never
 from eventsourcing.domain import Aggregate, event
 
 from domain import commands as c
+from domain.actors import require_actor
 from domain.card_source import CardSource
 from domain.cards import Card, card
 from domain.coup import Coup, Outcome, Side, Step
@@ -28,7 +29,7 @@ from domain.limits import check_name
 from domain.payouts import Payout, Spot
 from domain.settings import TableSettings
 from domain.shoe import ALGORITHM, check_seed
-from domain.table import Phase, ShoeState, TableState, require_actor
+from domain.table import Phase, ShoeState, TableState
 
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-7ab1e0000000")
 
@@ -78,13 +79,13 @@ class Table(Aggregate):
         who = {"actor": actor, "command_id": command.command_id}
         match command:
             case c.SeatPlayer(player=p, chips=chips, side=side, standing=standing):
-                require_actor(actor, None, f"seat {p}", rule="official-step")
+                require_actor(actor, p, f"seat {p}", rule="not-yourself")
                 self._seated(player=p, chips=chips, side=side, standing=standing, **who)
             case c.LeaveTable(player=p):
                 require_actor(actor, p, f"take {p} from the table", rule="not-yourself")
                 self._left(player=p, **who)
             case c.AdjustChips(player=p, delta=delta, reason=reason):
-                require_actor(actor, None, f"move {p}'s chips", rule="official-step")
+                require_actor(actor, p, f"move {p}'s chips", rule="not-yourself")
                 self._chips_adjusted(player=p, delta=delta, reason=reason, **who)
             case c.ShuffleShoe(physical=physical):
                 require_actor(actor, None, "shuffle", rule="official-step")
@@ -528,8 +529,9 @@ class Table(Aggregate):
         if (self._coup().awaiting_card is not None) is not third:
             raise _mismatch("a third card" if third else "a first card", side,
                             "the other kind")
-        if side is not self._dealing_to():
-            raise _mismatch("a card to", side, f"it due to {self._dealing_to()}")
+        due = self._dealing_to()
+        if side is not due:
+            raise _mismatch("a card to", side, f"it due to {due}")
 
     class HandStood(Event):
         coup: int

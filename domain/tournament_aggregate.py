@@ -22,13 +22,13 @@ from collections.abc import Mapping, Sequence
 import msgspec
 from eventsourcing.domain import Aggregate, event
 
+from domain.actors import is_official
 from domain.commands import AdjustChips, LeaveTable, SeatPlayer, TableCommand
 from domain.coup import Outcome, Side
 from domain.errors import NotFound, RuleViolation
 from domain.payouts import Bet, Spot, house_bets
 from domain.settings import Variant
 from domain.shoe import commitment
-from domain.table import is_official
 from domain.tournament import (
     SEATING_ALGORITHM,
     Break,

@@ -23,11 +23,12 @@ import logging
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.application import Application
+from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
 from eventsourcing.persistence import Recording
 from eventsourcing.utils import EnvType
 
+from domain.errors import NotFound
 from infra.database import Database, database_of
 from infra.errors import RecordedCommand, StoreError
 from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApplicationRecorder
@@ -80,6 +81,17 @@ class SabotApplication(Application[UUID]):
         if command_id is not None:
             kwargs["command_id"] = str(command_id)
         return super().save(*objs, **kwargs)
+
+    def load(self, aggregate_id: UUID, what: str) -> Any:
+        """An aggregate by id, or `NotFound` naming what was looked for (`unknown-{what}`):
+        the one translation of eventsourcing's "not found" for every service."""
+        try:
+            return self.repository.get(aggregate_id)
+        except AggregateNotFoundError:
+            raise NotFound(f"no {what} {aggregate_id}", rule=f"unknown-{what}") from None
+
+    def exists(self, aggregate_id: UUID) -> bool:
+        return bool(list(self.repository.event_store.get(aggregate_id, lte=1)))
 
     def _take_snapshots(self, processing_event: Any) -> None:
         """A snapshot is derived data taken after the command committed: failing to take one

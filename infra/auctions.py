@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 
+from domain.actors import require_actor
 from domain.auction_aggregate import BankAuction
 from domain.commands import AwardBank
 from domain.errors import OutOfTurn, RuleViolation
@@ -35,7 +36,7 @@ class AuctionDesk:
         if state.settings.first_bank is not FirstBank.AUCTION:
             raise RuleViolation("this table gives its first bank by lot", rule="no-auction")
         auction_id = BankAuction.create_id(table_id, state.taille, state.coup_number)
-        if self.service.answered(command_id) is None and not self._exists(auction_id):
+        if self.service.answered(command_id) is None and not self.service.exists(auction_id):
             auction = BankAuction(table_id=table_id, taille=state.taille,
                                   after_coup=state.coup_number,
                                   minimum=state.settings.min_stake, actor=actor,
@@ -46,8 +47,7 @@ class AuctionDesk:
     def bid(self, auction_id: uuid.UUID, player: str, amount: int, *, command_id: str,
             actor: str | None = None) -> Recorded:
         """A seated player offers to put `amount` in the bank."""
-        if actor is not None and actor != player and not actor.startswith("@"):
-            raise OutOfTurn(f"{actor} may not bid for {player}", rule="not-your-bid")
+        require_actor(actor or player, player, f"bid for {player}", rule="not-your-bid")
         table_id = self.auction(auction_id).table_id
         seat = self.service.state(table_id).seat_of(player)
         if seat.standing or amount > seat.chips:
@@ -73,5 +73,3 @@ class AuctionDesk:
         return Recorded(placed.table_id, placed.version, closed.events + placed.events,
                         placed.aggregate)
 
-    def _exists(self, auction_id: uuid.UUID) -> bool:
-        return bool(self.service.events_of(auction_id, lte=1))

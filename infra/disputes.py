@@ -48,7 +48,7 @@ class DisputeService(SabotApplication):
     def open(self, table_id: uuid.UUID, coup: int, *, reason: str, by: str,
              command_id: str) -> uuid.UUID:
         """Open a dispute on a coup (once per command id); its id."""
-        if not self.repository.event_store.get(table_id, lte=1):
+        if not self.exists(table_id):
             raise NotFound(f"no table {table_id}", rule="unknown-table")
         dispute = Dispute(table_id=table_id, coup=coup, reason=reason, by=by, actor=by,
                           command_id=command_id)
@@ -57,12 +57,7 @@ class DisputeService(SabotApplication):
         return dispute.id
 
     def dispute(self, dispute_id: uuid.UUID) -> Dispute:
-        try:
-            dispute: Dispute = self.repository.get(dispute_id)
-        except Exception as error:
-            if type(error).__name__ == "AggregateNotFoundError":
-                raise NotFound(f"no dispute {dispute_id}", rule="unknown-dispute") from None
-            raise
+        dispute: Dispute = self.load(dispute_id, "dispute")
         return dispute
 
     def ids(self) -> list[uuid.UUID]:

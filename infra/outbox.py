@@ -10,7 +10,8 @@ process registered for its kind (`Dispatcher.on`), whichever adapter sent the co
 HTTP route, the CLI, a worker, the director), and marks it dispatched. A handler that fails
 (the broker is down) leaves its effect pending: the command has succeeded all the same, and
 the next dispatch in any process sends the pending effects first (`Dispatcher.relay`).
-A process without a handler for a kind leaves those effects to one that has.
+A process without a handler for a kind leaves those effects to one that has: the API relays
+what is pending when it starts (a table's wake-ups collapse into its latest).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ SCHEMA: dict[str, str] = {
 }
 PENDING_INDEX = ("CREATE INDEX IF NOT EXISTS outbox_pending ON {outbox} (id)"
                  " WHERE NOT dispatched")
-RELAY_BATCH = 100
+RELAY_BATCH = 1000
 
 
 class Wake(msgspec.Struct, frozen=True, tag="wake"):
@@ -142,23 +143,32 @@ class Dispatcher:
         if not self.handlers:
             return
         if self.failed:
-            self.relay()
+            self.relay(before=command_id)
         handled = [e for e in effects if type(e) in self.handlers]
         if handled and all([self._send(e) for e in handled]):
             kinds = sorted({kind_of(type(e)) for e in handled})
             self._mark(f"command_id = ? AND kind IN ({', '.join('?' * len(kinds))})",
                        (command_id, *kinds))
 
-    def relay(self) -> int:
-        """Send the pending effects this process has handlers for; how many were sent."""
+    def relay(self, before: str = "") -> int:
+        """Send the pending effects this process has handlers for (but those of the command
+        `before`, sent next); how many were sent or found superseded."""
         kinds = sorted(kind_of(kind) for kind in self.handlers)
         with self.database.transaction(write=False) as cursor:
             rows = self.database.execute(
                 cursor, "SELECT id, effect FROM {outbox} WHERE NOT dispatched AND kind IN"
-                f" ({', '.join('?' * len(kinds))}) ORDER BY id LIMIT {RELAY_BATCH}",
-                tuple(kinds)).fetchall()
+                f" ({', '.join('?' * len(kinds))}) AND command_id <> ? ORDER BY id"
+                f" LIMIT {RELAY_BATCH}", (*kinds, before)).fetchall()
         self.failed = False
-        sent = [row["id"] for row in rows if self._send(_decoder.decode(bytes(row["effect"])))]
+        effects = [(row["id"], _decoder.decode(bytes(row["effect"]))) for row in rows]
+        latest: dict[uuid.UUID, Wake] = {}  # a table's last wake-up says all the earlier ones do
+        for _, effect in effects:
+            if isinstance(effect, Wake) and effect.version >= latest.get(
+                    effect.table_id, effect).version:
+                latest[effect.table_id] = effect
+        sent = [row_id for row_id, effect in effects
+                if (isinstance(effect, Wake) and latest[effect.table_id] is not effect)
+                or self._send(effect)]
         if sent:
             self._mark(f"id IN ({', '.join('?' * len(sent))})", tuple(sent))
         return len(sent)

@@ -16,7 +16,8 @@ saved, so a refused command or a lost race never touches what is kept.
 
 Follow-up effects (waking live subscribers, a decision's deadline) are saved with the
 command's events and dispatched once it commits, through the handlers this process
-registered on `service.effects` (`infra.outbox`), whichever adapter sent the command.
+registered on `service.effects` (`infra.outbox`), whichever adapter sent the command; with
+`SABOT_BROKER_URL` on Redis, every service publishes its wake-ups there from the start.
 """
 
 from __future__ import annotations
@@ -38,19 +39,19 @@ from functools import lru_cache
 from typing import Any, ClassVar, cast
 
 import msgspec
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
 from domain import commands as c
 from domain.cards import Card
-from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
+from domain.errors import DomainError, OutOfTurn, RuleViolation
 from domain.settings import TableSettings
 from domain.shoe import Shoe, commitment, shoe_order
 from domain.table import TableState
 from domain.table_aggregate import Table
 from infra.application import SabotApplication
 from infra.errors import DuplicateCommand, SeedAlreadySealed
-from infra.outbox import Dispatcher, Effect, follow_ups
+from infra.live_push import RedisWake, is_redis
+from infra.outbox import Dispatcher, Effect, Wake, follow_ups
 
 RETRIES = 8
 BACKOFF = 0.005  # seconds: a race lost to another process waits up to 20 ms, then 40 ms...
@@ -162,6 +163,9 @@ class TableService(SabotApplication):
             weakref.WeakValueDictionary())
         self.cards = VaultCards(self)
         self.effects = Dispatcher(self.database)
+        broker = self.env.get("SABOT_BROKER_URL") or ""
+        if is_redis(broker):  # any process's writes wake the API's live pages at once
+            self.effects.on(Wake, RedisWake(broker))
 
     # --- reading ------------------------------------------------------------------
 
@@ -182,10 +186,7 @@ class TableService(SabotApplication):
             for event in newer:
                 aggregate = cast(Any, event).mutate(aggregate)
         else:
-            try:
-                aggregate = self.repository.get(aggregate_id)
-            except AggregateNotFoundError:
-                raise NotFound(f"no {what} {aggregate_id}", rule=f"unknown-{what}") from None
+            aggregate = super().load(aggregate_id, what)
         self._keep(aggregate)
         return aggregate
 
@@ -231,7 +232,7 @@ class TableService(SabotApplication):
         answered = self.answered(command_id)
         if answered is not None:
             return answered
-        if self._exists(table_id):
+        if self.exists(table_id):
             raise RuleViolation(f"a table named {name!r} is already open", rule="table-exists")
         table = Table(name=name, settings=settings.check(), tournament=tournament, actor=actor,
                       command_id=command_id)
@@ -350,6 +351,3 @@ class TableService(SabotApplication):
         table_id, first, last = recorded
         events = self.events_of(table_id, gt=first - 1, lte=last)
         return Recorded(table_id, last, [describe(e) for e in events])
-
-    def _exists(self, table_id: uuid.UUID) -> bool:
-        return bool(self.events_of(table_id, lte=1))

@@ -1,7 +1,9 @@
 """Decision deadlines: a player who does not decide in time gets the default move.
 
-When a command leaves a table awaiting a decision (`state.coup.to_act()`), the caller
-schedules its deadline with `schedule_deadline`. When the deadline comes, `expire_decision`
+When a command leaves a table with a time limit awaiting a decision (`state.coup.to_act()`),
+the service records a `Deadline` with it (`infra.outbox`) and its process sends the task
+(`workers.services.send_deadline`); `schedule_deadline` sends one by hand for a table as it
+stands. When the deadline comes, `expire_decision`
 sends `PlayDefault(coup, side)` with the deterministic command id
 `deadline:{table_id}:{coup}:{side}`:
 
@@ -73,6 +75,6 @@ def expire_decision(self: Task, database_url: str, table_id: str, coup: int, sid
     if not first:
         log.info("deadline.already-played", table_id=table_id, coup=coup, side=side)
         return 0
-    log.info("deadline.played", table_id=table_id, coup=coup, side=side,
+    log.info("deadline.played", table_id=table_id, coup=coup, side=side, seconds=seconds,
              events=[event["type"] for event in recorded.events])
     return len(recorded.events)

@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from api.commands._common import add_database
-from api.commands._views import table_id
 from domain.errors import DomainError
 from infra import offline_check
 from infra.dossier import dossier
 from infra.errors import StoreError
 from infra.export import export
+from infra.references import table_id_of
 from infra.settings import resolve_database_url
 from infra.store import Store, open_store
 
@@ -91,7 +91,7 @@ def on_store(args: argparse.Namespace, work: Callable[[Store], str]) -> int:
 
 def run_dossier(args: argparse.Namespace) -> int:
     def write(store: Store) -> str:
-        document = dossier(store, table_id(args.table), args.coup)
+        document = dossier(store, table_id_of(args.table), args.coup)
         write_json(args.out, document)
         return (f"dossier of coup {args.coup} at {document['table']['name']}: "
                 f"{len(document['events'])} events, checkpoint "

@@ -8,12 +8,10 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
-from uuid import UUID
 
 import msgspec
 from eventsourcing.persistence import PersistenceError
 
-from domain.table_aggregate import Table
 from infra.errors import StoreError
 from infra.settings import resolve_database_url
 from infra.store import open_store
@@ -50,14 +48,6 @@ def reading(body: Callable[[Runner], int], database: str | None,
     except ViewsUnavailable as error:
         print(f"sabot: {error}", file=sys.stderr)
         return EXIT_STORE
-
-
-def table_id(table: str) -> UUID:
-    """A TABLE argument: a table's UUID, else its name."""
-    try:
-        return UUID(table)
-    except ValueError:
-        return Table.create_id(table)
 
 
 def print_json(value: Any) -> None:

@@ -10,7 +10,8 @@ import argparse
 
 from api.commands import SUMMARIES
 from api.commands._common import add_database
-from api.commands._views import print_json, reading, table_id
+from api.commands._views import print_json, reading
+from infra.references import table_id_of
 from projections.auctions import banks_held
 from projections.runner import Runner
 
@@ -25,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     def show(runner: Runner) -> int:
-        chosen = str(table_id(args.table)) if args.table else None
+        chosen = str(table_id_of(args.table)) if args.table else None
         banks = banks_held(runner.database, table_id=chosen)
         if args.json:
             print_json(banks)

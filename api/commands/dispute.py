@@ -23,7 +23,7 @@ import msgspec
 from api.commands import SUMMARIES
 from api.commands._common import add_database
 from domain.dispute_aggregate import Dispute, Verdict
-from domain.table_aggregate import Table
+from infra.references import table_id_of
 from infra.settings import resolve_database_url
 
 
@@ -58,13 +58,6 @@ def absolute_url(url: str) -> str:
     if url.startswith(prefix) and not url.startswith(prefix + "/") and url != prefix + ":memory:":
         return prefix + str(Path(url[len(prefix):]).resolve())
     return url
-
-
-def table_id_of(text: str) -> uuid.UUID:
-    try:
-        return uuid.UUID(text)
-    except ValueError:
-        return Table.create_id(text)
 
 
 def run_open(args: argparse.Namespace) -> int:

@@ -10,7 +10,8 @@ import sys
 
 from api.commands import SUMMARIES
 from api.commands._common import add_database
-from api.commands._views import print_json, reading, table_id
+from api.commands._views import print_json, reading
+from infra.references import table_id_of
 from projections.recall import KEEP, CoupRecall, recall
 from projections.runner import Runner
 
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("sabot recall: --last must be positive")
 
     def show(runner: Runner) -> int:
-        coups = recall(runner.database, table_id(args.table), args.last)
+        coups = recall(runner.database, table_id_of(args.table), args.last)
         if args.json:
             print_json(coups)
         elif not coups:

@@ -10,7 +10,8 @@ import sys
 
 from api.commands import SUMMARIES
 from api.commands._common import add_database
-from api.commands._views import print_json, reading, table_id
+from api.commands._views import print_json, reading
+from infra.references import table_id_of
 from projections.rotation import Rotation, rotation
 from projections.runner import Runner
 
@@ -25,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     def show(runner: Runner) -> int:
-        found = rotation(runner.database, table_id(args.table))
+        found = rotation(runner.database, table_id_of(args.table))
         if found is None:
             print(f"sabot: no table {args.table}", file=sys.stderr)
             return 1

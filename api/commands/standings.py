@@ -13,8 +13,9 @@ import sys
 
 from api.commands import SUMMARIES
 from api.commands._common import add_database
-from api.commands._views import print_json, reading, table_id
+from api.commands._views import print_json, reading
 from domain.errors import NotFound
+from infra.references import table_id_of
 from infra.service import TableService
 from infra.store import open_service
 from infra.tournaments import Tournaments, tournament_id_of
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
 
     def show(runner: Runner) -> int:
         if args.table:
-            rows = standings(runner.database, table_id=table_id(args.table))
+            rows = standings(runner.database, table_id=table_id_of(args.table))
         else:
             rows = _tournament(runner, args.tournament, args.database)
         if args.json:

@@ -18,9 +18,9 @@ import msgspec
 
 from api.commands import SUMMARIES
 from api.commands._common import add_database
-from api.routes_tables import table_id_of
 from api.tokens import DEFAULT_LIFETIME, Grant, Role, TokenStore
 from domain.errors import NotFound
+from infra.references import table_id_of
 from infra.service import TableService
 from infra.store import open_service
 

@@ -1,17 +1,13 @@
-"""A pure driver for the tests: plays a `TableState` through whole coups and tailles.
+"""The tests' driver: plays a table through whole coups and tailles with the product's bots.
 
-Every choice the table leaves to people (the shoe's seed, the entropy contributed, the cut,
-who takes the bank and for how much, the stakes and bets, a banco, retiring the bank) comes
-from one `random.Random(seed)`, so a seed replays the same game. The hands decide by the
-default policies (`domain.defaults.default_draw`, the move bots and deadlines make), or,
-with `random_choices`, by a coin wherever the drawing table leaves a choice (and an à deux
-tableaux banker sometimes shows down instead of offering a card).
-
-Two ways in:
-- `Driver(variant, seed)` plays RNG shoes one table step at a time (`step`), a coup at a
-  time (`coup`) or a taille at a time (`taille`), and keeps a `CoupRecord` of every coup.
-- `physical_table(...)` and `play_coup(state, cards)` script coups card by card on a
-  physical shoe, for the worked examples of the seeds.
+`Driver(variant, seed)` seats the players, then lets `domain.bots.next_command` choose every
+step (with `Habits` that explore the rules: bancos, a banker retiring, a coin where the
+rules leave a choice: a draw on 5, an à deux tableaux banker showing down) and the Table
+aggregate decide it (`Table.execute`), the RNG shoes' seeds drawn from one
+`random.Random(seed)`: a seed replays the same game. It plays a step at a time (`step`),
+a coup at a time (`coup`) or a taille at a time (`taille`), and keeps a `CoupRecord` of every
+coup. `physical_table(...)` and `play_coup(state, cards)` script coups card by card on a
+physical shoe, for the worked examples of the seeds.
 
 No I/O, no clock, no global randomness.
 """
@@ -19,21 +15,26 @@ No I/O, no clock, no global randomness.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+import uuid
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
-from domain.cards import CARDS_PER_DECK, Card, card
-from domain.coup import Outcome, Side, Step, tableaux_of
+from domain import commands as c
+from domain.bots import Habits, next_command
+from domain.cards import Card, card
+from domain.coup import Outcome, Side, Step
 from domain.coverage import Coverage
 from domain.defaults import default_draw
-from domain.drawing import Rule
-from domain.errors import RuleViolation
-from domain.payouts import Payout, Settlement, Spot
+from domain.errors import DomainError
+from domain.payouts import Settlement
 from domain.settings import TableSettings, Variant
-from domain.shoe import ALGORITHM, commitment, order
+from domain.shoe import Shoe, commitment, shoe_order
 from domain.table import CROUPIER, Phase, TableState
+from domain.table_aggregate import Table
+
+STALLS = frozenset({"no-banker", "no-stakes", "no-duel", "bank-too-small", "chips-short"})
+"""Refusals of a bot's step that mean the game cannot go on (nobody can bank or stake)."""
 
 
 class Stalled(Exception):
@@ -57,6 +58,28 @@ class CoupRecord:
     taille_over: bool  # the taille ended when the coup closed
 
 
+class DrawnSeeds:
+    """The driver's `CardSource`: RNG shoes' seeds from its own `random.Random`."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.seeds: list[bytes] = []
+        self.orders: dict[str, list[Card]] = {}
+
+    def seal_seed(self, table_id: uuid.UUID, taille: int) -> str:
+        self.seeds.append(self.rng.randbytes(32))
+        return commitment(self.seeds[-1])
+
+    def card_at(self, shoe: Shoe, position: int) -> Card:
+        key = f"{shoe.commitment}/{shoe.cut}"
+        if key not in self.orders:
+            self.orders[key] = shoe_order(shoe, self.seed_of(shoe.commitment))
+        return self.orders[key][position]
+
+    def seed_of(self, committed: str) -> bytes:
+        return next(seed for seed in self.seeds if commitment(seed) == committed)
+
+
 @dataclass
 class Driver:
     """Plays one table from a seed. Players are `p0`, `p1`, ... in seat order, then standing
@@ -67,32 +90,44 @@ class Driver:
     players: int = 6
     standing: int = 0
     chips: int = 1000
-    bank: int = 100  # what a player puts up for a bank, when no larger sum is required
-    unit: int = 10  # stakes are 1 to 5 units
+    unit: int = 0  # stakes of 1 to 5 units (0: the bots' own habit)
     random_choices: bool = False
     retire_rate: float = 0.0  # chemin de fer: how often a banker retires between coups
     banco_rate: float = 0.05
     overrides: Mapping[str, object] = field(default_factory=dict)
 
-    state: TableState = field(init=False)
+    table: Table = field(init=False)
     rng: random.Random = field(init=False)
+    cards: DrawnSeeds = field(init=False)
+    habits: Habits = field(init=False)
     records: list[CoupRecord] = field(init=False, default_factory=list)
-    seeds: list[bytes] = field(init=False, default_factory=list)
-    cards: list[Card] = field(init=False, default_factory=list)
-    _plan: list[Callable[[], str]] = field(init=False, default_factory=list)
     _coup_start: tuple[int, str | None, int] = field(init=False, default=(0, None, 0))
-    _declines: int = field(init=False, default=0)
+    _steps: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
         settings = TableSettings.default(self.variant, **self.overrides)
         self.rng = random.Random(self.seed)
-        self.state = TableState(settings=settings)
+        self.cards = DrawnSeeds(self.rng)
+        self.habits = Habits(banco_rate=self.banco_rate, retire_rate=self.retire_rate,
+                             random_choices=self.random_choices, unit=self.unit)
+        self.table = Table(name="driven", settings=settings, tournament=None,
+                           actor="@organiser", command_id="open")
         two_sides = settings.variant is Variant.DEUX_TABLEAUX
         for i in range(self.players):
             side = (Side.RIGHT, Side.LEFT)[i % 2] if two_sides else None
-            self.state.seat(f"p{i}", self.chips, side, False)
+            self._execute(c.SeatPlayer(command_id=f"seat-p{i}", player=f"p{i}",
+                                       chips=self.chips, side=side))
         for i in range(self.standing):
-            self.state.seat(f"s{i}", self.chips, None, True)
+            self._execute(c.SeatPlayer(command_id=f"seat-s{i}", player=f"s{i}",
+                                       chips=self.chips, standing=True))
+
+    @property
+    def state(self) -> TableState:
+        return self.table.state
+
+    @property
+    def seeds(self) -> list[bytes]:
+        return self.cards.seeds
 
     @property
     def issued(self) -> int:
@@ -122,191 +157,32 @@ class Driver:
         return self.records[-1]
 
     def step(self) -> str:
-        """Take the table's next step; the name of the step taken."""
-        if self._plan:
-            return self._plan.pop(0)()
-        match self.state.phase:
-            case Phase.NO_SHOE:
-                return self._shuffle()
-            case Phase.SHUFFLED:
-                return self._contribute_or_cut()
-            case Phase.BURNING:
-                assert self.state.shoe is not None
-                self.state.burn(self.cards[self.state.shoe.position])
-                return "burn"
-            case Phase.NO_BANK:
-                return self._give_bank()
-            case Phase.BETTING:
-                self._plan = self._betting_plan()
-                return self._plan.pop(0)()
-            case Phase.PLAYING:
-                return self._coup_step()
-            case Phase.SETTLED:
-                self._plan = self._paying_plan()
-                return self._plan.pop(0)()
-            case Phase.TAILLE_OVER:
-                self.state.reveal()
-                return "reveal-seed"
-
-    def _shuffle(self) -> str:
-        seed = self.rng.randbytes(32)
-        self.seeds.append(seed)
-        self.state.shuffle(decks=self.state.settings.decks, algorithm=ALGORITHM,
-                           commitment=commitment(seed), physical=False)
-        return "shuffle"
-
-    def _contribute_or_cut(self) -> str:
+        """Take the table's next step (the bots' choice); the command's kind."""
         state = self.state
-        assert state.shoe is not None
-        if len(state.shoe.contributions) < 3 and self.rng.random() < 0.5:
-            entropy = self.rng.randbytes(self.rng.randint(1, 8)).hex()
-            state.contribute(self.rng.choice(state.players()), entropy)
-            return "contribute"
-        size = state.shoe.decks * CARDS_PER_DECK
-        state.cut(self.rng.choice([*state.players(), CROUPIER]), self.rng.randrange(1, size))
-        contributions = [bytes.fromhex(c) for c in state.shoe.contributions]
-        self.cards = order(self.seeds[-1], contributions, decks=state.shoe.decks,
-                           cut=state.shoe.cut)
-        return "cut"
-
-    def _give_bank(self) -> str:
-        state = self.state
-        required = max(state.settings.min_stake, state.bank_required)
-        offered = state.bank_offered_to
-        if offered is not None:
-            chips = state.seat_of(offered).chips
-            if chips >= required:
-                self._declines = 0
-                state.award_bank(offered, state.bank_required
-                                 or max(required, min(chips, self.bank)))
-                return "take-bank"
-            self._declines += 1
-            if self._declines > len(state.players()):
-                raise Stalled("nobody can take the shoe")
-            state.decline_bank(offered)
-            return "decline-bank"
-        able = [p for p in state.seated() if state.seat_of(p).chips >= required]
-        if not able:
-            raise Stalled("nobody can put up a bank")
-        player = self.rng.choice(able)
-        state.award_bank(player, max(required, min(state.seat_of(player).chips, self.bank)))
-        return "award-bank"
-
-    def _betting_plan(self) -> list[Callable[[], str]]:
-        """The stakes, bets and bancos of one coup, checked against free chips as planned."""
-        state, rng, settings = self.state, self.rng, self.state.settings
-        if state.tie_replay:  # a tied chemin-de-fer coup is played again as it was staked
-            return [self._close_betting]
-        if (state.variant is Variant.CHEMIN_DE_FER and self.retire_rate
-                and rng.random() < self.retire_rate):
-            return [self._retire]
-        plan: list[Callable[[], str]] = []
-        engaged = False
-        free = {p: state.seat_of(p).chips - state.committed(p) for p in state.players()}
-        for player in state.players():
-            if player == state.banker or player in state.duel:
-                continue
-            if state.banks_with_player and settings.banco_allowed and not (
-                state.variant is Variant.DEUX_TABLEAUX and state.bancos_in_a_row >= 2
-            ) and free[player] >= state.bank and rng.random() < self.banco_rate:
-                plan.append(partial(self._banco, player))
-                engaged = True
-                continue
-            amount = min(self.unit * rng.randint(1, 5), free[player])
-            if amount < settings.min_stake or rng.random() < 0.2:
-                continue
-            free[player] -= amount
-            if settings.house_banks:
-                spots = [s for s in Spot if s is not Spot.TIE or settings.tie_pays]
-                spot = rng.choice(spots)
-                plan.append(partial(self._bet, player, spot, amount))
-            else:
-                tableau = rng.choice(tableaux_of(state.variant))
-                plan.append(partial(self._stake, player, tableau, amount))
-                engaged = True
-        able = [p for p in state.punter_order() if free[p] >= settings.min_stake]
-        if state.banks_with_player and not engaged:
-            if not able:
-                raise Stalled("nobody can stake against the bank")
-            player, tableau = rng.choice(able), rng.choice(tableaux_of(state.variant))
-            plan.append(partial(self._stake, player, tableau, min(self.unit, free[player])))
-        plan.append(self._close_betting)
-        return plan
-
-    def _retire(self) -> str:
-        assert self.state.banker is not None
-        self.state.retire_bank(self.state.banker)
-        return "retire-bank"
-
-    def _banco(self, player: str) -> str:
-        self.state.call_banco(player)
-        return "banco"
-
-    def _bet(self, player: str, spot: Spot, amount: int) -> str:
-        self.state.place_bet(player, spot, amount)
-        return "bet"
-
-    def _stake(self, player: str, tableau: Side, amount: int) -> str:
-        self.state.place_stake(player, tableau, amount)
-        return "stake"
-
-    def _close_betting(self) -> str:
-        state = self.state
-        assert state.shoe is not None
+        self._steps += 1
         try:
-            state.close_betting()
-        except RuleViolation as refusal:
-            # À deux tableaux a bank of 1 chip covers only the right tableau (the odd chip).
-            if refusal.rule != "no-stakes":
-                raise
-            able = [p for p in state.punter_order()
-                    if state.seat_of(p).chips - state.committed(p) >= state.settings.min_stake]
-            if not able:
-                raise Stalled("nobody can stake on the tableau the bank covers") from refusal
-            state.place_stake(able[0], tableaux_of(state.variant)[0], state.settings.min_stake)
-            self._plan.append(self._close_betting)
-            return "stake"
-        self._coup_start = (state.shoe.position, state.banker, state.bank)
-        return "close-betting"
+            command = next_command(state, self.rng, lambda label: f"{self._steps}:{label}",
+                                   self.habits)
+        except DomainError as stuck:
+            raise Stalled(stuck.message) from stuck
+        if isinstance(command, c.PayCoup):
+            return self._pay(command)
+        try:
+            self._execute(command)
+        except DomainError as refusal:
+            if refusal.rule in STALLS:
+                raise Stalled(refusal.message) from refusal
+            raise
+        if isinstance(command, c.CloseBetting):
+            assert state.shoe is not None
+            self._coup_start = (state.shoe.position, state.banker, state.bank)
+        return str(type(command).__struct_config__.tag)
 
-    def _coup_step(self) -> str:
-        state = self.state
-        coup = state.coup
-        assert coup is not None and state.shoe is not None
-        action = state.legal_actions()[0]
-        match Step(action.step):
-            case Step.DEAL:
-                state.deal(self.cards[state.shoe.position])
-            case Step.SHOW_NATURALS:
-                state.show_naturals()
-            case Step.SETTLE:
-                state.settle()
-            case Step.OFFER:  # the banker's default: "Je donne"; by a coin, he shows down
-                assert action.actor is not None
-                if self.random_choices and self.rng.random() < 0.2:
-                    state.show_down(action.actor)
-                    return "show-down"
-                state.offer_card(action.actor)
-            case Step.DRAW | Step.STAND:
-                side = action.side
-                assert side is not None and action.actor is not None
-                draw = (self.rng.random() < 0.5 if self.random_choices
-                        and coup.rule_for(side) is Rule.CHOICE else default_draw(state, side))
-                state.decide(action.actor, side, draw)
-        return action.step
+    def _execute(self, command: c.TableCommand) -> None:
+        self.table.execute(command, self.cards)
+        self.table.collect_events()
 
-    def _paying_plan(self) -> list[Callable[[], str]]:
-        settlement = self.state.settlement
-        assert settlement is not None
-        plan: list[Callable[[], str]] = [partial(self._pay, p) for p in settlement.payouts]
-        plan.append(self._close_coup)
-        return plan
-
-    def _pay(self, payout: Payout) -> str:
-        self.state.pay(payout)
-        return "pay"
-
-    def _close_coup(self) -> str:
+    def _pay(self, command: c.PayCoup) -> str:
         state = self.state
         coup, settlement = state.coup, state.settlement
         assert coup is not None and coup.outcomes is not None and settlement is not None
@@ -314,13 +190,13 @@ class Driver:
         start, banker, bank = self._coup_start
         covered, duel, end = state.covered, tuple(state.duel), state.shoe.position
         taille, number = state.taille, state.coup_number
-        state.close_coup()
+        self._execute(command)
         self.records.append(CoupRecord(
             taille=taille, number=number, banker=banker, bank=bank, start=start, end=end,
             outcomes=dict(coup.outcomes), settlement=settlement, covered=covered, duel=duel,
             taille_over=state.phase in (Phase.TAILLE_OVER, Phase.NO_SHOE),
         ))
-        return "close-coup"
+        return "pay"
 
 
 # --- scripted coups on a physical shoe --------------------------------------------------
