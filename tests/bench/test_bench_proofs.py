@@ -7,7 +7,6 @@ every proof climbs a tree of that size (`SABOT_BENCH_QUICK=1`: a tenth).
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -19,13 +18,12 @@ from infra.audit import verify
 from infra.dossier import dossier
 from infra.export import export
 from infra.store import open_store
-from tests.bench.harness import milliseconds, print_table
+from tests.bench.harness import Results, sized
 from tests.bench.test_bench_audit import fill
 from tests.integration.test_table_service import a_service, open_table, play
 
-QUICK = os.environ.get("SABOT_BENCH_QUICK", "") not in ("", "0")
-FILLER = 2_000 if QUICK else 20_000
-COUPS = 40 if QUICK else 400
+FILLER = sized(20_000, 2_000)
+COUPS = sized(400, 40)
 
 
 def timed(fn: object) -> tuple[float, object]:
@@ -38,7 +36,7 @@ def timed(fn: object) -> tuple[float, object]:
 
 
 @pytest.mark.bench
-def test_bench_dossier_and_export(tmp_path: Path) -> None:
+def test_bench_dossier_and_export(tmp_path: Path, results: Results) -> None:
     url = f"sqlite:///{tmp_path}/proofs.db"
     fill(url, FILLER)
     with a_service(url) as service:
@@ -53,16 +51,10 @@ def test_bench_dossier_and_export(tmp_path: Path) -> None:
     check, report = timed(lambda: offline_check.check_dossier(document))
     bundle, bundle_report = timed(lambda: offline_check.check_path(out))
     assert report.ok and bundle_report.ok  # type: ignore[attr-defined]
-    rows = [
-        {"work": f"verify the store ({FILLER + events} events): baseline",
-         "time": milliseconds(base), "ratio": "1.00x"},
-        {"work": "write one coup's dossier", "time": milliseconds(build),
-         "ratio": f"{build / base:.2f}x"},
-        {"work": "check the dossier offline", "time": milliseconds(check),
-         "ratio": f"{check / base:.2f}x"},
-        {"work": f"export the table ({events} events)", "time": milliseconds(exported),
-         "ratio": f"{exported / base:.2f}x"},
-        {"work": "check the export offline", "time": milliseconds(bundle),
-         "ratio": f"{bundle / base:.2f}x"},
-    ]
-    print_table("proofs for players and regulators (best of 3)", rows)
+    baseline = f"verify the store, {FILLER + events:,} events"
+    for work, seconds in (("write one coup's dossier", build),
+                          ("check the dossier offline", check),
+                          (f"export the table ({events:,} events)", exported),
+                          ("check the export offline", bundle)):
+        results.report(f"proofs: {work} (SQLite)", seconds * 1000, "ms",
+                       baseline=base * 1000, baseline_label=baseline)
