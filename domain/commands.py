@@ -145,11 +145,19 @@ class ShowDown(Command, tag="show-down"):
     premier coup")."""
 
 
+class ChangeLimits(Command, tag="change-limits"):
+    """An official sets the table's stake limits between coups (a tournament's round whose
+    limits rise); `max_stake` 0: no table maximum."""
+
+    min_stake: Chips
+    max_stake: Chips = 0
+
+
 TableCommand = (
     SeatPlayer | LeaveTable | AdjustChips | ShuffleShoe | ContributeEntropy | CutShoe
     | BurnCard | AwardBank | DeclineBank | RetireBank | PlaceBet | PlaceStake | CallBanco
     | CloseBetting | DealCard | ShowNaturals | Decide | SettleCoup | PayCoup | RevealSeed
-    | EndTaille | PlayDefault | OfferCard | ShowDown
+    | EndTaille | PlayDefault | OfferCard | ShowDown | ChangeLimits
 )
 
 TABLE_COMMANDS: tuple[type[Command], ...] = get_args(TableCommand)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import uuid
 from typing import assert_never
 
+import msgspec
 from eventsourcing.domain import Aggregate, event
 
 from domain import commands as c
@@ -168,6 +169,12 @@ class Table(Aggregate):
                 self._card_offered(coup=s.coup_number, **who)
             case c.ShowDown():
                 self._banker_showed_down(coup=s.coup_number, **who)
+            case c.ChangeLimits(min_stake=low, max_stake=high):
+                require_actor(actor, None, "change the stake limits", rule="official-step")
+                if s.phase in (Phase.PLAYING, Phase.SETTLED):  # stakes placed already stand
+                    raise OutOfTurn("the stake limits change between coups, not during one",
+                                    rule="limits-mid-coup")
+                self._limits_changed(min_stake=low, max_stake=high, **who)
             case _:
                 assert_never(command)
 
@@ -301,6 +308,18 @@ class Table(Aggregate):
     def _chips_adjusted(self, player: str, delta: int, reason: str, actor: str,
                         command_id: str) -> None:
         self.state.adjust_chips(player, delta)
+
+    class LimitsChanged(Event):
+        """The table's stake limits from the next coup on (a tournament's rising limits)."""
+
+        min_stake: int = 1
+        max_stake: int = 0
+
+    @event(LimitsChanged)
+    def _limits_changed(self, min_stake: int, max_stake: int, actor: str,
+                        command_id: str) -> None:
+        self.state.settings = msgspec.structs.replace(
+            self.state.settings, min_stake=min_stake, max_stake=max_stake).check()
 
     # --- the shoe -----------------------------------------------------------------
 

@@ -23,7 +23,7 @@ import msgspec
 from eventsourcing.domain import Aggregate, event
 
 from domain.actors import is_official
-from domain.commands import AdjustChips, LeaveTable, SeatPlayer, TableCommand
+from domain.commands import AdjustChips, ChangeLimits, LeaveTable, SeatPlayer, TableCommand
 from domain.coup import Outcome, Side
 from domain.errors import NotFound, RuleViolation
 from domain.payouts import Bet, Spot, house_bets
@@ -184,10 +184,12 @@ class Tournament(Aggregate):
         at: float = 0.0  # the director's clock, seconds since the epoch
         min_stake: int = 0
         max_stake: int = 0
+        tables: list[str] | None = None  # the open tables, whose limits follow the round's
 
     @event(RoundStarted)
     def _round_started(self, round: int, coups: int | None, minutes: int | None, at: float,
-                       min_stake: int, max_stake: int, actor: str, command_id: str) -> None:
+                       min_stake: int, max_stake: int, tables: list[str] | None, actor: str,
+                       command_id: str) -> None:
         if self.state.round + 1 != round:
             raise RuleViolation(f"the next round is not {round}", rule="round-mismatch")
         self.state.start_round(at)
@@ -410,7 +412,7 @@ class Tournament(Aggregate):
         limits = stage.limits_for(state.stage_round + 1)
         self._round_started(round=state.round + 1, coups=stage.coups, minutes=stage.minutes,
                             at=at, min_stake=limits.min_stake, max_stake=limits.max_stake,
-                            actor=actor, command_id=command_id)
+                            tables=list(state.tables), actor=actor, command_id=command_id)
 
     def start_step(self, coups: Mapping[str, int], chips: Mapping[str, int], actor: str,
                    command_id: str, epoch: int | None = None) -> None:
@@ -607,6 +609,10 @@ class Tournament(Aggregate):
                     command_id=f"{key}/reset/{player}", actor=actor, player=player,
                     delta=delta, reason=f"{name}: every stack reset")) for player, delta
                     in reset.items()]
+            case Tournament.RoundStarted(tables=[*tables], min_stake=low, max_stake=high):
+                return [TableOrder(table, ChangeLimits(
+                    command_id=f"{key}/limits/{table}", actor=actor, min_stake=low,
+                    max_stake=high)) for table in tables]
             case Tournament.SecretBetRevealed(player=player, table=table, delta=delta) if delta:
                 return [TableOrder(table, AdjustChips(
                     command_id=f"{key}/secret/{player}", actor=actor, player=player,
