@@ -8,9 +8,9 @@ directs the tournaments of the `--database` store (`workers.director`) unless `-
 The broker is `--broker`, else `$SABOT_BROKER_URL`, else the embedded filesystem broker
 (`workers.app`). `--database` names the worker's store: the one the scheduled audit
 verifies and where it beats (`workers.heartbeat`: `/ready` says when no worker is alive);
-deadline tasks carry their own store's URL. Before it starts, the broker and the store must
-answer and the worker's vault key must open the seeds the store sealed (else one line, exit
-2).
+the worker's tasks run on it (they carry ids only, never a URL). Before it starts, the
+broker and the store must answer and the worker's vault key must open the seeds the store
+sealed (else one line, exit 2).
 """
 
 from __future__ import annotations
@@ -68,11 +68,12 @@ def run(args: argparse.Namespace) -> int:
     check_vault_key(store.database, settings.secret_key, redact_url(settings.database_url))
     queue = args.queue or QUEUE
     start_beating(store.database, queue)
+    os.environ["SABOT_DATABASE_URL"] = settings.database_url  # the tasks' store (its children too)
     if args.broker is not None:
         app.conf.update(broker_config(args.broker))
     app.conf.update(
         task_default_queue=queue,
-        beat_schedule=audit_schedule(args.database, args.audit_every or AUDIT_EVERY),
+        beat_schedule=audit_schedule(args.audit_every or AUDIT_EVERY),
     )
     argv = ["worker", f"--concurrency={args.concurrency}", f"--pool={args.pool}",
             f"--queues={queue}", f"--loglevel={args.loglevel}",
