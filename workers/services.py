@@ -8,11 +8,14 @@ the follow-up effects of the commands they record through the worker's broker (`
 
 The store is the worker's setting (`sabot worker --database`, else `$SABOT_DATABASE_URL`,
 `worker_database_url`), never a task's argument: messages carry ids only, so no password
-travels through the broker.
+travels through the broker. A worker process opens one service of each kind on it, so one
+connection pool each, bounded by `bound_pools` (`sabot worker --db-pool`).
 """
 
 from __future__ import annotations
 
+import os
+import threading
 from functools import cache, lru_cache
 
 import structlog
@@ -26,6 +29,16 @@ from infra.settings import resolve_database_url
 from workers.app import EXPIRE_DECISION, app
 
 log = structlog.get_logger("sabot.workers.deadlines")
+
+_opening = threading.Lock()  # threads racing to a first task open one service, not one each
+POOL_OVERFLOW = 1  # connections a pool may open beyond its size, closed once returned
+
+
+def bound_pools(size: int) -> None:
+    """Bound each PostgreSQL pool this process opens from now on to `size` connections (plus
+    `POOL_OVERFLOW`); a store URL's own `pool_size`/`max_overflow` options still win."""
+    os.environ["POSTGRES_POOL_SIZE"] = str(size)
+    os.environ["POSTGRES_MAX_OVERFLOW"] = str(POOL_OVERFLOW)
 
 
 def worker_database_url() -> str:
@@ -49,7 +62,8 @@ def send_deadline(deadline: Deadline, *, via: Celery = app) -> str:
 
 def table_service(*, via: Celery = app) -> TableService:
     """The table service of this worker on its store."""
-    service = _table_service(worker_database_url())
+    with _opening:
+        service = _table_service(worker_database_url())
     service.effects.on(Deadline, lambda deadline: send_deadline(deadline, via=via))
     broker = str(via.conf.broker_url or "")
     if is_redis(broker):
@@ -69,7 +83,8 @@ def _redis_wake(broker_url: str) -> RedisWake:
 
 def dispute_service() -> DisputeService:
     """The dispute service of this worker on its store."""
-    return _dispute_service(worker_database_url())
+    with _opening:
+        return _dispute_service(worker_database_url())
 
 
 @cache

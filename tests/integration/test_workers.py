@@ -482,3 +482,44 @@ def test_sabot_dispute_open_and_show(service: TableService, sqlite_store: str,
     assert cli(["dispute", "open", "cli", "99", "--reason", "?", "--here",
                 "--database", sqlite_store]) == 0
     assert "unverifiable" in capsys.readouterr().out
+
+
+# --- connections ------------------------------------------------------------------------
+
+
+def postgres_connections(pid: int) -> int:
+    """The TCP connections process `pid` holds to PostgreSQL (port 5432)."""
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        with suppress(OSError):
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if target.startswith("socket:["):
+                inodes.add(target[len("socket:["):-1])
+    rows = [line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:]]
+    return sum(1 for row in rows if int(row[2].split(":")[1], 16) == 5432 and row[9] in inodes)
+
+
+@pytest.mark.postgres
+def test_a_worker_holds_one_bounded_pool_per_store(postgres_url: str, tmp_path: Path) -> None:
+    """Four threads play four deadlines on `--db-pool 1`: the worker holds two pools, its
+    store's (vault check, heartbeat) and its one table service's (every table, every thread),
+    each of 1 connection plus 1 on overflow: at most 4 connections, not one pool per thread."""
+    producer = make_app("", home=tmp_path / ".sabot")
+    worker = Worker(tmp_path, "--database", postgres_url, "--no-director", "--pool", "threads",
+                    "--concurrency", "4", "--db-pool", "1")
+    try:
+        with TableService(url=postgres_url, secret_key=SECRET) as service:
+            service.seed_source = seeds_from(b"sabot-test-workers")
+            tables = [at_the_punters_decision(service) for _ in range(4)]
+            states = [service.state(table_id) for table_id in tables]
+            sent = [schedule_deadline(table_id, state, seconds=0.1, via=producer)
+                    for table_id, state in zip(tables, states, strict=True)]
+            for task_id in sent:
+                worker.wait_for(succeeded(str(task_id)))
+            for table_id, state in zip(tables, states, strict=True):
+                [decision] = decisions(service, table_id, state.coup_number, Side.PUNTER)
+                assert decision.actor == ACTOR
+        assert 1 <= postgres_connections(worker.process.pid) <= 4
+    finally:
+        worker.stop()
+        producer.close()
