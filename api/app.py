@@ -46,7 +46,6 @@ from api.routes_views import (
 from api.tokens import TokenStore
 from infra.outbox import Deadline
 from infra.service import TableService
-from infra.settings import absolute_database_url
 from infra.store import open_service
 from infra.tournaments import Tournaments
 from workers import heartbeat
@@ -62,7 +61,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     decision deadlines sent through that broker (`deadlines` replaces the clock in tests)."""
     service = service or open_service(TableService, database_url)
     broker = broker_url if broker_url is not None else os.environ.get("SABOT_BROKER_URL", "")
-    clock = deadlines or DeadlineClock(absolute_database_url(service.database_url), broker)
+    clock = deadlines or DeadlineClock(broker)
     service.effects.on(Deadline, clock)
     channels = channels_plugin(broker)
     tokens = TokenStore(service.database)

@@ -5,7 +5,8 @@ When a command leaves a table awaiting a decision, and the table has a time limi
 (`infra.outbox`); in the API's process this clock sends it: the worker task that plays the
 default move if nobody decides in time (`workers.deadlines`: it acts at most once, and not at
 all if the hand decided meanwhile). Tasks go through the broker of `sabot serve --broker`
-(else `$SABOT_BROKER_URL`, else the embedded one); a worker must run to play them.
+(else `$SABOT_BROKER_URL`, else the embedded one); a worker on the same store must run to
+play them (the task carries ids only).
 """
 
 from __future__ import annotations
@@ -18,10 +19,9 @@ from workers.services import send_deadline
 
 
 class DeadlineClock:
-    def __init__(self, database_url: str, broker: Celery | str) -> None:
-        self.database_url = database_url
+    def __init__(self, broker: Celery | str) -> None:
         self.broker = broker if isinstance(broker, Celery) else make_app(broker)
 
     def __call__(self, deadline: Deadline) -> str:
         """Send the deadline's task (the `Deadline` effects' handler)."""
-        return send_deadline(self.database_url, deadline, via=self.broker)
+        return send_deadline(deadline, via=self.broker)

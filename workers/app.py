@@ -20,7 +20,9 @@ delivered again meanwhile, and a task running longer is run twice: idempotence m
 harmless.
 
 The periodic audit (`workers.audits.verify_store`) runs under `celery beat` (or
-`sabot worker --beat`) every `audit_every` seconds on the store the schedule names.
+`sabot worker --beat`) every `audit_every` seconds on the worker's store. No task carries a
+database URL (it may hold a password): messages carry ids, and the worker takes its store from
+its own settings (`workers.services.worker_database_url`).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from typing import Any
 from celery import Celery, signals
 from celery.app.task import Task
 
-from infra.settings import HOME, resolve_database_url
+from infra.settings import HOME
 from workers import embedded_broker
 from workers.logging import bind_task, configure_logging, unbind_task
 
@@ -69,20 +71,18 @@ def broker_config(broker_url: str, home: Path = HOME) -> dict[str, Any]:
     }
 
 
-def audit_schedule(database_url: str | None = None,
-                   every: float = AUDIT_EVERY) -> dict[str, dict[str, Any]]:
-    """The beat schedule: verify the store at `database_url` (else the default) periodically."""
+def audit_schedule(every: float = AUDIT_EVERY) -> dict[str, dict[str, Any]]:
+    """The beat schedule: verify the worker's store periodically."""
     return {
         "verify-store": {
             "task": VERIFY_STORE,
             "schedule": timedelta(seconds=every),
-            "args": (resolve_database_url(database_url),),
         }
     }
 
 
 def make_app(broker_url: str | None = None, *, home: Path = HOME, queue: str = QUEUE,
-             database_url: str | None = None, audit_every: float = AUDIT_EVERY) -> Celery:
+             audit_every: float = AUDIT_EVERY) -> Celery:
     """A Celery app on `broker_url` (None: `$SABOT_BROKER_URL`, else the embedded broker)."""
     broker = broker_url if broker_url is not None else os.environ.get("SABOT_BROKER_URL", "")
     app = Celery("sabot", include=["workers.deadlines", "workers.audits", "workers.disputes"])
@@ -98,7 +98,7 @@ def make_app(broker_url: str | None = None, *, home: Path = HOME, queue: str = Q
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
         worker_hijack_root_logger=False,
-        beat_schedule=audit_schedule(database_url, audit_every),
+        beat_schedule=audit_schedule(audit_every),
         beat_schedule_filename=str((home / "beat-schedule").resolve()),
         enable_utc=True,
         timezone="UTC",

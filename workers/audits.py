@@ -1,9 +1,9 @@
 """The scheduled audit: verify the store's hash chain, and log the head digest it vouches for.
 
-`verify_store` runs `infra.audit.verify` (read-only) and writes one log line: `audit.ok` with
-the event count and the head (notification id and global digest, the value to publish as an
-anchor), or `audit.broken` at error level with the first break. Recording the result as an
-event is left for later; the log line is the record for now.
+`verify_store` runs `infra.audit.verify` (read-only) on the worker's store and writes one log
+line: `audit.ok` with the event count and the head (notification id and global digest, the
+value to publish as an anchor), or `audit.broken` at error level with the first break.
+Recording the result as an event is left for later; the log line is the record for now.
 """
 
 from __future__ import annotations
@@ -16,14 +16,16 @@ import structlog
 from infra.audit import verify
 from infra.settings import redact_url
 from workers.app import VERIFY_STORE, app
+from workers.services import worker_database_url
 from workers.transient import RETRY_OPTIONS
 
 log = structlog.get_logger("sabot.workers.audits")
 
 
 @app.task(name=VERIFY_STORE, **RETRY_OPTIONS)
-def verify_store(database_url: str) -> dict[str, Any]:
-    """Verify the store at `database_url`; the report's summary (also logged)."""
+def verify_store() -> dict[str, Any]:
+    """Verify the worker's store; the report's summary (also logged)."""
+    database_url = worker_database_url()
     report = verify(database_url)
     summary = {
         "store": redact_url(database_url),

@@ -14,8 +14,8 @@ sends `PlayDefault(coup, side)` with the deterministic command id
   punter): its deadline, recorded in the outbox with the command (`infra.outbox`), is sent
   by this worker's service once the command commits.
 
-The database URL travels in the message: give producers an absolute one (a relative SQLite
-path would be read from the worker's directory).
+The message carries ids only (table, coup, side): the worker plays it on its own store
+(`workers.services.worker_database_url`), so producer and worker must share that store.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def deadline_command_id(table_id: uuid.UUID | str, coup: int, side: Side | str) 
     return f"deadline:{table_id}:{coup}:{Side(side).value}"
 
 
-def schedule_deadline(database_url: str, table_id: uuid.UUID, state: TableState, *,
+def schedule_deadline(table_id: uuid.UUID, state: TableState, *,
                       seconds: float = DECISION_SECONDS, via: Celery = app) -> str | None:
     """Schedule the default for the decision `state` awaits, `seconds` from now.
 
@@ -53,18 +53,17 @@ def schedule_deadline(database_url: str, table_id: uuid.UUID, state: TableState,
     side = state.coup.to_act() if state.coup is not None else None
     if side is None:
         return None
-    return send_deadline(database_url, Deadline(table_id, state.coup_number, side, seconds),
-                         via=via)
+    return send_deadline(Deadline(table_id, state.coup_number, side, seconds), via=via)
 
 
 @app.task(name=EXPIRE_DECISION, bind=True, **RETRY_OPTIONS)
-def expire_decision(self: Task, database_url: str, table_id: str, coup: int, side: str, *,
+def expire_decision(self: Task, table_id: str, coup: int, side: str, *,
                     seconds: float = DECISION_SECONDS) -> int:
     """Play the default for `side` in coup `coup` unless it was decided; events recorded. The
     next decision's deadline, if the table has a time limit, follows from the outbox."""
     command_id = deadline_command_id(table_id, coup, side)
     structlog.contextvars.bind_contextvars(command_id=command_id)
-    service = table_service(database_url, via=self.app)
+    service = table_service(via=self.app)
     table = uuid.UUID(table_id)
     first = service.recorded_command(command_id) is None
     recorded = service.execute(table, PlayDefault(command_id=command_id, actor=ACTOR,

@@ -1,15 +1,22 @@
-"""The application services a worker process uses: one per store (and seed), kept across tasks
-so that their connections and kept tables are reused, and wired to dispatch the follow-up
-effects of the commands they record through the worker's broker (`infra.outbox`):
+"""The application services a worker process uses, on the worker's own store: one per store,
+kept across tasks so that their connections and kept tables are reused, and wired to dispatch
+the follow-up effects of the commands they record through the worker's broker (`infra.outbox`):
 
 - a `Deadline` becomes the `expire_decision` task, sent with its countdown (`send_deadline`);
 - a `Wake` is published on Redis, where the API's live channels listen, when the broker is
   Redis (on the embedded broker the API's subscribers see the events at their next poll).
+
+The store is the worker's setting (`sabot worker --database`, else `$SABOT_DATABASE_URL`,
+`worker_database_url`), never a task's argument: messages carry ids only, so no password
+travels through the broker. A worker process opens one service of each kind on it, so one
+connection pool each, bounded by `bound_pools` (`sabot worker --db-pool`).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+import os
+import threading
+from functools import cache, lru_cache
 
 import structlog
 from celery import Celery
@@ -17,17 +24,33 @@ from celery import Celery
 from infra.disputes import DisputeService
 from infra.live_push import RedisWake, is_redis
 from infra.outbox import Deadline, Wake
-from infra.service import TableService, seeds_from
+from infra.service import TableService
+from infra.settings import resolve_database_url
 from workers.app import EXPIRE_DECISION, app
 
 log = structlog.get_logger("sabot.workers.deadlines")
 
+_opening = threading.Lock()  # threads racing to a first task open one service, not one each
+POOL_OVERFLOW = 1  # connections a pool may open beyond its size, closed once returned
 
-def send_deadline(database_url: str, deadline: Deadline, *, via: Celery = app) -> str:
-    """Send the task that plays `deadline`'s default when it expires; its task id."""
+
+def bound_pools(size: int) -> None:
+    """Bound each PostgreSQL pool this process opens from now on to `size` connections (plus
+    `POOL_OVERFLOW`); a store URL's own `pool_size`/`max_overflow` options still win."""
+    os.environ["POSTGRES_POOL_SIZE"] = str(size)
+    os.environ["POSTGRES_MAX_OVERFLOW"] = str(POOL_OVERFLOW)
+
+
+def worker_database_url() -> str:
+    """The store this worker process serves (`sabot worker` exports its `--database`)."""
+    return resolve_database_url()
+
+
+def send_deadline(deadline: Deadline, *, via: Celery = app) -> str:
+    """Send the task that plays `deadline`'s default when it expires (ids only); its task id."""
     result = via.send_task(
         EXPIRE_DECISION,
-        args=(database_url, str(deadline.table_id), deadline.coup, deadline.side.value),
+        args=(str(deadline.table_id), deadline.coup, deadline.side.value),
         kwargs={"seconds": deadline.seconds},
         countdown=deadline.seconds,
         queue=via.conf.task_default_queue,
@@ -37,24 +60,20 @@ def send_deadline(database_url: str, deadline: Deadline, *, via: Celery = app) -
     return str(result.id)
 
 
-def table_service(database_url: str, *, via: Celery = app,
-                  seed_hex: str | None = None) -> TableService:
-    """The table service of this worker on `database_url` (bots' seeds from `seed_hex`)."""
-    service = _table_service(database_url, seed_hex)
-    service.effects.on(Deadline, lambda deadline: send_deadline(database_url, deadline,
-                                                                via=via))
+def table_service(*, via: Celery = app) -> TableService:
+    """The table service of this worker on its store."""
+    with _opening:
+        service = _table_service(worker_database_url())
+    service.effects.on(Deadline, lambda deadline: send_deadline(deadline, via=via))
     broker = str(via.conf.broker_url or "")
     if is_redis(broker):
         service.effects.on(Wake, _redis_wake(broker))
     return service
 
 
-@lru_cache(maxsize=8)
-def _table_service(database_url: str, seed_hex: str | None) -> TableService:
-    service = TableService(url=database_url)
-    if seed_hex is not None:
-        service.seed_source = seeds_from(bytes.fromhex(seed_hex))
-    return service
+@cache
+def _table_service(database_url: str) -> TableService:
+    return TableService(url=database_url)
 
 
 @lru_cache(maxsize=8)
@@ -62,6 +81,12 @@ def _redis_wake(broker_url: str) -> RedisWake:
     return RedisWake(broker_url)
 
 
-@lru_cache(maxsize=8)
-def dispute_service(database_url: str) -> DisputeService:
+def dispute_service() -> DisputeService:
+    """The dispute service of this worker on its store."""
+    with _opening:
+        return _dispute_service(worker_database_url())
+
+
+@cache
+def _dispute_service(database_url: str) -> DisputeService:
     return DisputeService(url=database_url)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import subprocess
 import time
 import uuid
 from typing import Any
@@ -72,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
         tournaments.register(tournament_id, f"player-{n + 1:02d}", bot=True,
                              command_id=f"{name}:reg:{n}")
     tournaments.start(tournament_id, command_id=f"{name}:start")
-    with running_worker(broker, database, HOME / "demo-worker.log"):
-        _follow(tournaments, tournament_id, quiet=args.json)
+    with running_worker(broker, database, HOME / "demo-worker.log") as worker:
+        _follow(tournaments, tournament_id, quiet=args.json, worker=worker)
     report = _report(tournaments, tournament_id, database)
     if args.json:
         print(msgspec.json.encode(report).decode())
@@ -82,10 +83,12 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report["accounting"]["balanced"] else 1
 
 
-def _follow(tournaments: Tournaments, tournament_id: uuid.UUID, *, quiet: bool) -> None:
+def _follow(tournaments: Tournaments, tournament_id: uuid.UUID, *, quiet: bool,
+            worker: subprocess.Popen[bytes]) -> None:
     """Show each round's progress until the tournament finishes. No director alive (its lease
     ran out `NO_DIRECTOR` seconds ago, or none took it within `STARTUP`) means the worker is
-    absent: said at once, naming the tournament that waits."""
+    absent: said at once, naming the tournament that waits. Once the demo's own worker has
+    died, the lease running out is enough (no grace): at most `LEASE_SECONDS` after it died."""
     started = time.monotonic()
     leases = Leases(tournaments.service.database)
     state = tournaments.state(tournament_id)
@@ -94,13 +97,18 @@ def _follow(tournaments: Tournaments, tournament_id: uuid.UUID, *, quiet: bool) 
         with progress(label, state.current.coups or 1, quiet=quiet) as bar:
             at = state.round
             while state.round == at and not _finished(state):
-                _require_director(leases.held(tournament_id), state.name, started)
+                _require_director(leases.held(tournament_id), state.name, started,
+                                  exited=worker.poll())
                 bar.update(bar.task_ids[0], completed=state.steps)
                 time.sleep(0.1)
                 state = tournaments.state(tournament_id)
 
 
-def _require_director(lease: Lease | None, name: str, started: float) -> None:
+def _require_director(lease: Lease | None, name: str, started: float,
+                      exited: int | None = None) -> None:
+    if exited is not None and (lease is None or time.time() > lease.expires):
+        raise RuleViolation(f"no worker alive: tournament {name} waits for a director (the "
+                            f"demo's worker exited, code {exited})", rule="workers-absent")
     if lease is None and time.monotonic() - started > STARTUP:
         raise RuleViolation(f"no worker took tournament {name} within {STARTUP:.0f} s: is the "
                             "broker reachable, the worker starting?", rule="workers-absent")

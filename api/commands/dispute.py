@@ -73,7 +73,7 @@ def run_open(args: argparse.Namespace) -> int:
             return _print(service.replay(dispute_id), as_json=False)
         from workers.app import app, make_app
 
-        request_replay(url, dispute_id, via=make_app(args.broker) if args.broker else app)
+        request_replay(dispute_id, via=make_app(args.broker) if args.broker else app)
         if args.wait is None:
             return 0
         deadline = time.monotonic() + args.wait

@@ -8,9 +8,9 @@ directs the tournaments of the `--database` store (`workers.director`) unless `-
 The broker is `--broker`, else `$SABOT_BROKER_URL`, else the embedded filesystem broker
 (`workers.app`). `--database` names the worker's store: the one the scheduled audit
 verifies and where it beats (`workers.heartbeat`: `/ready` says when no worker is alive);
-deadline tasks carry their own store's URL. Before it starts, the broker and the store must
-answer and the worker's vault key must open the seeds the store sealed (else one line, exit
-2).
+the worker's tasks run on it (they carry ids only, never a URL). Before it starts, the
+broker and the store must answer and the worker's vault key must open the seeds the store
+sealed (else one line, exit 2).
 """
 
 from __future__ import annotations
@@ -39,6 +39,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="tasks run at once (default: 1)")
     parser.add_argument("--pool", choices=["prefork", "threads", "solo"], default="prefork",
                         help="how tasks run: child processes, threads, or in the worker itself")
+    parser.add_argument("--db-pool", type=int, default=None, metavar="N",
+                        help="PostgreSQL connections per pool, plus one on overflow (default: "
+                             "$SABOT_WORKER_DB_POOL, else --concurrency with --pool threads, "
+                             "else 1)")
     parser.add_argument("--queue", default=None, help="the queue to consume (default: sabot)")
     parser.add_argument("--beat", action="store_true",
                         help="also run the scheduler of the periodic audit")
@@ -55,12 +59,19 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("sabot worker: --concurrency must be at least 1")
     if args.audit_every is not None and args.audit_every <= 0:
         raise SystemExit("sabot worker: --audit-every must be positive")
+    pool = args.db_pool if args.db_pool is not None else (
+        os.environ.get("SABOT_WORKER_DB_POOL") or (args.concurrency if args.pool == "threads"
+                                                   else 1))
+    if not str(pool).isdigit() or int(pool) < 1:
+        raise SystemExit(f"sabot worker: the pool size must be a positive integer, not {pool!r}")
     from infra.reachability import check_broker
     from infra.settings import load_settings, redact_url
     from infra.store import open_store
     from workers.app import AUDIT_EVERY, QUEUE, app, audit_schedule, broker_config
     from workers.heartbeat import check_vault_key, start_beating
+    from workers.services import bound_pools
 
+    bound_pools(int(pool))
     check_broker(args.broker if args.broker is not None
                  else os.environ.get("SABOT_BROKER_URL", ""))
     settings = load_settings(database_url=args.database)
@@ -68,11 +79,12 @@ def run(args: argparse.Namespace) -> int:
     check_vault_key(store.database, settings.secret_key, redact_url(settings.database_url))
     queue = args.queue or QUEUE
     start_beating(store.database, queue)
+    os.environ["SABOT_DATABASE_URL"] = settings.database_url  # the tasks' store (its children too)
     if args.broker is not None:
         app.conf.update(broker_config(args.broker))
     app.conf.update(
         task_default_queue=queue,
-        beat_schedule=audit_schedule(args.database, args.audit_every or AUDIT_EVERY),
+        beat_schedule=audit_schedule(args.audit_every or AUDIT_EVERY),
     )
     argv = ["worker", f"--concurrency={args.concurrency}", f"--pool={args.pool}",
             f"--queues={queue}", f"--loglevel={args.loglevel}",

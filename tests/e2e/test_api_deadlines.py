@@ -1,5 +1,6 @@
 """Decision deadlines through the API: a table with a time limit, driven over HTTP, gets its
-default move played by a real celery worker on Redis when nobody decides in time."""
+default move played by a real celery worker on Redis when nobody decides in time. The worker
+runs on the API's store (`--database`): the task carries ids only."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import uvicorn
-from celery import Celery
 
 from api.app import create_app
 from api.auth import Role
@@ -21,17 +22,22 @@ from api.tokens import Grant, TokenStore
 from domain.coup import Side
 from domain.table_aggregate import Table
 from infra.service import TableService
+from tests.conftest import REDIS_URL, need_server
 from tests.e2e.test_api import free_port
-from tests.integration.test_workers import Worker, on_redis  # noqa: F401 - the Redis worker fixture
+from tests.integration.test_workers import Worker
+from workers.app import make_app
 from workers.deadlines import ACTOR
 
 
 @pytest.fixture
-def server(postgres_url: str,
-           on_redis: tuple[Celery, Worker]) -> Iterator[tuple[str, str, TableService]]:  # noqa: F811
-    producer, _ = on_redis
+def server(postgres_url: str, tmp_path: Path) -> Iterator[tuple[str, str, TableService]]:
+    need_server("Redis", "127.0.0.1", 6379)
+    queue = f"sabot-test-{uuid.uuid4().hex[:8]}"
+    producer = make_app(REDIS_URL, home=tmp_path / ".sabot", queue=queue)
+    worker = Worker(tmp_path, "--broker", REDIS_URL, "--queue", queue, "--database", postgres_url,
+                    "--no-director")
     service = TableService(url=postgres_url, secret_key=bytes(range(32)))
-    app = create_app(service=service, deadlines=DeadlineClock(postgres_url, producer))
+    app = create_app(service=service, deadlines=DeadlineClock(producer))
     port = free_port()
     uv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=uv.run, daemon=True)
@@ -43,6 +49,11 @@ def server(postgres_url: str,
     yield f"http://127.0.0.1:{port}", token, service
     uv.should_exit = True
     thread.join(timeout=10)
+    worker.stop()
+    with producer.connection_for_write() as connection:
+        client = connection.default_channel.client
+        client.delete(queue, *client.keys(f"_kombu.binding*.{queue}"))
+    producer.close()
 
 
 def test_a_hand_that_does_not_decide_in_time_gets_the_default(

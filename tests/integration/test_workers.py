@@ -4,7 +4,8 @@ filesystem broker, and the tests send it deadlines through a broker, as the serv
 A chemin de fer table is played by bots up to the punter's decision; its deadline then
 either plays the default once (however often it is delivered) or finds the player was in
 time. The tests read the outcome from the store (the decision events of that coup and side)
-and from the worker's JSON log lines.
+and from the worker's JSON log lines. A worker plays the tasks of its own store (`--database`):
+the messages carry ids only, so each test plays on the store of the worker it uses.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import os
 import random
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -20,6 +22,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -104,7 +107,11 @@ def succeeded(task_id: str) -> Callable[[Line], bool]:
 
 
 @pytest.fixture
-def sqlite_store(tmp_path: Path) -> str:
+def sqlite_store(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The store of the worker the test uses (`on_redis`, `embedded`), else a store of its own."""
+    for worker in ("on_redis", "embedded"):
+        if worker in request.fixturenames:
+            return str(request.getfixturevalue(worker).store)
     return f"sqlite:///{tmp_path}/sabot.db"
 
 
@@ -116,16 +123,24 @@ def service(sqlite_store: str) -> Iterator[TableService]:
     svc.close()
 
 
+class OnRedis(NamedTuple):
+    producer: Celery
+    worker: Worker
+    store: str  # the worker's store: the tests' tables (each its own name)
+
+
 @pytest.fixture(scope="module")
-def on_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Celery, Worker]]:
-    """A producer app and a worker on Redis, on a queue of their own (one for the module:
-    the store's URL travels in each message, so tests do not share tables)."""
+def on_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OnRedis]:
+    """A producer app and a worker on Redis, on a queue of their own, on the module's store."""
     need_server("Redis", "127.0.0.1", 6379)
     home = tmp_path_factory.mktemp("redis-worker")
+    store = f"sqlite:///{home}/sabot.db"
+    TableService(url=store).close()
     queue = f"sabot-test-{uuid.uuid4().hex[:8]}"
     producer = make_app(REDIS_URL, home=home / ".sabot", queue=queue)
-    worker = Worker(home, "--broker", REDIS_URL, "--queue", queue, "--concurrency", "2")
-    yield producer, worker
+    worker = Worker(home, "--broker", REDIS_URL, "--queue", queue, "--concurrency", "2",
+                    "--database", store)
+    yield OnRedis(producer, worker, store)
     worker.stop()
     with producer.connection_for_write() as connection:
         client = connection.default_channel.client
@@ -136,7 +151,7 @@ def on_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Celery,
 class Embedded(NamedTuple):
     producer: Celery
     worker: Worker
-    audited: str  # the store the worker's scheduler audits twice a second
+    store: str  # the worker's store, which its scheduler audits twice a second
 
 
 @pytest.fixture(scope="module")
@@ -144,17 +159,18 @@ def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded]:
     """A producer app and a worker (with its scheduler) on the embedded broker under the
     same `.sabot` folder."""
     home = tmp_path_factory.mktemp("embedded-worker")
-    audited = f"sqlite:///{home}/audited.db"
-    TableService(url=audited).close()
+    store = f"sqlite:///{home}/sabot.db"
+    TableService(url=store).close()
     producer = make_app("", home=home / ".sabot")
-    worker = Worker(home, "--beat", "--audit-every", "0.5", "--database", audited)
-    yield Embedded(producer, worker, audited)
+    worker = Worker(home, "--beat", "--audit-every", "0.5", "--database", store)
+    yield Embedded(producer, worker, store)
     worker.stop()
     producer.close()
 
 
-def at_the_punters_decision(service: TableService, name: str = "deadline") -> uuid.UUID:
+def at_the_punters_decision(service: TableService, name: str | None = None) -> uuid.UUID:
     """A chemin de fer table played by bots until a punter's hand has to decide."""
+    name = name or f"deadline-{uuid.uuid4().hex[:8]}"
     settings = TableSettings.default(Variant.CHEMIN_DE_FER)
     table_id = service.open_table(name, settings, command_id=f"{name}:open").table_id
     for i in range(3):
@@ -165,7 +181,8 @@ def at_the_punters_decision(service: TableService, name: str = "deadline") -> uu
         state = service.state(table_id)
         if state.coup is not None and state.coup.to_act() is Side.PUNTER:
             return table_id
-        service.execute(table_id, next_command(state, rng, lambda label, n=n: f"bot:{n}:{label}"))
+        service.execute(table_id, next_command(state, rng,
+                        lambda label, n=n: f"{name}:bot:{n}:{label}"))
     raise AssertionError("the bots never reached a punter's decision")
 
 
@@ -179,15 +196,15 @@ def decisions(service: TableService, table_id: uuid.UUID, coup: int, side: Side)
 
 @pytest.mark.redis
 def test_a_deadline_plays_the_default_once(service: TableService, sqlite_store: str,
-                                           on_redis: tuple[Celery, Worker]) -> None:
-    producer, worker = on_redis
+                                           on_redis: OnRedis) -> None:
+    producer, worker, _ = on_redis
     table_id = at_the_punters_decision(service)
     state = service.state(table_id)
     coup = state.coup_number
     expected = default_draw(state, Side.PUNTER)
 
     sent = time.monotonic()
-    task_id = schedule_deadline(sqlite_store, table_id, state, seconds=COUNTDOWN, via=producer)
+    task_id = schedule_deadline(table_id, state, seconds=COUNTDOWN, via=producer)
     assert task_id is not None
     [played] = worker.wait_for(logged("deadline.played", task_id))
     assert time.monotonic() - sent >= COUNTDOWN
@@ -202,15 +219,15 @@ def test_a_deadline_plays_the_default_once(service: TableService, sqlite_store: 
 
 @pytest.mark.redis
 def test_a_player_deciding_in_time_is_not_overridden(
-        service: TableService, sqlite_store: str, on_redis: tuple[Celery, Worker]) -> None:
-    producer, worker = on_redis
+        service: TableService, sqlite_store: str, on_redis: OnRedis) -> None:
+    producer, worker, _ = on_redis
     table_id = at_the_punters_decision(service)
     state = service.state(table_id)
     coup = state.coup_number
     holder = state.hand_holder(Side.PUNTER) or CROUPIER
     draw = default_draw(state, Side.PUNTER)
 
-    task_id = schedule_deadline(sqlite_store, table_id, state, seconds=COUNTDOWN, via=producer)
+    task_id = schedule_deadline(table_id, state, seconds=COUNTDOWN, via=producer)
     assert task_id is not None
     service.execute(table_id, c.Decide(command_id="in-time", actor=holder, side=Side.PUNTER,
                                        draw=draw))
@@ -224,15 +241,15 @@ def test_a_player_deciding_in_time_is_not_overridden(
 
 @pytest.mark.redis
 def test_a_deadline_delivered_twice_records_once(
-        service: TableService, sqlite_store: str, on_redis: tuple[Celery, Worker]) -> None:
-    producer, worker = on_redis
+        service: TableService, sqlite_store: str, on_redis: OnRedis) -> None:
+    producer, worker, _ = on_redis
     table_id = at_the_punters_decision(service)
     state = service.state(table_id)
     coup = state.coup_number
     versions = service.table(table_id).version
 
-    first = schedule_deadline(sqlite_store, table_id, state, seconds=COUNTDOWN, via=producer)
-    again = schedule_deadline(sqlite_store, table_id, state, seconds=COUNTDOWN, via=producer)
+    first = schedule_deadline(table_id, state, seconds=COUNTDOWN, via=producer)
+    again = schedule_deadline(table_id, state, seconds=COUNTDOWN, via=producer)
     assert first is not None and again is not None and first != again
     worker.wait_for(succeeded(first))
     worker.wait_for(succeeded(again))
@@ -252,7 +269,8 @@ def test_a_deadline_whose_worker_dies_mid_way_is_delivered_again(postgres_url: s
     need_server("Redis", "127.0.0.1", 6379)
     queue = f"sabot-test-{uuid.uuid4().hex[:8]}"
     producer = make_app(REDIS_URL, home=tmp_path / ".sabot", queue=queue)
-    worker = Worker(tmp_path, "--broker", REDIS_URL, "--queue", queue)
+    worker = Worker(tmp_path, "--broker", REDIS_URL, "--queue", queue, "--database", postgres_url,
+                    "--no-director")  # only the task waits on the locked store
     base, _, schema = postgres_url.partition("?schema=")
     try:
         with TableService(url=postgres_url, secret_key=SECRET) as service:
@@ -261,8 +279,7 @@ def test_a_deadline_whose_worker_dies_mid_way_is_delivered_again(postgres_url: s
             state = service.state(table_id)
             with psycopg.connect(base) as blocker, psycopg.connect(base) as watcher:
                 blocker.execute(f'LOCK TABLE "{schema}".stored_events IN ACCESS EXCLUSIVE MODE')
-                task_id = schedule_deadline(postgres_url, table_id, state, seconds=0.1,
-                                            via=producer)
+                task_id = schedule_deadline(table_id, state, seconds=0.1, via=producer)
                 wait_until(lambda: watcher.execute(
                     "SELECT count(*) FROM pg_locks WHERE NOT granted").fetchone() != (0,))
                 for child in children(worker.process.pid):
@@ -304,28 +321,69 @@ def test_the_embedded_broker_runs_a_deadline(service: TableService, sqlite_store
     table_id = at_the_punters_decision(service)
     state = service.state(table_id)
 
-    task_id = schedule_deadline(sqlite_store, table_id, state, seconds=COUNTDOWN, via=producer)
+    task_id = schedule_deadline(table_id, state, seconds=COUNTDOWN, via=producer)
     assert task_id is not None
     worker.wait_for(succeeded(task_id))
     [decision] = decisions(service, table_id, state.coup_number, Side.PUNTER)
     assert decision.actor == ACTOR
 
 
-def test_an_unreachable_database_is_retried(embedded: Embedded) -> None:
-    producer, worker, _ = embedded
-    nowhere = "postgresql://postgres@127.0.0.1:1/none?connect_timeout=1"
-    result = producer.send_task("sabot.expire_decision",
-                                args=(nowhere, str(uuid.uuid4()), 1, "punter"))
-    [retry] = worker.wait_for(lambda line: line.get("task_id") == result.id
-                              and " retry: Retry in " in line["event"])
-    assert "OperationalError" in retry["event"]
+class Cut:
+    """A TCP relay to PostgreSQL that can be cut: the store goes away under a running worker."""
+
+    def __init__(self, target: tuple[str, int] = ("127.0.0.1", 5432)) -> None:
+        self.target = target
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.sockets: list[socket.socket] = [self.listener]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        with suppress(OSError):
+            while True:
+                client, _ = self.listener.accept()
+                server = socket.create_connection(self.target)
+                self.sockets += [client, server]
+                for a, b in ((client, server), (server, client)):
+                    threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        with suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+
+    def cut(self) -> None:
+        for sock in self.sockets:
+            with suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+
+@pytest.mark.postgres
+def test_an_unreachable_database_is_retried(postgres_url: str, tmp_path: Path) -> None:
+    relay = Cut()
+    url = postgres_url.replace("@127.0.0.1:5432/", f"@127.0.0.1:{relay.port}/")
+    assert url != postgres_url
+    producer = make_app("", home=tmp_path / ".sabot")
+    worker = Worker(tmp_path, "--database", url + "&connect_timeout=1", "--no-director")
+    try:
+        relay.cut()  # the store is now unreachable
+        result = producer.send_task("sabot.expire_decision",
+                                    args=(str(uuid.uuid4()), 1, "punter"))
+        [retry] = worker.wait_for(lambda line: line.get("task_id") == result.id
+                                  and " retry: Retry in " in line["event"])
+        assert "OperationalError" in retry["event"]
+    finally:
+        worker.stop()
+        producer.close()
 
 
 def test_the_scheduled_audit_logs_the_head_digest(embedded: Embedded) -> None:
-    with TableService(url=embedded.audited, secret_key=SECRET) as service:
+    with TableService(url=embedded.store, secret_key=SECRET) as service:
         at_the_punters_decision(service, "audited")
         events = service.recorder.max_notification_id()
-    head = verify(embedded.audited).head_digest
+    head = verify(embedded.store).head_digest
     audit = embedded.worker.wait_for(
         lambda line: line["event"] == "audit.ok" and line["head_digest"] == head)[0]
     assert audit["events"] == events
@@ -335,8 +393,9 @@ def test_the_scheduled_audit_logs_the_head_digest(embedded: Embedded) -> None:
 # --- disputes ---------------------------------------------------------------------------
 
 
-def past_the_first_taille(service: TableService, name: str = "disputed") -> uuid.UUID:
+def past_the_first_taille(service: TableService, name: str | None = None) -> uuid.UUID:
     """A one-deck chemin de fer table played by bots until its first seed is revealed."""
+    name = name or f"disputed-{uuid.uuid4().hex[:8]}"
     settings = TableSettings.default(Variant.CHEMIN_DE_FER, decks=1)
     table_id = service.open_table(name, settings, command_id=f"{name}:open").table_id
     for i in range(4):
@@ -347,12 +406,13 @@ def past_the_first_taille(service: TableService, name: str = "disputed") -> uuid
         state = service.state(table_id)
         if state.taille >= 2:
             return table_id
-        service.execute(table_id, next_command(state, rng, lambda label, n=n: f"bot:{n}:{label}"))
+        service.execute(table_id, next_command(state, rng,
+                        lambda label, n=n: f"{name}:bot:{n}:{label}"))
     raise AssertionError("the bots never finished a taille")
 
 
 def replayed_by_the_worker(embedded: Embedded, url: str, dispute_id: uuid.UUID) -> Dispute:
-    task_id = request_replay(url, dispute_id, via=embedded.producer)
+    task_id = request_replay(dispute_id, via=embedded.producer)
     [line] = embedded.worker.wait_for(logged("dispute.replayed", task_id))
     assert line["command_id"] == f"replay:{dispute_id}"
     with DisputeService(url=url) as disputes:
@@ -403,6 +463,11 @@ def test_a_payout_altered_in_the_database_is_named(service: TableService, sqlite
     assert dispute.discrepancies == [Discrepancy(
         what="payout", where=f"{owed.player} (payout 1 of coup 3)",
         expected=f"{owed.player} {owed.net:+d} on {owed.staked}", recorded=altered)]
+    with sqlite3.connect(database) as connection:  # the worker's store is shared: mend it
+        connection.execute(
+            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
+            (state, table_id.hex, payout.originator_version))
+    assert verify(sqlite_store).ok
 
 
 def test_sabot_dispute_open_and_show(service: TableService, sqlite_store: str,
@@ -417,3 +482,44 @@ def test_sabot_dispute_open_and_show(service: TableService, sqlite_store: str,
     assert cli(["dispute", "open", "cli", "99", "--reason", "?", "--here",
                 "--database", sqlite_store]) == 0
     assert "unverifiable" in capsys.readouterr().out
+
+
+# --- connections ------------------------------------------------------------------------
+
+
+def postgres_connections(pid: int) -> int:
+    """The TCP connections process `pid` holds to PostgreSQL (port 5432)."""
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        with suppress(OSError):
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if target.startswith("socket:["):
+                inodes.add(target[len("socket:["):-1])
+    rows = [line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:]]
+    return sum(1 for row in rows if int(row[2].split(":")[1], 16) == 5432 and row[9] in inodes)
+
+
+@pytest.mark.postgres
+def test_a_worker_holds_one_bounded_pool_per_store(postgres_url: str, tmp_path: Path) -> None:
+    """Four threads play four deadlines on `--db-pool 1`: the worker holds two pools, its
+    store's (vault check, heartbeat) and its one table service's (every table, every thread),
+    each of 1 connection plus 1 on overflow: at most 4 connections, not one pool per thread."""
+    producer = make_app("", home=tmp_path / ".sabot")
+    worker = Worker(tmp_path, "--database", postgres_url, "--no-director", "--pool", "threads",
+                    "--concurrency", "4", "--db-pool", "1")
+    try:
+        with TableService(url=postgres_url, secret_key=SECRET) as service:
+            service.seed_source = seeds_from(b"sabot-test-workers")
+            tables = [at_the_punters_decision(service) for _ in range(4)]
+            states = [service.state(table_id) for table_id in tables]
+            sent = [schedule_deadline(table_id, state, seconds=0.1, via=producer)
+                    for table_id, state in zip(tables, states, strict=True)]
+            for task_id in sent:
+                worker.wait_for(succeeded(str(task_id)))
+            for table_id, state in zip(tables, states, strict=True):
+                [decision] = decisions(service, table_id, state.coup_number, Side.PUNTER)
+                assert decision.actor == ACTOR
+        assert 1 <= postgres_connections(worker.process.pid) <= 4
+    finally:
+        worker.stop()
+        producer.close()
