@@ -32,6 +32,7 @@ from api.routes_disputes import Disputes, DisputesController, coup_dossier
 from api.routes_health import health, ready
 from api.routes_live import table_events
 from api.routes_page import page, role_page, static_router
+from api.routes_results import publish_tournament_results, tournament_disputes_list
 from api.routes_tableau import table_tableau
 from api.routes_tables import TablesController
 from api.routes_tournaments import TournamentsController
@@ -72,6 +73,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
         route_handlers=[health, ready, metrics, TablesController, table_events,
                         TournamentsController, table_rotation, table_recall, audit_checkpoints,
                         DisputesController, coup_dossier,
+                        tournament_disputes_list, publish_tournament_results,
                         # the pages and what they read (api.routes_page, api.routes_views)
                         table_roads, table_tableau, list_tables, who_am_i, page, role_page,
                         static_router()],

@@ -25,7 +25,7 @@ from eventsourcing.domain import Aggregate, event
 from domain.actors import is_official
 from domain.commands import AdjustChips, ChangeLimits, LeaveTable, SeatPlayer, TableCommand
 from domain.coup import Outcome, Side
-from domain.errors import NotFound, RuleViolation
+from domain.errors import NotFound, OutOfTurn, RuleViolation
 from domain.payouts import Bet, Spot, house_bets
 from domain.settings import Variant
 from domain.shoe import commitment
@@ -34,6 +34,7 @@ from domain.tournament import (
     Break,
     Bust,
     Intervention,
+    Phase,
     Placement,
     SecretBet,
     Status,
@@ -636,3 +637,35 @@ class Tournament(Aggregate):
         if self.state.settings.variant is not Variant.DEUX_TABLEAUX:
             return None
         return Side.RIGHT if seat % 2 else Side.LEFT
+
+    # --- publishing the results -----------------------------------------------------
+    # Until the organiser publishes them the results are provisional: a dispute of a coup
+    # may still correct the chips. Publishing is refused while one is open.
+
+    published_by: str | None = None
+    published_at: float | None = None  # seconds since the epoch
+
+    class ResultsPublished(Event):
+        """The organiser declared the finished tournament's results final."""
+
+        at: float
+
+    @event(ResultsPublished)
+    def _published(self, at: float, actor: str, command_id: str) -> None:
+        self.published_by = actor
+        self.published_at = at
+
+    def publish_results(self, open_disputes: Sequence[str], at: float, actor: str,
+                        command_id: str) -> None:
+        """The `PublishResults` command: once finished, once, and only when no dispute of
+        its tables is open (`open_disputes`: each one described, e.g. "coup 3 at t1")."""
+        if self.state.phase is not Phase.FINISHED:
+            raise OutOfTurn("the results are published once the tournament is finished",
+                            rule="not-finished")
+        if self.published_at is not None:
+            raise OutOfTurn(f"the results were published by {self.published_by}",
+                            rule="results-published")
+        if open_disputes:
+            raise OutOfTurn("disputes are still open: " + ", ".join(open_disputes),
+                            rule="disputes-open")
+        self._published(at=at, actor=actor, command_id=command_id)

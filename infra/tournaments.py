@@ -4,7 +4,8 @@
 create from a format, register (people and house bots; a busted player again: a re-entry),
 unregister, start (the seating draw), pause, resume, intervene, a player's secret bet and its
 reveal; and the reads: `view` (the big screen: one JSON shape for
-`GET /tournaments/{id}` and `sabot tournament show --json`), `results`.
+`GET /tournaments/{id}` and `sabot tournament show --json`), `results` (provisional until
+published: `infra.results`).
 
 Every tournament command is applied once (`TableService.apply_once`), then the table commands
 that mirror its events (`Tournament.table_orders`: seat, move, leave, adjust) are sent to the
@@ -142,7 +143,10 @@ class Tournaments:
         winners = [p.player for p in positions if p.position == 1] if finished else []
         return Results(id=str(tournament.id), name=state.name, status=state.status.value,
                        winner=winners[0] if len(winners) == 1 else None, winners=winners,
-                       prize_pool=state.pool, positions=positions)
+                       prize_pool=state.pool, positions=positions,
+                       published=tournament.published_at is not None,
+                       published_by=tournament.published_by,
+                       published_at=tournament.published_at)
 
     # --- the organiser's commands ---------------------------------------------------
 
@@ -605,6 +609,9 @@ class Results(msgspec.Struct, frozen=True, kw_only=True):
     winners: list[str]
     prize_pool: int
     positions: list[Position]
+    published: bool = False  # false: provisional, a dispute may still move chips
+    published_by: str | None = None
+    published_at: float | None = None  # seconds since the epoch
 
 
 def view_of(tournament: Tournament, tables: dict[str, TableState], lease: Lease | None,

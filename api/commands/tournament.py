@@ -11,6 +11,7 @@
     sabot tournament intervene ID KIND [PLAYER] --reason TEXT [--delta N] [--table T]
     sabot tournament standings ID [--json]
     sabot tournament results ID [--json]     # the JSON of GET /tournaments/{id}/results
+    sabot tournament publish ID              # the results final (no dispute open)
     sabot tournament preview (--preset P | --format FILE) --players N [--runs K] [--json]
 
 ID is a tournament's UUID or its name. `--format FILE` is a JSON format (the `format` of
@@ -37,10 +38,12 @@ from api.commands._views import print_json
 from domain.errors import DomainError
 from domain.presets import PRESETS, preset
 from domain.tournament import TournamentSettings
+from infra.disputes import DisputeService
 from infra.preview import PACE, preview
+from infra.results import publish_results
 from infra.service import TableService
 from infra.store import open_service
-from infra.tournaments import Tournaments, tournament_id_of
+from infra.tournaments import ORGANISER, Tournaments, tournament_id_of
 from projections.registry import VIEWS
 from projections.runner import Runner
 from projections.standings import tournament_standings
@@ -93,6 +96,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     command("standings", "in play by chips, then out by position", _standings, json=True)
     command("results", "finishing positions and prizes, the winner first", _results,
             json=True)
+    command("publish", "publish the finished tournament's results", _publish)
     look = command("preview", "play a format K times with bots: duration, stacks, play-offs",
                    _preview, ident=False, json=True)
     chosen = look.add_mutually_exclusive_group(required=True)
@@ -263,3 +267,13 @@ def _results(args: argparse.Namespace) -> int:
         print(f"{row.position:>4}{tie} {row.player:<20}{row.prize:>10}")
     return 0
 
+
+
+def _publish(args: argparse.Namespace) -> int:
+    service, tournament_id = _service(args), tournament_id_of(args.id)
+    with DisputeService(url=service.service.database_url) as disputes:
+        publish_results(service, disputes, tournament_id, actor=ORGANISER,
+                        command_id=_command_id("publish"))
+    results = service.results(tournament_id)
+    print(f"{results.name}: results published")
+    return 0

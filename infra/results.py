@@ -1,0 +1,51 @@
+"""Publishing a tournament's results, once no dispute of a coup at its tables is open.
+
+    for dispute, table in tournament_disputes(disputes, tables, tournament_id): ...
+    publish_results(tournaments, disputes, tournament_id, actor="@organiser", command_id=...)
+
+A finished tournament's results are provisional until the organiser publishes them
+(`Tournament.publish_results`, recording `ResultsPublished`): a dispute still replaying, or
+whose correction awaits its approvals, may yet move chips, so publishing waits for it.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+from domain.dispute_aggregate import Dispute, Verdict
+from infra.disputes import DisputeService
+from infra.service import Recorded, TableService
+from infra.tournaments import Tournaments
+
+
+def is_open(dispute: Dispute) -> bool:
+    """Not decided yet: still replaying, or a correction not applied."""
+    return dispute.verdict is Verdict.OPEN or (bool(dispute.corrections)
+                                                and not dispute.applied)
+
+
+def tournament_disputes(disputes: DisputeService, tables: TableService,
+                        tournament_id: uuid.UUID) -> list[tuple[Dispute, str]]:
+    """The disputes of coups at the tournament's tables (broken ones included), the first
+    opened first, each with its table's name."""
+    name = Tournaments(tables).state(tournament_id).name
+    found = []
+    for dispute_id in disputes.ids():
+        dispute = disputes.dispute(dispute_id)
+        table = tables.table(dispute.table_id)
+        if table.tournament == name:
+            found.append((dispute, table.name))
+    return found
+
+
+def publish_results(tournaments: Tournaments, disputes: DisputeService,
+                    tournament_id: uuid.UUID, *, actor: str, command_id: str,
+                    at: float | None = None) -> Recorded:
+    """Publish the finished tournament's results, refused while a dispute is open."""
+    open_ones = [f"coup {d.coup} at {table}" for d, table
+                 in tournament_disputes(disputes, tournaments.service, tournament_id)
+                 if is_open(d)]
+    when = time.time() if at is None else at
+    return tournaments.apply(tournament_id, command_id, lambda t: t.publish_results(
+        open_ones, when, actor=actor, command_id=command_id))
