@@ -57,6 +57,7 @@ from domain.tournament import (
     Status,
     TournamentSettings,
     TournamentState,
+    prize_table,
     secret_commitment,
 )
 from domain.tournament import Phase as TournamentPhase
@@ -587,6 +588,7 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     players_left: int
     average_stack: int
     prize_pool: int
+    payouts: list[int]  # each paid position's prize (first place first), at the pool now
     next_cut: int | None
     playoff: list[str]
     winner: str | None
@@ -633,6 +635,8 @@ def view_of(tournament: Tournament, tables: dict[str, TableState], lease: Lease 
         min_stake=state.limits.min_stake, max_stake=state.limits.max_stake,
         entrants=state.entries, players_left=len(left),
         average_stack=sum(stacks) // len(stacks) if stacks else 0, prize_pool=state.pool,
+        payouts=list(state.settings.fixed_prizes) or prize_table(state.pool,
+                                                                 state.settings.prizes),
         next_cut=state.next_cut(), playoff=state.playoff.players if state.playoff else [],
         winner=winners[0] if finished and len(winners) == 1 else None,
         director=None if lease is None else DirectorLine(

@@ -1,5 +1,5 @@
 // The organiser's console for tournaments, over the tournaments resource (POST /tournaments,
-// /players, /start, /pause, /resume, /interventions). It follows the tournament's tables'
+// /players, /start, /pause, /resume, /interventions, /results/publish; GET /disputes). It follows the tournament's tables'
 // streams and reads the tournament again every POLL_MS (`Sabot.poll`).
 "use strict";
 
@@ -78,12 +78,34 @@
     }));
   }
 
+  function renderDisputes(disputes) {
+    byId("disputes").tBodies[0].replaceChildren(...disputes.map(d => {
+      const tr = el("tr", null, d.status === "replaying" || d.status === "awaiting approvals" ? "open" : "");
+      tr.append(el("td", d.table), el("td", d.coup, "num"), el("td", d.by), el("td", d.reason),
+                el("td", d.status), el("td", d.discrepancies.length
+                  ? d.discrepancies.map(x => x.description).join("; ") : d.verdict));
+      return tr;
+    }));
+    byId("no-disputes").hidden = disputes.length > 0;
+  }
+
+  function renderResults(view, results) {
+    byId("payouts").replaceChildren(...view.payouts.map(amount => el("li", money(amount))));
+    const published = results && results.published;
+    byId("results-state").textContent = view.status !== "finished" ? "Results once the tournament is finished."
+      : published ? `Results published by ${results.published_by} at ${new Date(results.published_at * 1000).toLocaleString()}.`
+      : "Results provisional: publish them once every dispute is decided.";
+    byId("publish").disabled = view.status !== "finished" || Boolean(published);
+  }
+
   async function refresh() {
     await loadTournaments();
     if (!current) return;
     const view = await api(path());
     renderView(view);
     renderPlayers(await api(`${path()}/standings`), view.status === "registering");
+    renderDisputes(await api(`${path()}/disputes`));
+    renderResults(view, view.status === "finished" ? await api(`${path()}/results`) : null);
   }
 
   byId("create").addEventListener("submit", event => {
@@ -112,6 +134,7 @@
   for (const action of ["start", "pause", "resume"]) {
     byId(action).addEventListener("click", () => run(() => api(`${path()}/${action}`, {})));
   }
+  byId("publish").addEventListener("click", () => run(() => api(`${path()}/results/publish`, {})));
   byId("intervene").addEventListener("submit", event => {
     event.preventDefault();
     const body = { kind: byId("kind").value, reason: byId("reason").value.trim(),

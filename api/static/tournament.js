@@ -1,5 +1,6 @@
-// The tournament's big screen: its numbers (GET /tournaments/{t}), the standings in the official
-// order (its /standings, as given) or, once finished, the results with their prizes. It follows
+// The tournament's big screen: its numbers and payouts (GET /tournaments/{t}), the standings in
+// the official order (its /standings, as given) or, once finished, the results with their prizes,
+// "Provisional" until the organiser publishes them. It follows
 // the live streams of the tournament's tables and refetches on their events; the tournament's
 // own steps (start, pause, a new round) are caught by a read every POLL_MS (`Sabot.poll`).
 "use strict";
@@ -37,6 +38,11 @@
     byId("pool").textContent = money(t.prize_pool);
     byId("cut").textContent = t.next_cut === null || t.status === "finished" ? "–" : `top ${t.next_cut}`;
     byId("limits").textContent = `${money(t.min_stake)} to ${t.max_stake ? money(t.max_stake) : "no maximum"}`;
+    byId("payouts").replaceChildren(...t.payouts.map((amount, i) => {
+      const item = el("li");
+      item.append(el("span", `${i + 1}.`, "place"), money(amount));
+      return item;
+    }));
     byId("tables").replaceChildren(...t.tables.map(line => {
       const item = el("li");
       item.append(el("a", line.name, null, { href: `/screen?table=${encodeURIComponent(line.name)}` }),
@@ -54,6 +60,7 @@
 
   function renderStandings(rows) {
     byId("standings-title").textContent = "Standings";
+    byId("provisional").hidden = true;
     byId("standings").tBodies[0].replaceChildren(...rows.slice(0, ROWS).map(r => row(
       [[r.rank, "num rank"], [r.player, "player"], [money(r.chips), "num chips"],
        [r.status || "", "state"], [r.prize ? money(r.prize) : "", "num"]],
@@ -67,6 +74,9 @@
     winner.textContent = results.winners.length === 1 ? `Winner: ${results.winners[0]}`
       : `Winners: ${results.winners.join(", ")}`;
     byId("standings-title").textContent = "Results";
+    const provisional = byId("provisional");
+    provisional.hidden = false;
+    provisional.textContent = results.published ? "Final" : "Provisional";
     byId("standings").tBodies[0].replaceChildren(...results.positions.slice(0, ROWS).map(p => row(
       [[p.position, "num rank"], [p.player, "player"], ["", "num chips"],
        [p.tied > 1 ? `shared by ${p.tied}` : "placed", "state"], [money(p.prize), "num"]],

@@ -31,6 +31,8 @@ from api.app import create_app
 from api.tokens import Role
 from domain.settings import Variant
 from domain.table_aggregate import Table
+from domain.tournament_aggregate import Tournament
+from infra.disputes import DisputeService
 from infra.service import TableService
 from tests.conftest import IN_CI
 from tests.e2e.test_api import KEY, Api, api, free_port  # noqa: F401 - the server fixture
@@ -531,6 +533,9 @@ def test_an_organiser_runs_a_tournament_and_its_big_screen_follows(
     expect(screen.locator("#average")).to_have_text(money(view["average_stack"]))
     assert view["average_stack"] == (2100 + 7 * 2000) // 8
     expect(screen.locator("#pool")).to_have_text(money(view["prize_pool"]))
+    expect(screen.locator("#payouts li")).to_have_text(  # the prize table before the finish
+        [f"{n}.{money(a)}" for n, a in enumerate(view["payouts"], 1)])
+    assert sum(view["payouts"]) == view["prize_pool"] > 0
     expect(screen.locator("#round")).to_have_text(f"{view['stage']} · {view['round']}")
     standings = api.call("GET", "/tournaments/spring/standings").json()
     expect(screen.locator("#standings td.player")).to_have_text([s["player"] for s in standings])
@@ -548,3 +553,43 @@ def test_an_organiser_runs_a_tournament_and_its_big_screen_follows(
     mine = open_page(f"/player?table={table}", api.token(Role.PLAYER, player=seated))
     rank = next(s["rank"] for s in settled if s["player"] == seated)
     expect(mine.locator("#position")).to_have_text(f"{rank} of 8 · spring", timeout=WAIT_MS)
+
+
+def test_an_organiser_sees_the_disputes_and_publishes_the_results(
+        api: Api, open_page: Callable[..., Page], postgres_url: str) -> None:  # noqa: F811
+    _, tournament_id, _ = run_tournament(postgres_url, b"publish-page", players=8)
+    table = next(e.table for e in api.service.events_of(tournament_id)
+                 if isinstance(e, Tournament.PlayerSeatedAt))
+    view = api.call("GET", "/tournaments/cup").json()
+    with DisputeService(url=postgres_url) as disputes:
+        dispute_id = disputes.open(Table.create_id(table), 1, reason="the third card",
+                                   by="p03", command_id="dispute/p03/1")  # not replayed yet
+        page = open_page("/organiser?tournament=cup", api.token(Role.ORGANISER))
+        rows = page.locator("#disputes tbody tr")
+        expect(rows).to_have_count(1, timeout=WAIT_MS)
+        expect(rows.first.locator("td")).to_have_text(
+            [table, "1", "p03", "the third card", "replaying", "open"])
+        expect(page.locator("#payouts li")).to_have_text([money(a) for a in view["payouts"]])
+        expect(page.locator("#results-state")).to_contain_text("provisional")
+        screen = open_page("/?tournament=cup")
+        expect(screen.locator("#provisional")).to_have_text("Provisional", timeout=WAIT_MS)
+        expect(screen.locator("#payouts li")).to_have_count(len(view["payouts"]))
+        shoot(screen, "tournament-provisional", scrolls=False)
+
+        before = api.events()
+        page.get_by_role("button", name="Publish results").click()  # a dispute is open
+        expect(page.locator("#error")).to_contain_text(f"disputes are still open: coup 1 at "
+                                                       f"{table}", timeout=WAIT_MS)
+        assert api.events() == before
+        disputes.replay(dispute_id)
+    expect(rows.first.locator("td").nth(4)).to_have_text("decided", timeout=2 * WAIT_MS)
+    expect(rows.first.locator("td").nth(5)).to_have_text("consistent")
+    page.get_by_role("button", name="Publish results").click()
+    expect(page.locator("#results-state")).to_contain_text("published by @organiser",
+                                                           timeout=WAIT_MS)
+    expect(page.locator("#error")).to_be_empty()
+    expect(page.get_by_role("button", name="Publish results")).to_be_disabled()
+    assert api.call("GET", "/tournaments/cup/results").json()["published"] is True
+    shoot(page, "organiser-results")
+    expect(screen.locator("#provisional")).to_have_text("Final", timeout=2 * WAIT_MS)
+    assert screen.evaluate("window.notReloaded") is True
