@@ -589,6 +589,7 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     average_stack: int
     prize_pool: int
     payouts: list[int]  # each paid position's prize (first place first), at the pool now
+    secret_bet: bool  # the stage under way allows each player one secret bet a round
     next_cut: int | None
     playoff: list[str]
     winner: str | None
@@ -637,6 +638,7 @@ def view_of(tournament: Tournament, tables: dict[str, TableState], lease: Lease 
         average_stack=sum(stacks) // len(stacks) if stacks else 0, prize_pool=state.pool,
         payouts=list(state.settings.fixed_prizes) or prize_table(state.pool,
                                                                  state.settings.prizes),
+        secret_bet=state.current.secret_bet,
         next_cut=state.next_cut(), playoff=state.playoff.players if state.playoff else [],
         winner=winners[0] if finished and len(winners) == 1 else None,
         director=None if lease is None else DirectorLine(

@@ -13,6 +13,8 @@
   let view = null;
   let rotation = null;
 
+  const randomHex = bytes => [...crypto.getRandomValues(new Uint8Array(bytes))]
+    .map(b => b.toString(16).padStart(2, "0")).join("");
   const houseBanked = () => /punto-banco|simplified/.test(view.settings.variant);
 
   async function send(kind, fields) {
@@ -52,12 +54,10 @@
           break;
         case "decline-bank": nodes.push(button("Decline the bank", () => send("decline-bank", {}), "secondary")); break;
         case "retire-bank": nodes.push(button("Retire the bank", () => send("retire-bank", {}), "secondary")); break;
-        case "contribute": {
-          const bytes = crypto.getRandomValues(new Uint8Array(16));
-          const entropy = [...bytes].map(b => b.toString(16).padStart(2, "0")).join("");
-          nodes.push(button("Add to the shuffle", () => send("contribute", { entropy }), "secondary"));
+        case "contribute":
+          nodes.push(button("Add to the shuffle", () => send("contribute", { entropy: randomHex(16) }),
+                            "secondary"));
           break;
-        }
         case "cut": nodes.push(button("Cut the shoe", () => send("cut", { position: 60 }))); break;
         case "offer": case "show-down": {  // the banker's word, à deux tableaux
           const text = a.step === "offer" ? "Give a card (« je donne »)" : "Show down";
@@ -128,8 +128,9 @@
   }
 
   // The tournament this table plays for (if any), found once among the tournaments' tables,
-  // and this player's place in its standings.
+  // this player's place in its standings, and the secret bet where its stage allows one.
   let tournament;
+  const tournamentPath = () => `/tournaments/${encodeURIComponent(tournament)}`;
   async function position() {
     if (tournament === undefined) {
       tournament = null;
@@ -140,10 +141,38 @@
       }
     }
     if (!tournament) return;
-    const rows = await api(`/tournaments/${encodeURIComponent(tournament)}/standings`);
+    const [rows, shown] = await Promise.all([api(`${tournamentPath()}/standings`), api(tournamentPath())]);
     const mine = rows.find(r => r.player === me);
     byId("position-box").hidden = !mine;
     if (mine) byId("position").textContent = `${mine.rank} of ${rows.length} · ${tournament}`;
+    renderSecret(shown);
+  }
+
+  // The secret bet: the page draws the nonce and sends only the commitment (SHA-256 of
+  // `sabot-secret-bet-v1/<spot>/<amount>/<nonce>`, as domain.tournament.secret_commitment);
+  // the spot, amount and nonce stay in this tab's session storage until the reveal.
+  const secretKey = () => `sabot.secret.${tournament}.${me}`;
+  const keptSecret = () => JSON.parse(sessionStorage.getItem(secretKey()) || "null");
+
+  function renderSecret(shown) {
+    const kept = keptSecret();
+    byId("secret-panel").hidden = !shown.secret_bet && !kept;
+    byId("secret-place").disabled = Boolean(kept) || shown.status !== "running";
+    byId("secret-reveal").hidden = !kept;
+    byId("secret-amount").min = String(shown.min_stake);
+    byId("secret-amount").max = String(shown.max_stake);
+    if (kept) byId("secret-state").textContent = `Placed on coup ${kept.coup}: ${money(kept.amount)} on the ` +
+      `${kept.spot} (fingerprint ${kept.commitment.slice(0, 16)}…). Reveal it once the coup is dealt.`;
+  }
+
+  async function secretStep(step) {
+    try {
+      await step();
+      byId("secret-error").textContent = "";
+    } catch (error) {
+      byId("secret-error").textContent = error.message;
+    }
+    await refresh();
   }
 
   async function refresh() {
@@ -160,6 +189,25 @@
     if (houseBanked()) send("bet", { spot: on, amount });
     else send("stake", { tableau: on, amount });
   });
+
+  byId("secret").addEventListener("submit", event => {
+    event.preventDefault();
+    const spot = byId("secret-spot").value;
+    const amount = Number(byId("secret-amount").value);
+    const nonce = randomHex(16);
+    const commitment = Sha256.hex(`sabot-secret-bet-v1/${spot}/${amount}/${nonce}`);
+    secretStep(async () => {
+      await api(`${tournamentPath()}/secret-bets`, { commitment });
+      sessionStorage.setItem(secretKey(), JSON.stringify(
+        { spot, amount, nonce, commitment, coup: view.coup_number + 1 }));
+    });
+  });
+  byId("secret-reveal").addEventListener("click", () => secretStep(async () => {
+    const kept = keptSecret();
+    await api(`${tournamentPath()}/secret-bets/reveal`, { spot: kept.spot, amount: kept.amount, nonce: kept.nonce });
+    sessionStorage.removeItem(secretKey());
+    byId("secret-state").textContent = `Revealed: ${money(kept.amount)} on the ${kept.spot}, paid at the table.`;
+  }));
 
   async function start() {
     if (!table) {

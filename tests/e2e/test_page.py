@@ -12,6 +12,7 @@ CI=true they fail. Playwright's own browsers are never downloaded.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 import tempfile
@@ -23,17 +24,21 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 import uvicorn
 from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
 
 from api.app import create_app
 from api.tokens import Role
+from domain.formats import Stage
 from domain.settings import Variant
 from domain.table_aggregate import Table
+from domain.tournament import TournamentSettings, secret_commitment
 from domain.tournament_aggregate import Tournament
 from infra.disputes import DisputeService
 from infra.service import TableService
+from infra.tournaments import Director
 from tests.conftest import IN_CI
 from tests.e2e.test_api import KEY, Api, api, free_port  # noqa: F401 - the server fixture
 from tests.integration.test_projections import Game
@@ -593,3 +598,63 @@ def test_an_organiser_sees_the_disputes_and_publishes_the_results(
     shoot(page, "organiser-results")
     expect(screen.locator("#provisional")).to_have_text("Final", timeout=2 * WAIT_MS)
     assert screen.evaluate("window.notReloaded") is True
+
+
+def test_the_page_s_sha256_is_hashlib_s(api: Api, open_page: Callable[..., Page]) -> None:  # noqa: F811
+    """`api/static/sha256.js` (no crypto.subtle over plain HTTP) against hashlib: the empty
+    string, the padding's edges (55, 56 and 64 bytes), many blocks, and UTF-8 beyond ASCII."""
+    page = open_page("/player?table=nowhere")
+    for text in ("", "abc", "a" * 55, "a" * 56, "a" * 64, "b" * 1000, "tie é ♥ 😀",
+                 "sabot-secret-bet-v1/banker/50/" + "5e" * 16):
+        assert page.evaluate("text => Sha256.hex(text)", text) == hashlib.sha256(
+            text.encode()).hexdigest(), text
+
+
+def test_a_player_places_a_secret_bet_and_reveals_it_after_the_deal(
+        api: Api, open_page: Callable[..., Page], postgres_url: str) -> None:  # noqa: F811
+    final = TournamentSettings(
+        variant=Variant.PUNTO_BANCO, seats_per_table=6, starting_chips=1000, min_stake=10,
+        max_stake=100, coups_per_round=3, prizes=(10000,), buy_in=10,
+        stages=(Stage(name="final", rounds=2, secret_bet=True),))
+    director = Director(TableService(url=postgres_url))
+    tournaments = director.tournaments
+    tournament_id = tournaments.create("secret", final, seed=b"secret", command_id="create")
+    tournaments.register(tournament_id, "ann", command_id="reg-ann")
+    for n in range(3):
+        tournaments.register(tournament_id, f"bot-{n}", bot=True, command_id=f"reg-{n}")
+    tournaments.start(tournament_id, command_id="start")
+    director.tick(tournament_id)  # the first round starts
+    table = tournaments.state(tournament_id).entrant("ann").table
+    page = open_page(f"/player?table={table}", api.token(Role.PLAYER, player="ann"))
+    expect(page.locator("#secret-panel")).to_be_visible(timeout=WAIT_MS)
+    page.get_by_label("secret spot").select_option("banker")
+    page.get_by_label("secret stake").fill("50")
+    page.get_by_role("button", name="Place the secret bet").click()
+    expect(page.locator("#secret-state")).to_contain_text("Placed on coup 1: 50 on the banker",
+                                                          timeout=WAIT_MS)
+    expect(page.locator("#secret-error")).to_be_empty()
+    events = api.service.events_of(tournament_id)
+    [placed] = [e for e in events if isinstance(e, Tournament.SecretBetPlaced)]
+    assert placed.player == "ann" and placed.actor == "ann" and placed.coup == 1
+    assert "banker" not in str(msgspec.to_builtins(vars(placed)))  # the commitment only
+
+    page.get_by_role("button", name="Reveal the secret bet").click()  # before the deal
+    expect(page.locator("#secret-error")).to_contain_text("not dealt yet", timeout=WAIT_MS)
+    while tournaments.state(tournament_id).steps < 1 or tournaments.state(
+            tournament_id).step is not None:
+        director.tick(tournament_id)  # the coup is dealt
+    before = api.service.state(Table.create_id(table)).holding("ann")
+    page.get_by_role("button", name="Reveal the secret bet").click()
+    expect(page.locator("#secret-state")).to_contain_text("Revealed: 50 on the banker",
+                                                          timeout=WAIT_MS)
+    expect(page.locator("#secret-error")).to_be_empty()
+    [revealed] = [e for e in api.service.events_of(tournament_id)
+                  if isinstance(e, Tournament.SecretBetRevealed)]
+    assert (revealed.player, revealed.spot, revealed.amount) == ("ann", "banker", 50)
+    assert secret_commitment("banker", 50, revealed.nonce) == placed.commitment
+    assert len(bytes.fromhex(revealed.nonce)) == 16
+    after = api.service.state(Table.create_id(table)).holding("ann")
+    assert after == before + revealed.delta and revealed.delta in (-50, 47, 0)
+    expect(page.locator("#chips")).to_have_text(money(after), timeout=WAIT_MS)
+    expect(page.get_by_role("button", name="Reveal the secret bet")).to_be_hidden()
+    shoot(page, "player-secret-bet")
