@@ -1,8 +1,11 @@
 """The pages in headless Chromium (Debian's `chromium`, driven by playwright), with real clicks
 and typing: a table's big screen follows a coup and fits the screen; a croupier deals a coup
 from a physical shoe, sees the draw the tableau forces and records it; a player bets, and
-calls banco at chemin de fer; the lobby lists the tables and signs in with a token; a page
-says when the server is gone and when it is back. Each page is photographed at 1920x1080 and
+calls banco at chemin de fer; a banker says « je donne » or shows down à deux tableaux; a
+player places a secret bet (its SHA-256 commitment computed in the page) and reveals it after
+the deal; an organiser sees the disputes and publishes the results, the big screen showing the
+payouts and *Provisional* until then; the lobby lists the tables and signs in with a token; a
+page says when the server is gone and when it is back. Each page is photographed at 1920x1080 and
 1280x720 into `screenshots/` (kept out of git) and checked for overflow: nothing wider than
 the window, and the big screen never scrolls.
 
@@ -658,3 +661,41 @@ def test_a_player_places_a_secret_bet_and_reveals_it_after_the_deal(
     expect(page.locator("#chips")).to_have_text(money(after), timeout=WAIT_MS)
     expect(page.get_by_role("button", name="Reveal the secret bet")).to_be_hidden()
     shoot(page, "player-secret-bet")
+
+
+def test_the_banker_gives_a_card_then_shows_down_at_deux_tableaux(
+        api: Api, open_page: Callable[..., Page]) -> None:  # noqa: F811
+    """À deux tableaux the banker speaks first: « je donne » (OfferCard) or show down
+    (ShowDown), two buttons of the banker's player view, clicked on two coups."""
+    game = Game.open(api.service, "banque", Variant.DEUX_TABLEAUX, players=4, tournament=None)
+    pages: dict[str, Page] = {}
+    for button, recorded in (("Give a card (« je donne »)", Table.CardOffered),
+                             ("Show down", Table.BankerShowedDown)):
+        for _ in range(400):  # the bots play on to the banker's word
+            coup = game.state.coup
+            if coup is not None and coup.awaits_offer():
+                break
+            game.step()
+        banker = game.state.banker
+        assert banker is not None and game.state.coup is not None
+        if banker not in pages:
+            pages[banker] = open_page("/player?table=banque",
+                                      api.token(Role.PLAYER, player=banker))
+        page = pages[banker]
+        offered = page.get_by_role("button", name="Give a card (« je donne »)")
+        shown = page.get_by_role("button", name="Show down")
+        expect(offered).to_be_visible(timeout=WAIT_MS)
+        expect(shown).to_be_visible()
+        coup_number = game.state.coup_number
+        page.get_by_role("button", name=button).click()
+        expect(offered).to_be_hidden(timeout=WAIT_MS)
+        expect(page.locator("#error")).to_be_empty()
+        [event] = [e for e in api.service.events_of(game.table_id)
+                   if isinstance(e, recorded) and e.coup == coup_number]
+        assert event.actor == banker
+        coup = game.state.coup
+        assert coup is not None and not coup.awaits_offer()
+        if recorded is Table.BankerShowedDown:  # no third card: settled as the cards lie
+            assert [step.step.value for step in coup.legal_steps()] == ["settle"]
+        game.coups(1)  # the croupier's steps to the coup's end
+    shoot(next(iter(pages.values())), "player-deux-tableaux")
