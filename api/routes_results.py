@@ -33,8 +33,7 @@ async def tournament_disputes_list(request: Request[Any, Any, State],
     disputes = await blocking(disputes_of, request)
     tournament_id = tournament_id_of(tournament)
     return await blocking(lambda: [view_of(dispute, table) for dispute, table in
-                                   tournament_disputes(disputes, tournaments.service,
-                                                       tournament_id)])
+                                   tournament_disputes(disputes, tournaments, tournament_id)])
 
 
 @post("/tournaments/{tournament:str}/results/publish", status_code=200, tags=["tournaments"],

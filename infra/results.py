@@ -1,6 +1,6 @@
 """Publishing a tournament's results, once no dispute of a coup at its tables is open.
 
-    for dispute, table in tournament_disputes(disputes, tables, tournament_id): ...
+    for dispute, table in tournament_disputes(disputes, tournaments, tournament_id): ...
     publish_results(tournaments, disputes, tournament_id, actor="@organiser", command_id=...)
 
 A finished tournament's results are provisional until the organiser publishes them
@@ -15,7 +15,7 @@ import uuid
 
 from domain.dispute_aggregate import Dispute, Verdict
 from infra.disputes import DisputeService
-from infra.service import Recorded, TableService
+from infra.service import Recorded
 from infra.tournaments import Tournaments
 
 
@@ -25,15 +25,15 @@ def is_open(dispute: Dispute) -> bool:
                                                 and not dispute.applied)
 
 
-def tournament_disputes(disputes: DisputeService, tables: TableService,
+def tournament_disputes(disputes: DisputeService, tournaments: Tournaments,
                         tournament_id: uuid.UUID) -> list[tuple[Dispute, str]]:
     """The disputes of coups at the tournament's tables (broken ones included), the first
     opened first, each with its table's name."""
-    name = Tournaments(tables).state(tournament_id).name
+    name = tournaments.state(tournament_id).name
     found = []
     for dispute_id in disputes.ids():
         dispute = disputes.dispute(dispute_id)
-        table = tables.table(dispute.table_id)
+        table = tournaments.service.table(dispute.table_id)
         if table.tournament == name:
             found.append((dispute, table.name))
     return found
@@ -44,7 +44,7 @@ def publish_results(tournaments: Tournaments, disputes: DisputeService,
                     at: float | None = None) -> Recorded:
     """Publish the finished tournament's results, refused while a dispute is open."""
     open_ones = [f"coup {d.coup} at {table}" for d, table
-                 in tournament_disputes(disputes, tournaments.service, tournament_id)
+                 in tournament_disputes(disputes, tournaments, tournament_id)
                  if is_open(d)]
     when = time.time() if at is None else at
     return tournaments.apply(tournament_id, command_id, lambda t: t.publish_results(
