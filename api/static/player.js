@@ -204,9 +204,13 @@
   });
   byId("secret-reveal").addEventListener("click", () => secretStep(async () => {
     const kept = keptSecret();
-    await api(`${tournamentPath()}/secret-bets/reveal`, { spot: kept.spot, amount: kept.amount, nonce: kept.nonce });
+    const answer = await api(`${tournamentPath()}/secret-bets/reveal`,
+                             { spot: kept.spot, amount: kept.amount, nonce: kept.nonce });
     sessionStorage.removeItem(secretKey());
-    byId("secret-state").textContent = `Revealed: ${money(kept.amount)} on the ${kept.spot}, paid at the table.`;
+    const paid = (answer.events || []).find(e => "delta" in e);
+    const result = !paid ? "paid at the table" : paid.delta > 0 ? `won ${money(paid.delta)}`
+      : paid.delta < 0 ? `lost ${money(-paid.delta)}` : "a push";
+    byId("secret-state").textContent = `Revealed: ${money(kept.amount)} on the ${kept.spot}, ${result}.`;
   }));
 
   async function start() {

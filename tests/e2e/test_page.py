@@ -658,6 +658,8 @@ def test_a_player_places_a_secret_bet_and_reveals_it_after_the_deal(
     assert len(bytes.fromhex(revealed.nonce)) == 16
     after = api.service.state(Table.create_id(table)).holding("ann")
     assert after == before + revealed.delta and revealed.delta in (-50, 47, 0)
+    expect(page.locator("#secret-state")).to_contain_text(
+        {-50: "lost 50", 47: "won 47", 0: "a push"}[revealed.delta])
     expect(page.locator("#chips")).to_have_text(money(after), timeout=WAIT_MS)
     expect(page.get_by_role("button", name="Reveal the secret bet")).to_be_hidden()
     shoot(page, "player-secret-bet")
