@@ -1,5 +1,5 @@
 """`sabot tournament ...`: the organiser's commands on the command line mirror HTTP: create
-from a preset, register, start, follow, results; the same JSON as the API; refusals are one
+from a preset, register, start, follow, results, publish; the same JSON as the API; refusals are one
 line and exit 1."""
 
 from __future__ import annotations
@@ -69,6 +69,11 @@ def test_an_organiser_runs_a_tournament_from_the_command_line(
     assert [s["player"] for s in page_order] == [s["player"] for s in standings]
     text = cli(capsys, "results", "club", *db)
     assert f"winner {results['winner']}" in text
+    assert results["published"] is False  # provisional until the organiser publishes
+    assert cli(capsys, "publish", "club", *db).strip() == "club: results published"
+    published = as_json(cli(capsys, "results", "club", "--json", *db))
+    assert published["published"] is True and published["published_by"] == "@organiser"
+    assert "[results-published]" in cli(capsys, "publish", "club", *db, code=1)
 
 
 def test_a_format_file_that_cannot_be_played_is_refused(
