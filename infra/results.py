@@ -5,7 +5,7 @@
 
 A finished tournament's results are provisional until the organiser publishes them
 (`Tournament.publish_results`, recording `ResultsPublished`): a dispute still replaying, or
-whose correction awaits its approvals, may yet move chips, so publishing waits for it.
+whose correction awaits its approvals (`is_open`), may yet move chips, so publishing waits.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from infra.tournaments import Tournaments
 
 
 def is_open(dispute: Dispute) -> bool:
-    """Not decided yet: still replaying, or a correction not applied."""
+    """Not decided yet: still replaying, or its correction awaiting approvals. (An approved
+    correction is applied at once while the tournament runs; after its finish it is refused
+    and stays approved: that dispute is decided, it holds nothing up.)"""
     return dispute.verdict is Verdict.OPEN or (bool(dispute.corrections)
-                                                and not dispute.applied)
+                                                and not dispute.approved)
 
 
 def tournament_disputes(disputes: DisputeService, tournaments: Tournaments,

@@ -1,6 +1,6 @@
 """`PublishResults` on the pure Tournament aggregate: refused before the finish, while a
 dispute is open, and a second time, each refusal recording nothing; once published, the event
-replays to the same publisher and time."""
+replays to the same publisher and time. Which disputes hold publishing up (`is_open`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from typing import Any
 
 from eventsourcing.domain import Snapshot
 
+from domain.dispute_aggregate import Discrepancy, Dispute, Verdict
 from domain.errors import OutOfTurn
 from domain.tournament_aggregate import Tournament
 from infra.mapper import MsgspecMapper
+from infra.results import is_open
 from tests.unit.test_tournament import ORGANISER, SEED, bust, one_table, refused
 
 
@@ -39,3 +41,23 @@ def test_results_are_published_once_finished_with_no_dispute_open() -> None:
     assert restored.published_at is None
     restored = mapper.to_domain_event(mapper.to_stored_event(published)).mutate(restored)
     assert (restored.published_by, restored.published_at) == (ORGANISER, 3.0)
+
+
+def test_a_dispute_is_open_while_replaying_and_while_its_correction_awaits_approvals() -> None:
+    dispute = Dispute(table_id=Tournament.create_id("t"), coup=3, reason="a misread card",
+                      by="p1", actor="p1", command_id="dispute")
+    assert is_open(dispute)  # not replayed yet
+    dispute.record_verdict(verdict=Verdict.DISCREPANCIES, discrepancies=[Discrepancy(
+        what="card", where="position 9", expected="Kh", recorded="9h")], notes=[],
+                           actor="@replay", command_id="replay")
+    dispute.propose(corrections={"p1": 40}, actor="@replay", command_id="replay")
+    assert is_open(dispute)
+    dispute.approve("organiser", "@organiser", actor="@organiser", command_id="a1")
+    assert is_open(dispute)  # one role of the two
+    dispute.approve("auditor", "@auditor", actor="@auditor", command_id="a2")
+    assert not is_open(dispute)  # approved: applied, or refused once the tournament ended
+    consistent = Dispute(table_id=Tournament.create_id("t"), coup=4, reason="why",
+                         by="p1", actor="p1", command_id="dispute-2")
+    consistent.record_verdict(verdict=Verdict.CONSISTENT, discrepancies=[], notes=[],
+                              actor="@replay", command_id="replay-2")
+    assert not is_open(consistent)
