@@ -1,5 +1,6 @@
 // The organiser's console for tournaments, over the tournaments resource (POST /tournaments,
-// /players, /start, /pause, /resume, /interventions, /results/publish; GET /disputes). It follows the tournament's tables'
+// /players, /start, /pause, /resume, /interventions, /results/publish; GET /disputes) and the
+// organiser's approval of a dispute's correction (POST /disputes/{id}/approvals). It follows the tournament's tables'
 // streams and reads the tournament again every POLL_MS (`Sabot.poll`).
 "use strict";
 
@@ -78,12 +79,27 @@
     }));
   }
 
+  // A correction the replay proposes is applied once the organiser and an auditor or a floor
+  // manager approve it (POST /disputes/{id}/approvals): the organiser's half is a button here.
+  function approval(d) {
+    const cell = el("td");
+    const c = d.correction;
+    if (!c || c.approved || c.approvals.some(a => a.role === "organiser")) return cell;
+    const chips = Object.entries(c.chips).map(([p, n]) => `${p} ${n > 0 ? "+" : ""}${money(n)}`).join(", ");
+    const approve = el("button", `Approve (${chips})`, "secondary",
+                       { type: "button", "aria-label": `approve the correction of coup ${d.coup} at ${d.table}` });
+    approve.addEventListener("click", () => run(() => api(`/disputes/${d.id}/approvals`, {})));
+    cell.append(approve);
+    return cell;
+  }
+
   function renderDisputes(disputes) {
     byId("disputes").tBodies[0].replaceChildren(...disputes.map(d => {
       const tr = el("tr", null, d.status === "replaying" || d.status === "awaiting approvals" ? "open" : "");
+      const approvals = d.correction ? d.correction.approvals.map(a => `${a.role} ${a.by}`) : [];
       tr.append(el("td", d.table), el("td", d.coup, "num"), el("td", d.by), el("td", d.reason),
-                el("td", d.status), el("td", d.discrepancies.length
-                  ? d.discrepancies.map(x => x.description).join("; ") : d.verdict));
+                el("td", [d.status, ...approvals].join(" · ")), el("td", d.discrepancies.length
+                  ? d.discrepancies.map(x => x.description).join("; ") : d.verdict), approval(d));
       return tr;
     }));
     byId("no-disputes").hidden = disputes.length > 0;

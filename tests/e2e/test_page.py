@@ -44,8 +44,10 @@ from infra.service import TableService
 from infra.tournaments import Director
 from tests.conftest import IN_CI
 from tests.e2e.test_api import KEY, Api, api, free_port  # noqa: F401 - the server fixture
+from tests.e2e.test_api_disputes import FaultyReader
+from tests.integration.test_corrections import first_misread
 from tests.integration.test_projections import Game
-from tests.integration.test_tournament_run import run_tournament
+from tests.integration.test_tournament_run import SETTINGS, run_tournament
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -576,7 +578,7 @@ def test_an_organiser_sees_the_disputes_and_publishes_the_results(
         rows = page.locator("#disputes tbody tr")
         expect(rows).to_have_count(1, timeout=WAIT_MS)
         expect(rows.first.locator("td")).to_have_text(
-            [table, "1", "p03", "the third card", "replaying", "open"])
+            [table, "1", "p03", "the third card", "replaying", "open", ""])
         expect(page.locator("#payouts li")).to_have_text([money(a) for a in view["payouts"]])
         expect(page.locator("#results-state")).to_contain_text("provisional")
         screen = open_page("/?tournament=cup")
@@ -701,3 +703,46 @@ def test_the_banker_gives_a_card_then_shows_down_at_deux_tableaux(
             assert [step.step.value for step in coup.legal_steps()] == ["settle"]
         game.coups(1)  # the croupier's steps to the coup's end
     shoot(next(iter(pages.values())), "player-deux-tableaux")
+
+
+def test_the_organiser_approves_a_dispute_s_correction_from_the_console(
+        api: Api, open_page: Callable[..., Page], postgres_url: str) -> None:  # noqa: F811
+    service = TableService(url=postgres_url)
+    service.cards = FaultyReader(service)  # a card reader that misreads: coups to correct
+    director = Director(service)
+    tournaments = director.tournaments
+    tournament_id = tournaments.create("fix", SETTINGS, seed=b"fix", command_id="create")
+    for n in range(10):
+        tournaments.register(tournament_id, f"p{n:02d}", command_id=f"reg-{n}")
+    tournaments.start(tournament_id, command_id="draw")
+    found = None
+    while found is None:
+        director.tick(tournament_id)
+        state = tournaments.state(tournament_id)
+        found = first_misread(service, [state.table_name(n)
+                                        for n in range(1, state.tables_opened + 1)])
+    table_id, coup = found
+    with DisputeService(url=postgres_url) as disputes:
+        dispute = disputes.replay(disputes.open(table_id, coup, reason="a misread card",
+                                                by="@croupier", command_id="misread"))
+    assert dispute.corrections
+    name = service.table(table_id).name
+    page = open_page("/organiser?tournament=fix", api.token(Role.ORGANISER))
+    approve = page.get_by_role("button", name=f"approve the correction of coup {coup} at {name}")
+    player, delta = sorted(dispute.corrections.items())[0]
+    expect(approve).to_contain_text(f"{player} {'+' if delta > 0 else ''}{money(delta)}",
+                                    timeout=WAIT_MS)
+    status = page.locator("#disputes tbody tr").first.locator("td").nth(4)
+    expect(status).to_have_text("awaiting approvals")
+    approve.click()
+    expect(status).to_have_text("awaiting approvals · organiser @organiser", timeout=WAIT_MS)
+    expect(approve).to_have_count(0)
+    expect(page.locator("#error")).to_be_empty()
+    second = api.call("POST", f"/disputes/{dispute.id}/approvals", api.token(Role.AUDITOR))
+    assert second.status_code == 201, second.text
+    expect(status).to_have_text("corrected · organiser @organiser · auditor @auditor",
+                                timeout=2 * WAIT_MS)
+    made = [e for e in api.service.events_of(tournament_id)
+            if isinstance(e, Tournament.InterventionMade) and e.kind == "correct-chips"]
+    assert {e.player: e.chips_after - e.chips_before for e in made} == dispute.corrections
+    shoot(page, "organiser-correction")
