@@ -9,7 +9,8 @@ pages at `/` (`api.routes_page`); the OpenAPI document at `/schema`
 (`/schema/openapi.json`). Bodies are msgspec structs (`api.schemas`); every refusal is an
 RFC 9457 problem (`api.problems`); callers are known by bearer tokens kept hashed in the
 same database (`api.tokens`, `api.auth`). The database: `database_url`, else
-`$SABOT_DATABASE_URL`, else the default.
+`$SABOT_DATABASE_URL`, else the default. Every request has an id, answered in `X-Request-ID`
+and named in its log lines (`api.request_ids`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from api.live import channels_plugin, wake_through
 from api.metrics import Metrics, metrics
 from api.openapi import add_body_schemas
 from api.problems import EXCEPTION_HANDLERS
+from api.request_ids import RequestIds
 from api.routes_audit import audit_checkpoints
 from api.routes_disputes import Disputes, DisputesController, coup_dossier
 from api.routes_health import health, ready
@@ -68,7 +70,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     heartbeat.create_table(service.database)
     views = ViewReader(service)
     disputes = Disputes(service.database_url)
-    return Litestar(
+    app = Litestar(
         route_handlers=[health, ready, metrics, TablesController, table_events,
                         TournamentsController, table_rotation, table_recall, audit_checkpoints,
                         DisputesController, coup_dossier,
@@ -89,4 +91,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
         on_startup=[add_body_schemas, wake_through(channels, service)],
         on_shutdown=[service.close, disputes.close],
         request_max_body_size=MAX_BODY,
+        logging_config=None,  # the process's own (`sabot serve`: JSON); refusals log themselves
     )
+    app.asgi_handler = RequestIds(app.asgi_handler)  # around routing: a 404 has its id too
+    return app
