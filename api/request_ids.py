@@ -5,7 +5,8 @@ too): it takes a valid incoming `X-Request-ID` (1 to 128 characters among letter
 `-._:`), else makes one (32 hex digits), sends it back in the answer's `X-Request-ID`, and
 binds it as `request_id` in structlog's context for the request, so every line logged while
 serving it names it, and the tasks its command sends carry it (`workers.logging`). When the
-request ends it logs one line (standard error, JSON under `sabot serve`):
+request ends it logs one line through the standard library (JSON on standard error under
+`sabot serve`, `workers.logging`; nothing where logging is not configured):
 
     {"event": "http.request", "method": "POST", "path": "/tables/{table}/commands",
      "status": 200, "duration_ms": 12.4, "request_id": "5d2a...", "level": "info", ...}
@@ -16,6 +17,7 @@ logged: a token, a body or a store URL never reaches the log.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 import uuid
@@ -27,7 +29,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 HEADER = b"x-request-id"
 VALID = re.compile(rb"[A-Za-z0-9._:-]{1,128}")
 
-log = structlog.get_logger("sabot.api")
+log = logging.getLogger("sabot.api")  # silent where logging is not configured (tests)
 
 
 def request_id_of(scope: Scope) -> str:
@@ -62,6 +64,7 @@ class RequestIds:
             try:
                 await self.app(scope, receive, answer)
             finally:
-                log.info("http.request", method=scope["method"],
-                         path=scope.get("path_template") or None, status=status,
-                         duration_ms=round((time.perf_counter() - started) * 1000, 1))
+                log.info("http.request", extra={
+                    "method": scope["method"], "path": scope.get("path_template") or None,
+                    "status": status,
+                    "duration_ms": round((time.perf_counter() - started) * 1000, 1)})

@@ -31,6 +31,7 @@ _SHARED: list[Any] = [
     structlog.processors.TimeStamper(fmt="iso", utc=True),
     structlog.processors.format_exc_info,
 ]
+_FOREIGN: list[Any] = [*_SHARED, structlog.stdlib.ExtraAdder()]  # a record's `extra` fields
 
 
 def configure_logging(level: int | str = logging.INFO) -> None:
@@ -48,7 +49,7 @@ def configure_logging(level: int | str = logging.INFO) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            foreign_pre_chain=_SHARED,
+            foreign_pre_chain=_FOREIGN,
             processors=[
                 structlog.stdlib.ProcessorFormatter.remove_processors_meta,
                 structlog.processors.JSONRenderer(),

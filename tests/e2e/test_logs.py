@@ -61,6 +61,14 @@ class Served:
         assert all(line.startswith("{") for line in text.splitlines()), text  # JSON only
         return [json.loads(line) for line in text.splitlines()]
 
+    def logged(self, request_id: str) -> list[dict[str, Any]]:
+        """Every line, once the request `request_id` is logged (just after its answer)."""
+        deadline = time.monotonic() + 10
+        while not any(line.get("request_id") == request_id for line in self.lines()):
+            assert time.monotonic() < deadline, f"{request_id} never logged"
+            time.sleep(0.05)
+        return self.lines()
+
     def stop(self) -> None:
         self.process.terminate()
         try:
@@ -136,7 +144,7 @@ def test_one_request_id_from_the_api_into_the_worker(
     assert unknown.status_code == 404
     assert re.fullmatch("[0-9a-f]{32}", unknown.headers["X-Request-ID"])  # invalid: replaced
 
-    lines = served.lines()
+    lines = served.logged(unknown.headers["X-Request-ID"])
     requests = [line for line in lines if line["event"] == "http.request"]
     mine = [line for line in requests if line["request_id"] == request_id]
     assert len(mine) == 1, requests[-3:]
