@@ -79,7 +79,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
                         static_router()],
         plugins=[channels],
         state=State({"service": service, "tokens": tokens, "views": views,
-                     "tournaments": Tournaments(service), "metrics": Metrics(views),
+                     "tournaments": Tournaments(service), "metrics": Metrics(views, clock.broker),
                      "disputes": disputes,
                      "idempotency": Idempotency(service.database), "broker_url": broker}),
         exception_handlers=EXCEPTION_HANDLERS,
