@@ -22,6 +22,7 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
+from api.allow import allow_every_method
 from api.deadlines import DeadlineClock
 from api.idempotency import Idempotency
 from api.live import channels_plugin, wake_through
@@ -91,6 +92,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
         on_startup=[add_body_schemas, wake_through(channels, service)],
         on_shutdown=[service.close, disputes.close],
         request_max_body_size=MAX_BODY,
+        before_send=[allow_every_method],
         logging_config=None,  # the process's own (`sabot serve`: JSON); refusals log themselves
     )
     app.asgi_handler = RequestIds(app.asgi_handler)  # around routing: a 404 has its id too
