@@ -9,7 +9,8 @@ pages at `/` (`api.routes_page`); the OpenAPI document at `/schema`
 (`/schema/openapi.json`). Bodies are msgspec structs (`api.schemas`); every refusal is an
 RFC 9457 problem (`api.problems`); callers are known by bearer tokens kept hashed in the
 same database (`api.tokens`, `api.auth`). The database: `database_url`, else
-`$SABOT_DATABASE_URL`, else the default.
+`$SABOT_DATABASE_URL`, else the default. Every request has an id, answered in `X-Request-ID`
+and named in its log lines (`api.request_ids`).
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
+from api.allow import allow_every_method
 from api.deadlines import DeadlineClock
 from api.idempotency import Idempotency
 from api.live import channels_plugin, wake_through
 from api.metrics import Metrics, metrics
 from api.openapi import add_body_schemas
 from api.problems import EXCEPTION_HANDLERS
+from api.request_ids import RequestIds
 from api.routes_audit import audit_checkpoints
 from api.routes_disputes import Disputes, DisputesController, coup_dossier
 from api.routes_health import health, ready
@@ -69,7 +72,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     heartbeat.create_table(service.database)
     views = ViewReader(service)
     disputes = Disputes(service.database_url)
-    return Litestar(
+    app = Litestar(
         route_handlers=[health, ready, metrics, TablesController, table_events,
                         TournamentsController, table_rotation, table_recall, audit_checkpoints,
                         DisputesController, coup_dossier,
@@ -79,7 +82,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
                         static_router()],
         plugins=[channels],
         state=State({"service": service, "tokens": tokens, "views": views,
-                     "tournaments": Tournaments(service), "metrics": Metrics(views),
+                     "tournaments": Tournaments(service), "metrics": Metrics(views, clock.broker),
                      "disputes": disputes,
                      "idempotency": Idempotency(service.database), "broker_url": broker}),
         exception_handlers=EXCEPTION_HANDLERS,
@@ -91,4 +94,8 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
         on_startup=[add_body_schemas, wake_through(channels, service)],
         on_shutdown=[service.close, disputes.close],
         request_max_body_size=MAX_BODY,
+        before_send=[allow_every_method],
+        logging_config=None,  # the process's own (`sabot serve`: JSON); refusals log themselves
     )
+    app.asgi_handler = RequestIds(app.asgi_handler)  # around routing: a 404 has its id too
+    return app

@@ -5,41 +5,57 @@
 * `sabot_command_seconds{kind}`: how long answering them took (histogram);
 * `sabot_projection_behind_events{projection}`: events each view has yet to apply, and
   `sabot_projection_stopped{projection}` (1 when stopped by an event it cannot apply);
-* `sabot_workers_alive`: workers that beat within 10 s (`workers.heartbeat`).
+* `sabot_workers_alive`: workers that beat within 10 s (`workers.heartbeat`);
+* `sabot_live_subscribers`: live event streams (SSE) this process holds open;
+* `sabot_queue_depth{queue}`: tasks waiting for a worker in the queue this process sends to
+  (the length of its Redis list, or the embedded broker's message files); left out of a
+  scrape, with a warning logged, while the broker does not answer.
 
-The gauges are read from the store when Prometheus scrapes.
+The store's gauges and the queue's depth are read when Prometheus scrapes.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
+import structlog
 from anyio import to_thread
+from celery import Celery
 from litestar import Request, Response, get
 from litestar.datastructures import State
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
+from redis import Redis, RedisError
 
 from api.routes_views import ViewReader
+from infra.live_push import is_redis
 from projections.registry import NAMES
 from workers.heartbeat import workers
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+BROKER_TIMEOUT = 1.0  # seconds a scrape waits for Redis
+
+log = structlog.get_logger("sabot.api.metrics")
 
 
 class Metrics:
-    """The app's registry: command counters and latencies, and the store's gauges."""
+    """The app's registry: command counters and latencies, live subscribers, and the store's
+    and the broker's gauges (`broker`: the Celery app this process sends tasks through)."""
 
-    def __init__(self, views: ViewReader) -> None:
+    def __init__(self, views: ViewReader, broker: Celery) -> None:
         self.registry = CollectorRegistry()
         self.commands = Counter("sabot_commands", "commands answered", ["kind", "outcome"],
                                 registry=self.registry)
         self.seconds = Histogram("sabot_command_seconds", "time to answer a command", ["kind"],
                                  registry=self.registry)
+        self.subscribers = Gauge("sabot_live_subscribers", "live event streams (SSE) open",
+                                 registry=self.registry)
         self.registry.register(_StoreGauges(views))
+        self.registry.register(_QueueDepth(broker))
 
     async def timed(self, kind: str, respond: Callable[[], Awaitable[Any]]) -> Any:
         started = time.perf_counter()
@@ -77,6 +93,35 @@ class _StoreGauges(Collector):
         yield stopped
         yield GaugeMetricFamily("sabot_workers_alive", "workers that beat within 10 s",
                                 value=found.alive if found is not None else 0)
+
+
+class _QueueDepth(Collector):
+    def __init__(self, broker: Celery) -> None:
+        self.queue = str(broker.conf.task_default_queue)
+        url = str(broker.conf.broker_url or "")
+        self.redis = Redis.from_url(url, socket_timeout=BROKER_TIMEOUT,
+                                    socket_connect_timeout=BROKER_TIMEOUT) if is_redis(url) \
+            else None
+        self.options = broker.conf.broker_transport_options
+
+    def depth(self) -> int:
+        if self.redis is not None:
+            return int(self.redis.llen(self.queue))
+        name = f"{self.queue}.msg"  # kombu's filesystem transport: `<time>_<uuid>.<queue>.msg`
+        return sum(entry.name.partition(".")[2] == name
+                   for entry in os.scandir(self.options["data_folder_in"]))
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        try:
+            depth = self.depth()
+        except (RedisError, OSError) as error:
+            log.warning("metrics.queue-depth-unknown", queue=self.queue,
+                        error=type(error).__name__)
+            return
+        family = GaugeMetricFamily("sabot_queue_depth", "tasks waiting for a worker",
+                                   labels=["queue"])
+        family.add_metric([self.queue], depth)
+        yield family
 
 
 @get("/metrics", tags=["health"], summary="Prometheus metrics", media_type=CONTENT_TYPE,

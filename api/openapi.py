@@ -2,11 +2,11 @@
 
 The tables routes read their bodies themselves (to take the command id from a header and the
 actor from the token before msgspec validates), so litestar cannot infer them. Here msgspec
-describes `OpenTable` and the kind-tagged `TableCommand` union (with its discriminator); the
-schemas go into the document's components under `Body.<name>` (at startup,
-`add_body_schemas`), and each route's operation points its request body at them. In the
-command schemas `actor` is dropped (the token decides it) and `command_id` is optional (the
-`Idempotency-Key` header may give it).
+describes `OpenTable`, `LookAhead` and the kind-tagged `TableCommand` union (with its
+discriminator); the schemas go into the document's components under `Body.<name>` (at
+startup, `add_body_schemas`), and each route's operation points its request body at them. In
+the command schemas `actor` is dropped (the token decides it) and `command_id` is optional
+(the `Idempotency-Key` header may give it).
 """
 
 from __future__ import annotations
@@ -29,14 +29,14 @@ from litestar.openapi.spec import (
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
 from api.problems import MEDIA_TYPE, Problem
-from api.schemas import OpenTable
+from api.schemas import LookAhead, OpenTable
 from domain.commands import TableCommand
 from domain.limits import MAX_COMMAND_ID
 
 PREFIX = "Body."
 _TEMPLATE = "#/components/schemas/" + PREFIX + "{name}"
 _NAMES = {f.metadata.get("alias", f.name): f.name for f in dataclasses.fields(Schema)}
-_ONE = frozenset({"items", "additionalProperties", "not"})
+_ONE = frozenset({"items", "additionalProperties", "propertyNames", "not"})
 _MANY = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
 
 
@@ -75,10 +75,13 @@ def _as_api_body(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def body_schemas() -> dict[str, Schema]:
-    (command, _), parts = msgspec.json.schema_components([TableCommand, OpenTable],
-                                                         ref_template=_TEMPLATE)
+    (command, *_), parts = msgspec.json.schema_components([TableCommand, OpenTable, LookAhead],
+                                                          ref_template=_TEMPLATE)
     parts = {name: _as_api_body(s) if "kind" in s.get("properties", {}) else s
              for name, s in parts.items()}
+    # msgspec leaves out the keys of a dict keyed by an enum: the look-ahead's are sides
+    parts["LookAhead"]["properties"]["known"]["propertyNames"] = {
+        "$ref": _TEMPLATE.format(name="Side")}
     parts["TableCommand"] = command
     schemas = {PREFIX + name: to_openapi(s) for name, s in parts.items()}
     return {name: s for name, s in schemas.items() if isinstance(s, Schema)}  # none is a $ref
@@ -156,17 +159,20 @@ def _body(name: str) -> RequestBody:
                        required=True)
 
 
-@dataclasses.dataclass
-class CommandOperation(Operation):
-    """The operation of `POST /tables/{table}/commands`: its body is one `TableCommand`."""
+def with_body(name: str) -> type[Operation]:
+    """The class of an operation whose request body is the body schema `name`."""
 
-    def __post_init__(self) -> None:
-        self.request_body = _body("TableCommand")
+    @dataclasses.dataclass
+    class WithBody(Operation):
+        def __post_init__(self) -> None:
+            self.request_body = _body(name)
+
+    return WithBody
 
 
-@dataclasses.dataclass
-class OpenTableOperation(Operation):
-    """The operation of `POST /tables`: its body is an `OpenTable`."""
-
-    def __post_init__(self) -> None:
-        self.request_body = _body("OpenTable")
+CommandOperation = with_body("TableCommand")
+"""`POST /tables/{table}/commands`: its body is one `TableCommand`."""
+OpenTableOperation = with_body("OpenTable")
+"""`POST /tables`: its body is an `OpenTable`."""
+LookAheadOperation = with_body("LookAhead")
+"""`POST /tables/{table}/tableau`: its body is a `LookAhead`."""

@@ -8,6 +8,7 @@ the `Last-Event-ID` a reconnecting browser sends, else after the table's current
 once (`api.live`); events written by another process (the CLI, a worker) are picked up by
 the poll every `POLL_SECONDS`, which also keeps the connection alive. The store is the
 source of every message: a subscriber never misses an event because a wake-up was coalesced.
+Open streams are counted in `sabot_live_subscribers` (`api.metrics`).
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from litestar.channels import ChannelsPlugin
 from litestar.datastructures import State
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
+from prometheus_client import Gauge
 
 from api.live import channel_of
+from api.metrics import Metrics
 from api.openapi import BEARER_OR_ANONYMOUS, problems
 from api.problems import ApiProblem
 from api.routes_tables import TableRef, blocking, grant_of
@@ -49,7 +52,8 @@ def _new_events(service: TableService, table_id: uuid.UUID, grant: Grant,
 
 
 async def _stream(service: TableService, channels: ChannelsPlugin, table_id: uuid.UUID,
-                  grant: Grant, after: int) -> AsyncIterator[ServerSentEventMessage]:
+                  grant: Grant, after: int,
+                  subscribers: Gauge) -> AsyncIterator[ServerSentEventMessage]:
     woken = [anyio.Event()]
 
     async def on_message(_: bytes) -> None:
@@ -57,16 +61,17 @@ async def _stream(service: TableService, channels: ChannelsPlugin, table_id: uui
 
     async with (channels.start_subscription([channel_of(table_id)]) as subscriber,
                 subscriber.run_in_background(on_message)):
-        while True:
-            woken[0] = anyio.Event()
-            for event in await blocking(_new_events, service, table_id, grant, after):
-                after = event["originator_version"]
-                yield ServerSentEventMessage(data=msgspec.json.encode(event).decode(),
-                                             id=str(after))
-            with anyio.move_on_after(POLL_SECONDS) as waited:
-                await woken[0].wait()
-            if waited.cancelled_caught:
-                yield ServerSentEventMessage(data=None, comment="keep-alive")  # no data: no message
+        with subscribers.track_inprogress():
+            while True:
+                woken[0] = anyio.Event()
+                for event in await blocking(_new_events, service, table_id, grant, after):
+                    after = event["originator_version"]
+                    yield ServerSentEventMessage(data=msgspec.json.encode(event).decode(),
+                                                 id=str(after))
+                with anyio.move_on_after(POLL_SECONDS) as waited:
+                    await woken[0].wait()
+                if waited.cancelled_caught:  # no data: a comment, not a message
+                    yield ServerSentEventMessage(data=None, comment="keep-alive")
 
 
 @get("/tables/{table:str}/events", tags=["live"], summary="A table's events, live (SSE)",
@@ -89,4 +94,6 @@ async def table_events(request: Request[Any, Any, State], table: TableRef,
         after = int(last_event_id)
     start = found.version if after is None else after
     channels = request.app.plugins.get(ChannelsPlugin)
-    return ServerSentEvent(_stream(service, channels, table_id, grant, start))
+    metrics: Metrics = request.app.state.metrics
+    return ServerSentEvent(_stream(service, channels, table_id, grant, start,
+                                   metrics.subscribers))

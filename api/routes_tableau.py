@@ -10,7 +10,8 @@ as a matter of course). Every other fact it reads (how many
 cards each hand holds, the third cards, the decisions taken, the naturals shown) is public,
 so the answer tells the caller nothing the caller did not give: anyone may ask. Nothing is
 recorded. A hand whose cards are neither visible nor given has no point, and its decision
-stays one `decide`.
+stays one `decide`. The body is a `LookAhead` (`api.schemas`, declared in the OpenAPI
+document by `api.openapi`).
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ import msgspec
 from litestar import Request, post
 from litestar.datastructures import State
 
-from api.openapi import problems
+from api.openapi import BEARER_OR_ANONYMOUS, LookAheadOperation, problems
 from api.problems import ApiProblem, decode_json, invalid
 from api.routes_tables import TableRef, blocking, grant_of
-from api.schemas import ActionView
+from api.schemas import ActionView, LookAhead
 from api.tokens import Grant
 from api.visibility import actions_view, sees_face_down
 from domain.cards import Card, card, point
@@ -32,11 +33,6 @@ from domain.coup import Side
 from domain.table import TableState
 from infra.references import table_id_of
 from infra.service import TableService
-
-
-class LookAhead(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    known: dict[Side, list[str]] = msgspec.field(default_factory=dict)
-    card: str | None = None
 
 
 class Tableau(msgspec.Struct, frozen=True, kw_only=True):
@@ -85,7 +81,8 @@ def look_ahead(state: TableState, grant: Grant, ask: LookAhead) -> Tableau:
 
 @post("/tables/{table:str}/tableau", status_code=200, tags=["tables"],
       summary="What the drawing table requires, with the caller's own cards",
-      responses=problems(400, 404, 409, 422))
+      operation_class=LookAheadOperation, security=BEARER_OR_ANONYMOUS,
+      responses=problems(400, 401, 404, 409, 413, 422))
 async def table_tableau(request: Request[Any, Any, State], table: TableRef) -> Tableau:
     grant = await grant_of(request)
     try:

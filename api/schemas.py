@@ -9,10 +9,11 @@ by its seed nor by the list of cards it has given.
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
+from domain.cards import RANKS, SUITS
 from domain.coup import Outcome, Side
 from domain.coverage import Stake
 from domain.limits import Name
@@ -28,6 +29,21 @@ class OpenTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     variant: Variant
     settings: dict[str, Any] = msgspec.field(default_factory=dict)
     tournament: Name | None = None
+
+
+CardCode = Annotated[str, msgspec.Meta(pattern=f"^[{RANKS}][{SUITS}]$",
+                                        description="a card: rank then suit (`9h`, `Ts`)")]
+HAND_MOST = 3
+"""Cards a hand may hold: two, and a third."""
+
+
+class LookAhead(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """The tableau's question (`POST /tables/{table}/tableau`): the cards the caller knows of
+    each hand, in deal order, and the card dealt next, if any."""
+
+    known: dict[Side, Annotated[list[CardCode], msgspec.Meta(max_length=HAND_MOST)]] = \
+        msgspec.field(default_factory=dict)
+    card: CardCode | None = None
 
 
 class Recorded(msgspec.Struct, frozen=True):

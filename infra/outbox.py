@@ -10,6 +10,9 @@ process registered for its kind (`Dispatcher.on`), whichever adapter sent the co
 HTTP route, the CLI, a worker, the director), and marks it dispatched. A handler that fails
 (the broker is down) leaves its effect pending: the command has succeeded all the same, and
 the next dispatch in any process sends the pending effects first (`Dispatcher.relay`).
+A handler runs with the effect's `command_id` bound in the log context (and, relayed, without
+the request id of the request that happens to relay it), which the tasks it sends carry on
+(`workers.logging.trace_headers`).
 A process without a handler for a kind leaves those effects to one that has: the API relays
 what is pending when it starts (a table's wake-ups collapse into its latest).
 """
@@ -145,7 +148,7 @@ class Dispatcher:
         if self.failed:
             self.relay(before=command_id)
         handled = [e for e in effects if type(e) in self.handlers]
-        if handled and all([self._send(e) for e in handled]):
+        if handled and all([self._send(e, command_id) for e in handled]):
             kinds = sorted({kind_of(type(e)) for e in handled})
             self._mark(f"command_id = ? AND kind IN ({', '.join('?' * len(kinds))})",
                        (command_id, *kinds))
@@ -156,26 +159,29 @@ class Dispatcher:
         kinds = sorted(kind_of(kind) for kind in self.handlers)
         with self.database.transaction(write=False) as cursor:
             rows = self.database.execute(
-                cursor, "SELECT id, effect FROM {outbox} WHERE NOT dispatched AND kind IN"
-                f" ({', '.join('?' * len(kinds))}) AND command_id <> ? ORDER BY id"
+                cursor, "SELECT id, command_id, effect FROM {outbox} WHERE NOT dispatched"
+                f" AND kind IN ({', '.join('?' * len(kinds))}) AND command_id <> ? ORDER BY id"
                 f" LIMIT {RELAY_BATCH}", (*kinds, before)).fetchall()
         self.failed = False
-        effects = [(row["id"], _decoder.decode(bytes(row["effect"]))) for row in rows]
+        effects = [(row["id"], row["command_id"], _decoder.decode(bytes(row["effect"])))
+                   for row in rows]
         latest: dict[uuid.UUID, Wake] = {}  # a table's last wake-up says all the earlier ones do
-        for _, effect in effects:
+        for _, _, effect in effects:
             if isinstance(effect, Wake) and effect.version >= latest.get(
                     effect.table_id, effect).version:
                 latest[effect.table_id] = effect
-        sent = [row_id for row_id, effect in effects
-                if (isinstance(effect, Wake) and latest[effect.table_id] is not effect)
-                or self._send(effect)]
+        with structlog.contextvars.bound_contextvars(request_id=None):  # not this request's
+            sent = [row_id for row_id, command_id, effect in effects
+                    if (isinstance(effect, Wake) and latest[effect.table_id] is not effect)
+                    or self._send(effect, command_id)]
         if sent:
             self._mark(f"id IN ({', '.join('?' * len(sent))})", tuple(sent))
         return len(sent)
 
-    def _send(self, effect: Effect) -> bool:
+    def _send(self, effect: Effect, command_id: str) -> bool:
         try:
-            self.handlers[type(effect)](effect)
+            with structlog.contextvars.bound_contextvars(command_id=command_id):
+                self.handlers[type(effect)](effect)
         except Exception as error:  # a broker outage: the effect waits, the command stands
             self.failed = True
             log.warning("outbox.dispatch-failed", effect=kind_of(type(effect)),

@@ -116,7 +116,7 @@ def _setup_logging(loglevel: int | str | None = None, **_: Any) -> None:
 
 @signals.task_prerun.connect
 def _bind_task(task_id: str, task: Task, **_: Any) -> None:
-    bind_task(task_id, task.name)
+    bind_task(task_id, task.name, vars(task.request))
 
 
 @signals.task_postrun.connect

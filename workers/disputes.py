@@ -14,6 +14,7 @@ import structlog
 from celery import Celery
 
 from workers.app import REPLAY_DISPUTE, app
+from workers.logging import trace_headers
 from workers.services import dispute_service
 from workers.transient import RETRY_OPTIONS
 
@@ -23,7 +24,7 @@ log = structlog.get_logger("sabot.workers.disputes")
 def request_replay(dispute_id: uuid.UUID, *, via: Celery = app) -> str:
     """Ask a worker (on the dispute's store) to replay the dispute; the task id."""
     result = via.send_task(REPLAY_DISPUTE, args=(str(dispute_id),),
-                           queue=via.conf.task_default_queue)
+                           queue=via.conf.task_default_queue, headers=trace_headers())
     return str(result.id)
 
 

@@ -6,13 +6,20 @@ While a task runs, its `task_id` and `task` name are bound in the log context (a
 binds the `command_id` it sends), so every line it writes, Celery's own included, names them:
 
     {"event": "deadline.played", "task_id": "9b1e...", "task": "sabot.expire_decision",
-     "command_id": "deadline:4f0c...:12:punter", "events": 1, "level": "info", ...}
+     "command_id": "deadline:4f0c...:12:punter", "request_id": "5d2a...", "events": 1, ...}
+
+A task carries its sender's trail in its message headers (`trace_headers`): the `request_id`
+of the HTTP request that caused it (`api.request_ids`), the `command_id` whose outbox sent
+it and the `table`. The worker binds them for the task's run (the sender's command id as
+`caused_by`, since the task binds its own), so one request id follows a command from the
+API's `http.request` line into the worker's lines, and on into the tasks those send.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 import structlog
@@ -24,6 +31,7 @@ _SHARED: list[Any] = [
     structlog.processors.TimeStamper(fmt="iso", utc=True),
     structlog.processors.format_exc_info,
 ]
+_FOREIGN: list[Any] = [*_SHARED, structlog.stdlib.ExtraAdder()]  # a record's `extra` fields
 
 
 def configure_logging(level: int | str = logging.INFO) -> None:
@@ -41,7 +49,7 @@ def configure_logging(level: int | str = logging.INFO) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            foreign_pre_chain=_SHARED,
+            foreign_pre_chain=_FOREIGN,
             processors=[
                 structlog.stdlib.ProcessorFormatter.remove_processors_meta,
                 structlog.processors.JSONRenderer(),
@@ -53,10 +61,23 @@ def configure_logging(level: int | str = logging.INFO) -> None:
     root.setLevel(level)
 
 
-def bind_task(task_id: str, task: str) -> None:
-    """Name the task in every log line until `unbind_task` (called around each task run)."""
+TRACED = ("request_id", "command_id", "table")
+"""The log context a task's message carries from its sender (as headers)."""
+
+
+def trace_headers(**given: object) -> dict[str, str]:
+    """The headers to send a task with: the sender's `TRACED` log context, `given` winning."""
+    trail = {**structlog.contextvars.get_contextvars(), **given}
+    return {key: str(trail[key]) for key in TRACED if trail.get(key) is not None}
+
+
+def bind_task(task_id: str, task: str, headers: Mapping[str, Any]) -> None:
+    """Name the task and its sender's trail (its message's `headers`) in every log line until
+    `unbind_task` (called around each task run)."""
     structlog.contextvars.clear_contextvars()
-    structlog.contextvars.bind_contextvars(task_id=task_id, task=task)
+    trail = {("caused_by" if key == "command_id" else key): str(headers[key])
+             for key in TRACED if headers.get(key) is not None}
+    structlog.contextvars.bind_contextvars(task_id=task_id, task=task, **trail)
 
 
 def unbind_task() -> None:

@@ -2,7 +2,8 @@
 kept across tasks so that their connections and kept tables are reused, and wired to dispatch
 the follow-up effects of the commands they record through the worker's broker (`infra.outbox`):
 
-- a `Deadline` becomes the `expire_decision` task, sent with its countdown (`send_deadline`);
+- a `Deadline` becomes the `expire_decision` task, sent with its countdown (`send_deadline`)
+  and its sender's trail in its headers (`workers.logging.trace_headers`);
 - a `Wake` is published on Redis, where the API's live channels listen, when the broker is
   Redis (on the embedded broker the API's subscribers see the events at their next poll).
 
@@ -27,6 +28,7 @@ from infra.outbox import Deadline, Wake
 from infra.service import TableService
 from infra.settings import resolve_database_url
 from workers.app import EXPIRE_DECISION, app
+from workers.logging import trace_headers
 
 log = structlog.get_logger("sabot.workers.deadlines")
 
@@ -54,6 +56,7 @@ def send_deadline(deadline: Deadline, *, via: Celery = app) -> str:
         kwargs={"seconds": deadline.seconds},
         countdown=deadline.seconds,
         queue=via.conf.task_default_queue,
+        headers=trace_headers(table=deadline.table_id),
     )
     log.info("deadline.scheduled", table_id=str(deadline.table_id), coup=deadline.coup,
              side=deadline.side.value, seconds=deadline.seconds, task_id=result.id)

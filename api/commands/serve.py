@@ -5,6 +5,10 @@ broker, whose director plays the tournaments of the store, so that one command o
 machine runs a whole tournament; `--no-worker` leaves that to `sabot worker` processes
 started separately (production).
 
+It logs JSON lines to standard error (`workers.logging`): uvicorn's own lines, and one
+`http.request` line a request with its request id (`api.request_ids`) in place of uvicorn's
+access log.
+
 Before anything starts, the store and the broker must answer and the address must be free:
 otherwise one line names what is wrong, and the exit code is 2.
 """
@@ -40,13 +44,16 @@ def run(args: argparse.Namespace) -> int:
 
     from api.app import create_app
     from infra.reachability import check_broker
+    from workers.logging import configure_logging
 
+    configure_logging()
     broker = args.broker if args.broker is not None else os.environ.get("SABOT_BROKER_URL", "")
     check_broker(broker)
     listening = listen(args.host, args.port)
     app = create_app(args.database, broker_url=args.broker)
     database = absolute_database_url(resolve_database_url(args.database))
-    config = uvicorn.Config(app, log_level="info", proxy_headers=False,
+    config = uvicorn.Config(app, log_level="info", proxy_headers=False, log_config=None,
+                            access_log=False,  # api.request_ids logs each request
                             timeout_graceful_shutdown=5)  # live streams never end
     with running_worker("", database, HOME / "serve-worker.log") if args.worker and not broker \
             else nullcontext():

@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 import pytest
+import structlog
 from redis import Redis
 
 from domain import commands as c
@@ -21,6 +22,7 @@ from infra.live_push import RedisWake, channel_of
 from infra.outbox import Deadline, Effect, Wake
 from infra.service import TableService, seeds_from
 from tests.integration.test_workers import at_the_punters_decision
+from workers.logging import trace_headers
 
 KEY = bytes(range(32))
 
@@ -123,3 +125,28 @@ def test_a_broker_outage_delays_the_wake_up_but_never_fails_the_command(
         assert versions == [recorded.version, cut.version]
         assert outbox(service)[0]["command_id"].endswith(":seat")
         assert all(row["dispatched"] for row in outbox(service))
+
+
+def test_an_effect_is_sent_under_its_command_id_and_a_relayed_one_without_the_request_id(
+        sqlite_url: str) -> None:
+    """The trail a task's headers carry (`workers.logging.trace_headers`): the command that
+    recorded the effect, and the request id only of the request that sent that command."""
+    with a_service(sqlite_url) as service:
+        table_id = a_table(service, "trail")
+        sent: list[dict[str, str]] = []
+        down = [True]
+
+        def wake(effect: Wake) -> None:
+            if down[0]:
+                raise ConnectionError("the broker is down")
+            sent.append(trace_headers(table=effect.table_id))
+
+        service.effects.on(Wake, wake)
+        with structlog.contextvars.bound_contextvars(request_id="first"):
+            service.execute(table_id, c.ShuffleShoe(command_id="shuffled"))
+        down[0] = False
+        with structlog.contextvars.bound_contextvars(request_id="second"):
+            service.execute(table_id, c.CutShoe(command_id="cut", actor="p0", player="p0",
+                                                position=30))
+        assert sent == [{"command_id": "shuffled", "table": str(table_id)},  # relayed
+                        {"command_id": "cut", "table": str(table_id), "request_id": "second"}]
