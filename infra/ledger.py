@@ -1,9 +1,13 @@
 """The ledger tables written next to the stored events, in the same transaction.
 
-* `event_chain`: one row per stored event, its stream and global digests (`infra.chain`).
+* `event_chain`: one row per stored event, its stream and partition digests (`infra.chain`)
+  and its partition (`infra.partitions`). The `global_digest` column chains the events of
+  one partition, in notification order; a store chained before partitions has one, `MAIN`
+  (the column was added with that default: such stores read and verify as before).
 * `command_log`: one row per applied command id: the stream and versions it produced.
-* `chain_signatures`: one row per transaction, at its last notification id: the Ed25519
-  signature of the global digest there (`infra.signing.head_message`) and the key's id.
+* `chain_signatures`: one row per partition a transaction wrote, at its last notification id
+  there: the Ed25519 signature of the partition's digest there
+  (`infra.signing.head_message`) and the key's id.
 * `signing_keys`: the public keys that signed (by key id), recorded by each writer.
 * `merkle_tree`: one row, the Merkle tree of all the events so far as a frontier
   (`infra.merkle.Frontier`: size, last notification id, subtree roots), so that a checkpoint
@@ -15,12 +19,13 @@ lock (SQLite `BEGIN IMMEDIATE`, PostgreSQL's `LOCK TABLE stored_events IN EXCLUS
 the chain's head they read cannot move before they commit.
 
 A stream's head is its chain row of highest version: the new events' versions are higher,
-or their insert fails on the stored events' primary key.
+or their insert fails on the stored events' primary key. A partition's head is its chain row
+of highest notification id (index `event_chain_partition`), read with the streams' heads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 from uuid import UUID
 
@@ -30,6 +35,7 @@ from infra.chain import GENESIS, ChainLink, canonical_bytes, digest_canonical, g
 from infra.database import Database
 from infra.errors import ChainError, DuplicateCommand, RecordedCommand
 from infra.merkle import Frontier, event_leaf
+from infra.partitions import MAIN, Partition
 from infra.signing import Signer
 
 SCHEMA: dict[str, tuple[str, ...]] = {
@@ -40,6 +46,7 @@ SCHEMA: dict[str, tuple[str, ...]] = {
         " originator_version INTEGER NOT NULL,"
         " stream_digest BLOB NOT NULL,"
         " global_digest BLOB NOT NULL,"
+        " partition_key TEXT NOT NULL DEFAULT '',"
         " UNIQUE (originator_id, originator_version))",
         "CREATE TABLE IF NOT EXISTS {command_log} ("
         " command_id TEXT PRIMARY KEY,"
@@ -68,6 +75,7 @@ SCHEMA: dict[str, tuple[str, ...]] = {
         " originator_version bigint NOT NULL,"
         " stream_digest bytea NOT NULL,"
         " global_digest bytea NOT NULL,"
+        " partition_key TEXT NOT NULL DEFAULT '',"
         " UNIQUE (originator_id, originator_version))",
         "CREATE TABLE IF NOT EXISTS {command_log} ("
         " command_id text PRIMARY KEY,"
@@ -95,12 +103,27 @@ SCHEMA: dict[str, tuple[str, ...]] = {
 CHAIN_ROWS_PER_INSERT = 1000  # 5000 parameters: under SQLite's limit of 32766
 
 
+PARTITION_COLUMN = {  # added to a store chained before partitions (SQLite has no IF NOT EXISTS)
+    "sqlite": "ALTER TABLE {event_chain} ADD COLUMN partition_key TEXT NOT NULL DEFAULT ''",
+    "postgres": "ALTER TABLE {event_chain} ADD COLUMN IF NOT EXISTS partition_key TEXT NOT NULL"
+                " DEFAULT ''",
+}
+PARTITION_INDEX = ("CREATE INDEX IF NOT EXISTS event_chain_partition"
+                   " ON {event_chain} (partition_key, notification_id)")
+
+
 def create_tables(database: Database) -> None:
     """Create the ledger's tables; a store chained before the Merkle tree existed gets its
-    tree built from its events, once."""
+    tree built from its events, once; one chained before partitions gets the partition
+    column (every row in `MAIN`)."""
     with database.transaction(write=True) as cursor:
         for statement in SCHEMA[database.dialect]:
             database.execute(cursor, statement)
+        if database.dialect == "postgres" or not database.execute(
+            cursor, "SELECT 1 FROM pragma_table_info('event_chain')"
+            " WHERE name = 'partition_key'").fetchone():
+            database.execute(cursor, PARTITION_COLUMN[database.dialect])
+        database.execute(cursor, PARTITION_INDEX)
         if database.execute(cursor, "SELECT 1 FROM {merkle_tree}").fetchone() is None:
             tree, head = Frontier(), 0
             for event in select_events(database, cursor, 0, None):
@@ -195,31 +218,50 @@ def recorded_command(
     )
 
 
-def ask_heads(database: Database, cursor: Any, stored_events: Sequence[StoredEvent]) -> None:
-    """Query the chain's head, the Merkle frontier and the heads of the streams about to grow,
-    in one statement; each stream's head is its last row by the (originator_id,
-    originator_version) index, never a scan of the stream.
+def ask_heads(database: Database, cursor: Any, stored_events: Sequence[StoredEvent],
+              partitions: Mapping[UUID, Partition] | None = None) -> None:
+    """Query the Merkle frontier and the heads of the streams about to grow and of their
+    partitions (`partitions`: by stream id, default `MAIN`), in one statement; each head is
+    one row by an index (the stream's last version, the partition's last notification id),
+    never a scan.
 
     The rows are read by `append_chain`; in between, a PostgreSQL pipeline can carry the
     events' insert and this query in one round trip.
     """
     ids = dict.fromkeys(_uuid(s.originator_id) for s in stored_events)
+    specs = _specs(ids, partitions)
     last_of_stream = (
         "SELECT * FROM (SELECT 's' AS kind, notification_id, originator_id,"
-        " stream_digest AS digest FROM {event_chain} WHERE originator_id = ?"
+        " stream_digest AS digest, partition_key FROM {event_chain} WHERE originator_id = ?"
         " ORDER BY originator_version DESC LIMIT 1) AS s{i}"
     )
+    last_of_partition = (
+        "SELECT * FROM (SELECT 'g{i}' AS kind, notification_id, originator_id,"
+        " global_digest AS digest, partition_key FROM {event_chain} WHERE partition_key = {key}"
+        " ORDER BY notification_id DESC LIMIT 1) AS g{i}"
+    )
+    stream_of = ("COALESCE((SELECT partition_key FROM {event_chain} WHERE originator_id = ?"
+                 " ORDER BY originator_version DESC LIMIT 1), '')")
+    params: list[Any] = [database.to_db_id(oid) for oid in ids]
+    for spec in specs:
+        params.append(database.to_db_id(spec) if isinstance(spec, UUID) else spec)
     database.execute(
         cursor,
-        " UNION ALL ".join(last_of_stream.replace("{i}", str(i)) for i in range(len(ids)))
+        " UNION ALL ".join(
+            [last_of_stream.replace("{i}", str(i)) for i in range(len(ids))]
+            + [last_of_partition.replace("{i}", str(i)).replace(
+                "{key}", stream_of if isinstance(spec, UUID) else "?")
+               for i, spec in enumerate(specs)])
         + " UNION ALL"
-        " SELECT 'g', notification_id, NULL, global_digest"
-        " FROM {event_chain} WHERE notification_id = (SELECT MAX(notification_id)"
-        " FROM {event_chain})"
-        " UNION ALL"
-        " SELECT 'm', size, NULL, frontier FROM {merkle_tree} WHERE id = 1",
-        [database.to_db_id(oid) for oid in ids],
+        " SELECT 'm', size, NULL, frontier, NULL FROM {merkle_tree} WHERE id = 1",
+        params,
     )
+
+
+def _specs(ids: Iterable[UUID], partitions: Mapping[UUID, Partition] | None) -> list[Partition]:
+    """The distinct partitions (keys, or streams whose partition to take) of the streams."""
+    given = partitions or {}
+    return list(dict.fromkeys(given.get(oid, MAIN) for oid in ids))
 
 
 def append_chain(
@@ -229,65 +271,85 @@ def append_chain(
     stored_events: Sequence[StoredEvent],
     notification_ids: Sequence[int],
     signer: Signer,
+    partitions: Mapping[UUID, Partition] | None = None,
 ) -> None:
-    """Digest the events just inserted, append their links to `event_chain` and their leaves
-    to `merkle_tree`, and sign the new head.
+    """Digest the events just inserted, append their links to `event_chain` (each chained in
+    its stream and its partition) and their leaves to `merkle_tree`, and sign each new
+    partition head.
 
-    `heads` are the rows of `ask_heads`, read under the same write lock.
+    `heads` are the rows of `ask_heads` (given the same `partitions`), read under the same
+    write lock.
     """
     if not stored_events:
         return
-    previous_global = GENESIS
+    specs = _specs((_uuid(s.originator_id) for s in stored_events), partitions)
+    keys: list[str] = [spec if isinstance(spec, str) else MAIN for spec in specs]
+    found: dict[int, tuple[int, bytes]] = {}
     stream_heads: dict[UUID, bytes] = {}
     tree: Frontier | None = None
     for row in heads:
-        if row["kind"] == "m":
+        kind = row["kind"]
+        if kind == "m":
             try:
                 tree = Frontier.from_bytes(row["notification_id"], bytes(row["digest"]))
             except ValueError as error:
                 raise ChainError(f"merkle_tree is malformed ({error}): the store was altered; "
                                  "run `sabot audit verify`") from None
-        elif row["kind"] == "g":
-            if row["notification_id"] >= min(notification_ids):
-                raise ChainError(
-                    f"event_chain already holds notification {row['notification_id']}, at or "
-                    f"after the new event {min(notification_ids)}: the store was altered; "
-                    "run `sabot audit verify`"
-                )
-            previous_global = bytes(row["digest"])
+        elif kind.startswith("g"):
+            index = int(kind[1:])
+            keys[index] = row["partition_key"]
+            found[index] = (row["notification_id"], bytes(row["digest"]))
         else:
             stream_heads[database.from_db_id(row["originator_id"])] = bytes(row["digest"])
     if tree is None:
         raise ChainError("merkle_tree has no row: open the store once with table creation")
+    previous: dict[str, bytes] = {}
+    for index, (head_id, digest) in found.items():
+        if head_id >= min(notification_ids):
+            raise ChainError(
+                f"event_chain already holds notification {head_id} in partition "
+                f"{keys[index]!r}, at or after the new event {min(notification_ids)}: the "
+                "store was altered; run `sabot audit verify`"
+            )
+        previous[keys[index]] = digest
+    key_of = dict(zip(specs, keys, strict=True))
+    given = partitions or {}
     rows = []
+    last: dict[str, tuple[int, bytes]] = {}
     for stored, notification_id in zip(stored_events, notification_ids, strict=True):
         oid = _uuid(stored.originator_id)
+        key = key_of[given.get(oid, MAIN)]
         version = stored.originator_version
         canonical = canonical_bytes(oid, version, stored.topic, stored.state)
         stream = digest_canonical(stream_heads.get(oid, GENESIS), canonical)
-        previous_global = global_digest(previous_global, notification_id, stream)
+        chained = previous[key] = global_digest(previous.get(key, GENESIS), notification_id,
+                                                stream)
         stream_heads[oid] = stream
+        last[key] = (notification_id, chained)
         tree.append(event_leaf(notification_id, canonical))
-        rows.append((notification_id, database.to_db_id(oid), version, stream, previous_global))
+        rows.append((notification_id, database.to_db_id(oid), version, stream, chained, key))
     # Multi-row INSERTs, not executemany: in a PostgreSQL pipeline they travel with COMMIT.
     for start in range(0, len(rows), CHAIN_ROWS_PER_INSERT):
         chunk = rows[start : start + CHAIN_ROWS_PER_INSERT]
         database.execute(
             cursor,
             "INSERT INTO {event_chain} (notification_id, originator_id, originator_version,"
-            " stream_digest, global_digest) VALUES " + ", ".join(["(?, ?, ?, ?, ?)"] * len(chunk)),
+            " stream_digest, global_digest, partition_key) VALUES "
+            + ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(chunk)),
             [value for row in chunk for value in row],
         )
-    head = notification_ids[-1]
     database.execute(
         cursor,
         "UPDATE {merkle_tree} SET size = ?, head = ?, frontier = ? WHERE id = 1",
-        (tree.size, head, tree.to_bytes()),
+        (tree.size, notification_ids[-1], tree.to_bytes()),
     )
+    signed = sorted(last.values())
     database.execute(
         cursor,
-        "INSERT INTO {chain_signatures} (notification_id, key_id, signature) VALUES (?, ?, ?)",
-        (head, signer.key_id, signer.sign_head(head, previous_global)),
+        "INSERT INTO {chain_signatures} (notification_id, key_id, signature) VALUES "
+        + ", ".join(["(?, ?, ?)"] * len(signed)),
+        [value for head, digest in signed
+         for value in (head, signer.key_id, signer.sign_head(head, digest))],
     )
 
 

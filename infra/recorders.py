@@ -6,9 +6,10 @@ Each insert of stored events, in one transaction:
    passes `save()`'s keyword arguments down to `insert_events`): an id already recorded
    raises `DuplicateCommand` and nothing is written;
 2. inserts the events (a version already taken raises eventsourcing's `IntegrityError`);
-3. appends one `event_chain` row per event (stream and global digests, `infra.chain`),
-   adds the events to the Merkle tree (`merkle_tree`, `infra.merkle`) and signs the new
-   head (`chain_signatures`) with the store's signing key (`infra.signing`).
+3. appends one `event_chain` row per event (stream and partition digests, `infra.chain`;
+   the partitions `save(..., partitions=...)` gives, `infra.partitions`), adds the events to
+   the Merkle tree (`merkle_tree`, `infra.merkle`) and signs each new partition head
+   (`chain_signatures`) with the store's signing key (`infra.signing`).
 
 After the commit, the writer's `Checkpointer` (`infra.checkpoints`) is told, and writes a
 signed tree head to the checkpoint file within `SABOT_CHECKPOINT_SECONDS`, and when the
@@ -150,10 +151,11 @@ class ChainedSQLiteApplicationRecorder(_Ledgered, SQLiteApplicationRecorder):
             ledger.claim_command(self.database, cursor, kwargs.get("command_id"), stored_events)
             notification_ids = list(self._insert_events(cursor, stored_events, **kwargs) or ())
             if stored_events:
-                ledger.ask_heads(self.database, cursor, stored_events)
+                partitions = kwargs.get("partitions")
+                ledger.ask_heads(self.database, cursor, stored_events, partitions)
                 heads = cursor.fetchall()
                 ledger.append_chain(self.database, cursor, heads, stored_events, notification_ids,
-                                    self._sign(cursor))
+                                    self._sign(cursor), partitions)
         if stored_events:
             self._committed()
         return notification_ids
@@ -217,14 +219,15 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
             notification_ids: list[int] = []
             if stored_events:
                 self._insert_stored_events(insert, stored_events, **kwargs)
-                ledger.ask_heads(self.database, cursor, stored_events)
+                partitions = kwargs.get("partitions")
+                ledger.ask_heads(self.database, cursor, stored_events, partitions)
                 pipeline.sync()
                 notification_ids = list(
                     self._fetch_ids_after_insert_events(insert, stored_events, **kwargs) or ()
                 )
                 heads = cursor.fetchall()
                 ledger.append_chain(self.database, cursor, heads, stored_events, notification_ids,
-                                    self._sign(cursor))
+                                    self._sign(cursor), partitions)
             cursor.execute("COMMIT")
             pipeline.sync()
         return notification_ids

@@ -1,0 +1,68 @@
+"""The log partitioned by tournament: each partition's events form their own chain, and a
+break names its partition."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain import commands as c
+from domain.settings import Variant
+from domain.table_aggregate import Table
+from domain.tournament_aggregate import Tournament
+from infra.audit import Problem, verify
+from tests.integration.test_audit import db_id, nid_column, sql
+from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table, play
+
+CUP = str(Tournament.create_id("cup"))
+SOLO = str(Table.create_id("solo"))
+
+
+@pytest.fixture
+def partitioned(database_url: str) -> str:
+    """Two tables of tournament "cup" and one table outside it, played in turns."""
+    with a_service(database_url) as service:
+        solo = open_table(service, "solo", Variant.CHEMIN_DE_FER, players=3, **SMALL_SHOE)
+        tables = [solo]
+        for name in ("cup-1", "cup-2"):
+            table_id = service.open_table(name, service.state(solo).settings,
+                                          command_id=f"{name}:open", tournament="cup").table_id
+            for i in range(3):
+                service.execute(table_id, c.SeatPlayer(command_id=f"{name}:seat:{i}",
+                                                       player=f"p{i}", chips=1000))
+            tables.append(table_id)
+        for coups in (2, 4):
+            for table_id in tables:
+                play(service, table_id, coups, prefix=f"{table_id}:{coups}")
+    return database_url
+
+
+def test_each_stream_is_chained_in_its_partition(partitioned: str) -> None:
+    url = partitioned
+    rows = sql(url, "SELECT originator_id, partition_key FROM event_chain")
+    by_stream: dict[str, set[str]] = {}
+    for oid, key in rows:
+        by_stream.setdefault(str(oid), set()).add(key)
+    assert by_stream[str(db_id(url, Table.create_id("solo")))] == {SOLO}
+    for name in ("cup-1", "cup-2"):
+        assert by_stream[str(db_id(url, Table.create_id(name)))] == {CUP}
+    report = verify(url)
+    assert report.ok, report.first_break
+    assert report.partitions == 2
+    # each partition's chain starts afresh: its first row is digested from the genesis
+    (first_solo,), (first_cup,) = (
+        sql(url, "SELECT MIN(notification_id) FROM event_chain WHERE partition_key = ?", (k,))[0]
+        for k in (SOLO, CUP))
+    assert first_solo != first_cup
+
+
+def test_an_altered_event_names_its_partition(partitioned: str) -> None:
+    url = partitioned
+    column = nid_column(url)
+    ((n,),) = sql(url, f"SELECT MAX({column}) FROM stored_events WHERE originator_id = ?",
+                  (db_id(url, Table.create_id("cup-2")),))
+    sql(url, f"UPDATE stored_events SET state = ? WHERE {column} = ?", (b"forged", n))
+    report = verify(url)
+    assert report.first_break is not None
+    assert report.first_break.problem == Problem.STATE_ALTERED
+    assert (report.first_break.notification_id, report.first_break.partition) == (n, CUP)
+    assert f"partition {CUP}" in report.first_break.where()
