@@ -46,7 +46,7 @@ import msgspec
 
 from infra.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.errors import SettingsError
-from infra.ledger import select_events
+from infra.ledger import advance_tree, select_events
 from infra.merkle import (
     Frontier,
     consistency_proof,
@@ -206,17 +206,9 @@ class TreeHead(NamedTuple):
 
 
 def tree_head(database: Database) -> TreeHead:
-    """The store's Merkle tree and chain head now, in one read."""
-    with database.transaction(write=False) as cursor:
-        row = database.execute(
-            cursor,
-            "SELECT m.size, m.head, m.frontier, c.global_digest FROM {merkle_tree} m"
-            " LEFT JOIN {event_chain} c ON c.notification_id = m.head WHERE m.id = 1",
-        ).fetchone()
-    if row is None:
-        return TreeHead(Frontier(), 0, b"")
-    chain = bytes(row["global_digest"]) if row["global_digest"] is not None else b""
-    return TreeHead(Frontier.from_bytes(row["size"], bytes(row["frontier"])), row["head"], chain)
+    """The store's Merkle tree and chain head now, the events committed since folded in."""
+    tree, head, chain = advance_tree(database)
+    return TreeHead(tree, head, chain)
 
 
 def sign_checkpoint(head: TreeHead, signer: Signer, at: datetime | None = None) -> Checkpoint:

@@ -25,6 +25,7 @@ of highest notification id (index `event_chain_partition`), read with the stream
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 from uuid import UUID
@@ -32,7 +33,7 @@ from uuid import UUID
 from eventsourcing.persistence import PersistenceError, StoredEvent
 
 from infra.chain import GENESIS, ChainLink, canonical_bytes, digest_canonical, global_digest
-from infra.database import Database
+from infra.database import Database, PostgresDatabase
 from infra.errors import ChainError, DuplicateCommand, RecordedCommand
 from infra.merkle import Frontier, event_leaf
 from infra.partitions import MAIN, Partition
@@ -113,9 +114,8 @@ PARTITION_INDEX = ("CREATE INDEX IF NOT EXISTS event_chain_partition"
 
 
 def create_tables(database: Database) -> None:
-    """Create the ledger's tables; a store chained before the Merkle tree existed gets its
-    tree built from its events, once; one chained before partitions gets the partition
-    column (every row in `MAIN`)."""
+    """Create the ledger's tables (the Merkle tree empty: `advance_tree` folds the events in);
+    a store chained before partitions gets the partition column (every row in `MAIN`)."""
     with database.transaction(write=True) as cursor:
         for statement in SCHEMA[database.dialect]:
             database.execute(cursor, statement)
@@ -124,17 +124,8 @@ def create_tables(database: Database) -> None:
             " WHERE name = 'partition_key'").fetchone():
             database.execute(cursor, PARTITION_COLUMN[database.dialect])
         database.execute(cursor, PARTITION_INDEX)
-        if database.execute(cursor, "SELECT 1 FROM {merkle_tree}").fetchone() is None:
-            tree, head = Frontier(), 0
-            for event in select_events(database, cursor, 0, None):
-                tree.append(event_leaf(event.notification_id, event.canonical()))
-                head = event.notification_id
-            database.execute(
-                cursor,
-                "INSERT INTO {merkle_tree} (id, size, head, frontier) VALUES (1, ?, ?, ?)"
-                " ON CONFLICT (id) DO NOTHING",
-                (tree.size, head, tree.to_bytes()),
-            )
+        database.execute(cursor, "INSERT INTO {merkle_tree} (id, size, head, frontier)"
+                         " VALUES (1, 0, 0, ?) ON CONFLICT (id) DO NOTHING", (b"",))
 
 
 class StoredRow(NamedTuple):
@@ -218,50 +209,108 @@ def recorded_command(
     )
 
 
+def resolve_partitions(database: Database, cursor: Any, stored_events: Sequence[StoredEvent],
+                       given: Mapping[UUID, Partition] | None) -> dict[UUID, str]:
+    """The partition of each stream about to grow: the key `given` for it, or the partition
+    of the stream `given` names (read from its chain: a stream never changes partition), or
+    `MAIN`."""
+    resolved: dict[UUID, str] = {}
+    for oid in dict.fromkeys(_uuid(s.originator_id) for s in stored_events):
+        spec = (given or {}).get(oid, MAIN)
+        if isinstance(spec, UUID):
+            row = database.execute(
+                cursor, "SELECT partition_key FROM {event_chain} WHERE originator_id = ?"
+                " ORDER BY originator_version DESC LIMIT 1", (database.to_db_id(spec),),
+            ).fetchone()
+            spec = MAIN if row is None else row["partition_key"]
+        resolved[oid] = spec
+    return resolved
+
+
+LOCK_CLASS = 0x5AB0  # pg_advisory_xact_lock(LOCK_CLASS, hashtext(schema)): shared by writers
+PARTITION_LOCK_CLASS = 0x5AB1  # (PARTITION_LOCK_CLASS, hashtext(schema/key)): one writer
+
+
+def lock_partitions(database: Database, cursor: Any, keys: Iterable[str]) -> None:
+    """PostgreSQL: take, until the transaction ends, the writers' shared lock (so that
+    `committed_head` can wait for the writers in flight) and each partition's own lock, in
+    key order. Writers to different partitions never wait on each other."""
+    assert isinstance(database, PostgresDatabase)
+    schema = database.datastore.schema
+    sorted_keys = sorted(set(keys))
+    database.execute(
+        cursor,
+        "SELECT pg_advisory_xact_lock_shared(?, hashtext(?))"
+        + "".join(", pg_advisory_xact_lock(?, hashtext(?))" for _ in sorted_keys),
+        [LOCK_CLASS, schema,
+         *(value for key in sorted_keys for value in (PARTITION_LOCK_CLASS, f"{schema}/{key}"))],
+    )
+
+
+def committed_head(database: Database) -> int:
+    """The highest notification id at or below which every event is committed: what a
+    reader that follows notification order (projections, the Merkle tree) may read up to.
+
+    SQLite has one writer at a time: the last event. PostgreSQL's writers of different
+    partitions commit in any order, so the ids below the last one may still be in flight:
+    read the last id, then wait for the writers that held the writers' lock then (any id
+    below it was drawn by one of them, or is committed or abandoned). The caller reads in a
+    transaction begun after this returns.
+    """
+    with database.transaction(write=False) as cursor:
+        row = database.execute(cursor, "SELECT MAX({nid}) AS head FROM {stored_events}"
+                               ).fetchone()
+    head = int(row["head"] or 0)
+    if not isinstance(database, PostgresDatabase):
+        return head
+    schema = database.datastore.schema
+    in_flight = (
+        "SELECT virtualtransaction FROM pg_locks WHERE locktype = 'advisory' AND granted"
+        " AND classid = ?::oid AND objid = hashtext(?)::oid AND objsubid = 2"
+        " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    )
+    with database.transaction(write=False) as cursor:
+        writers = [r["virtualtransaction"] for r in database.execute(
+            cursor, in_flight, (LOCK_CLASS, schema)).fetchall()]
+    pause = 0.0005
+    while writers:
+        time.sleep(pause)
+        pause = min(pause * 2, 0.01)
+        with database.transaction(write=False) as cursor:
+            writers = [r["virtualtransaction"] for r in database.execute(
+                cursor, in_flight + " AND virtualtransaction = ANY(?)",
+                (LOCK_CLASS, schema, writers)).fetchall()]
+    return head
+
+
 def ask_heads(database: Database, cursor: Any, stored_events: Sequence[StoredEvent],
-              partitions: Mapping[UUID, Partition] | None = None) -> None:
-    """Query the Merkle frontier and the heads of the streams about to grow and of their
-    partitions (`partitions`: by stream id, default `MAIN`), in one statement; each head is
-    one row by an index (the stream's last version, the partition's last notification id),
-    never a scan.
+              partitions: Mapping[UUID, str]) -> None:
+    """Query the heads of the streams about to grow and of their partitions (`partitions`,
+    resolved, by stream id), in one statement; each head is one row by an index (the
+    stream's last version, the partition's last notification id), never a scan.
 
     The rows are read by `append_chain`; in between, a PostgreSQL pipeline can carry the
     events' insert and this query in one round trip.
     """
     ids = dict.fromkeys(_uuid(s.originator_id) for s in stored_events)
-    specs = _specs(ids, partitions)
+    keys = list(dict.fromkeys(partitions[oid] for oid in ids))
     last_of_stream = (
         "SELECT * FROM (SELECT 's' AS kind, notification_id, originator_id,"
         " stream_digest AS digest, partition_key FROM {event_chain} WHERE originator_id = ?"
         " ORDER BY originator_version DESC LIMIT 1) AS s{i}"
     )
     last_of_partition = (
-        "SELECT * FROM (SELECT 'g{i}' AS kind, notification_id, originator_id,"
-        " global_digest AS digest, partition_key FROM {event_chain} WHERE partition_key = {key}"
+        "SELECT * FROM (SELECT 'g' AS kind, notification_id, originator_id,"
+        " global_digest AS digest, partition_key FROM {event_chain} WHERE partition_key = ?"
         " ORDER BY notification_id DESC LIMIT 1) AS g{i}"
     )
-    stream_of = ("COALESCE((SELECT partition_key FROM {event_chain} WHERE originator_id = ?"
-                 " ORDER BY originator_version DESC LIMIT 1), '')")
-    params: list[Any] = [database.to_db_id(oid) for oid in ids]
-    for spec in specs:
-        params.append(database.to_db_id(spec) if isinstance(spec, UUID) else spec)
     database.execute(
         cursor,
-        " UNION ALL ".join(
-            [last_of_stream.replace("{i}", str(i)) for i in range(len(ids))]
-            + [last_of_partition.replace("{i}", str(i)).replace(
-                "{key}", stream_of if isinstance(spec, UUID) else "?")
-               for i, spec in enumerate(specs)])
-        + " UNION ALL"
-        " SELECT 'm', size, NULL, frontier, NULL FROM {merkle_tree} WHERE id = 1",
-        params,
+        " UNION ALL ".join([last_of_stream.replace("{i}", str(i)) for i in range(len(ids))]
+                           + [last_of_partition.replace("{i}", str(i))
+                              for i in range(len(keys))]),
+        [*(database.to_db_id(oid) for oid in ids), *keys],
     )
-
-
-def _specs(ids: Iterable[UUID], partitions: Mapping[UUID, Partition] | None) -> list[Partition]:
-    """The distinct partitions (keys, or streams whose partition to take) of the streams."""
-    given = partitions or {}
-    return list(dict.fromkeys(given.get(oid, MAIN) for oid in ids))
 
 
 def append_chain(
@@ -271,62 +320,41 @@ def append_chain(
     stored_events: Sequence[StoredEvent],
     notification_ids: Sequence[int],
     signer: Signer,
-    partitions: Mapping[UUID, Partition] | None = None,
+    partitions: Mapping[UUID, str],
 ) -> None:
     """Digest the events just inserted, append their links to `event_chain` (each chained in
-    its stream and its partition) and their leaves to `merkle_tree`, and sign each new
-    partition head.
+    its stream and its partition) and sign each new partition head.
 
-    `heads` are the rows of `ask_heads` (given the same `partitions`), read under the same
-    write lock.
+    `heads` are the rows of `ask_heads` (given the same `partitions`), read under the
+    partitions' write locks.
     """
     if not stored_events:
         return
-    specs = _specs((_uuid(s.originator_id) for s in stored_events), partitions)
-    keys: list[str] = [spec if isinstance(spec, str) else MAIN for spec in specs]
-    found: dict[int, tuple[int, bytes]] = {}
+    previous: dict[str, bytes] = {}
     stream_heads: dict[UUID, bytes] = {}
-    tree: Frontier | None = None
     for row in heads:
-        kind = row["kind"]
-        if kind == "m":
-            try:
-                tree = Frontier.from_bytes(row["notification_id"], bytes(row["digest"]))
-            except ValueError as error:
-                raise ChainError(f"merkle_tree is malformed ({error}): the store was altered; "
-                                 "run `sabot audit verify`") from None
-        elif kind.startswith("g"):
-            index = int(kind[1:])
-            keys[index] = row["partition_key"]
-            found[index] = (row["notification_id"], bytes(row["digest"]))
+        if row["kind"] == "g":
+            if row["notification_id"] >= min(notification_ids):
+                raise ChainError(
+                    f"event_chain already holds notification {row['notification_id']} in "
+                    f"partition {row['partition_key']!r}, at or after the new event "
+                    f"{min(notification_ids)}: the store was altered; run `sabot audit verify`"
+                )
+            previous[row["partition_key"]] = bytes(row["digest"])
         else:
             stream_heads[database.from_db_id(row["originator_id"])] = bytes(row["digest"])
-    if tree is None:
-        raise ChainError("merkle_tree has no row: open the store once with table creation")
-    previous: dict[str, bytes] = {}
-    for index, (head_id, digest) in found.items():
-        if head_id >= min(notification_ids):
-            raise ChainError(
-                f"event_chain already holds notification {head_id} in partition "
-                f"{keys[index]!r}, at or after the new event {min(notification_ids)}: the "
-                "store was altered; run `sabot audit verify`"
-            )
-        previous[keys[index]] = digest
-    key_of = dict(zip(specs, keys, strict=True))
-    given = partitions or {}
     rows = []
     last: dict[str, tuple[int, bytes]] = {}
     for stored, notification_id in zip(stored_events, notification_ids, strict=True):
         oid = _uuid(stored.originator_id)
-        key = key_of[given.get(oid, MAIN)]
+        key = partitions[oid]
         version = stored.originator_version
-        canonical = canonical_bytes(oid, version, stored.topic, stored.state)
-        stream = digest_canonical(stream_heads.get(oid, GENESIS), canonical)
+        stream = digest_canonical(stream_heads.get(oid, GENESIS),
+                                  canonical_bytes(oid, version, stored.topic, stored.state))
         chained = previous[key] = global_digest(previous.get(key, GENESIS), notification_id,
                                                 stream)
         stream_heads[oid] = stream
         last[key] = (notification_id, chained)
-        tree.append(event_leaf(notification_id, canonical))
         rows.append((notification_id, database.to_db_id(oid), version, stream, chained, key))
     # Multi-row INSERTs, not executemany: in a PostgreSQL pipeline they travel with COMMIT.
     for start in range(0, len(rows), CHAIN_ROWS_PER_INSERT):
@@ -338,11 +366,6 @@ def append_chain(
             + ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(chunk)),
             [value for row in chunk for value in row],
         )
-    database.execute(
-        cursor,
-        "UPDATE {merkle_tree} SET size = ?, head = ?, frontier = ? WHERE id = 1",
-        (tree.size, notification_ids[-1], tree.to_bytes()),
-    )
     signed = sorted(last.values())
     database.execute(
         cursor,
@@ -351,6 +374,42 @@ def append_chain(
         [value for head, digest in signed
          for value in (head, signer.key_id, signer.sign_head(head, digest))],
     )
+
+
+def advance_tree(database: Database) -> tuple[Frontier, int, bytes]:
+    """Fold the events committed since into the Merkle tree (`merkle_tree`), out of the
+    writers' way, and return it: the tree, its last notification id and the partition digest
+    there (b"" for an empty store)."""
+    horizon = committed_head(database)
+    lock = " FOR UPDATE" if database.dialect == "postgres" else ""
+    with database.transaction(write=True) as cursor:
+        row = database.execute(
+            cursor, "SELECT size, head, frontier FROM {merkle_tree} WHERE id = 1" + lock,
+        ).fetchone()
+        if row is None:
+            raise ChainError("merkle_tree has no row: open the store once with table creation")
+        try:
+            tree = Frontier.from_bytes(row["size"], bytes(row["frontier"]))
+        except ValueError as error:
+            raise ChainError(f"merkle_tree is malformed ({error}): the store was altered; "
+                             "run `sabot audit verify`") from None
+        head = row["head"]
+        while head < horizon:
+            events = [e for e in select_events(database, cursor, head, 5000)
+                      if e.notification_id <= horizon]
+            if not events:
+                break
+            for event in events:
+                tree.append(event_leaf(event.notification_id, event.canonical()))
+            head = events[-1].notification_id
+        if head != row["head"]:
+            database.execute(
+                cursor, "UPDATE {merkle_tree} SET size = ?, head = ?, frontier = ? WHERE id = 1",
+                (tree.size, head, tree.to_bytes()))
+        chain = database.execute(
+            cursor, "SELECT global_digest FROM {event_chain} WHERE notification_id = ?",
+            (head,)).fetchone()
+    return tree, head, b"" if chain is None else bytes(chain["global_digest"])
 
 
 def recorded_keys(database: Database) -> list[str]:

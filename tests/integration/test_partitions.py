@@ -3,13 +3,19 @@ break names its partition."""
 
 from __future__ import annotations
 
+import threading
+
+import psycopg
 import pytest
 
 from domain import commands as c
 from domain.settings import Variant
 from domain.table_aggregate import Table
 from domain.tournament_aggregate import Tournament
+from infra import ledger
 from infra.audit import Problem, verify
+from infra.database import PostgresDatabase
+from infra.store import open_store
 from tests.integration.test_audit import db_id, nid_column, sql
 from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table, play
 
@@ -66,3 +72,26 @@ def test_an_altered_event_names_its_partition(partitioned: str) -> None:
     assert report.first_break.problem == Problem.STATE_ALTERED
     assert (report.first_break.notification_id, report.first_break.partition) == (n, CUP)
     assert f"partition {CUP}" in report.first_break.where()
+
+
+def test_writers_of_different_partitions_never_wait_on_each_other(postgres_url: str) -> None:
+    """On PostgreSQL a writer holds its partitions' locks, not the table: another partition
+    is written at once, the same partition waits, and a reader in notification order
+    (`committed_head`) waits for the writer in flight."""
+    with open_store(postgres_url) as store:
+        database = store.database
+        assert isinstance(database, PostgresDatabase)
+        with database.transaction(write=True) as holder:
+            ledger.lock_partitions(database, holder, [CUP])
+            with database.transaction(write=True) as other:
+                database.execute(other, "SET LOCAL lock_timeout = '200ms'")
+                ledger.lock_partitions(database, other, [SOLO])  # at once
+                with pytest.raises(psycopg.errors.LockNotAvailable):
+                    ledger.lock_partitions(database, other, [CUP])
+            head: list[int] = []
+            reader = threading.Thread(target=lambda: head.append(ledger.committed_head(database)))
+            reader.start()
+            reader.join(0.5)
+            assert reader.is_alive() and not head  # waits for the writer in flight
+        reader.join(10)
+        assert head == [0]
