@@ -300,7 +300,7 @@ class _Walk:
         self._signatures: dict[int, tuple[str, bytes]] = {}
         self._covered_to = 0
         self._all = False
-        self._covered_heads: list[tuple[int, bytes, Any, int, str, bytes]] = []
+        self._covered_heads: list[tuple[int, bytes, Any, int, str, str, bytes]] = []
         self._last: dict[str, tuple[Any, int]] = {}  # by partition: stream, version
         self._partition: str | None = None  # of the chain row being checked
         self._new_leaves: list[bytes] = []
@@ -369,16 +369,17 @@ class _Walk:
                        f"signed by key {key}, which is not trusted ({self.trust.source})",
                        notification_id=n)
 
-    def _check_signature(self, n: int, digest: bytes, oid: Any, version: int) -> None:
+    def _check_signature(self, n: int, digest: bytes, oid: Any, version: int,
+                         partition: str) -> None:
         key, signature = self._signatures.pop(n)
         if n <= self._covered_to and not self._all:
             self.covered += 1
-            self._covered_heads.append((n, digest, oid, version, key, signature))
+            self._covered_heads.append((n, digest, oid, version, partition, key, signature))
             return
         if not self._holds(key, signature, n, digest) and (
             len(self.findings) < MAX_SIGNATURE_FINDINGS
         ):
-            self._bad_signature(n, oid, version)
+            self._bad_signature(n, oid, version, partition)
 
     def _holds(self, key: str, signature: bytes, n: int, digest: bytes) -> bool:
         assert self.trust is not None
@@ -388,19 +389,20 @@ class _Walk:
         self.verified += 1
         return signature_valid(public, head_message(n, digest), signature)
 
-    def _bad_signature(self, n: int, oid: Any, version: int) -> None:
+    def _bad_signature(self, n: int, oid: Any, version: int, partition: str) -> None:
         self.findings.append(Finding(
             problem=Problem.SIGNATURE_INVALID, check="signatures", notification_id=n,
             originator_id=self.database.from_db_id(oid), originator_version=version,
+            partition=partition,
             detail="the transaction ending here was signed over another chain digest: this "
             "event, or one before it, was changed, inserted or moved, and the chain recomputed"))
 
     def _locate_rewrite(self) -> None:
         """A checkpoint did not match: find the first transaction whose signature no longer
         holds, among those the checkpoints were trusted to cover."""
-        for n, digest, oid, version, key, signature in self._covered_heads:
+        for n, digest, oid, version, partition, key, signature in self._covered_heads:
             if not self._holds(key, signature, n, digest):
-                self._bad_signature(n, oid, version)
+                self._bad_signature(n, oid, version, partition)
                 return
 
     def _reach_checkpoints(self) -> None:
@@ -538,7 +540,7 @@ class _Walk:
                 self._new_leaves.append(leaf)
             if n in self._signatures:
                 self._signed.add(n)
-                self._check_signature(n, digest, oid, version)
+                self._check_signature(n, digest, oid, version, partition)
             if self._pending and self._pending[0].size == self.count:
                 self._reach_checkpoints()
 

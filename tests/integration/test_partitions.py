@@ -4,6 +4,7 @@ break names its partition."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -17,15 +18,18 @@ from infra.audit import Problem, verify
 from infra.database import PostgresDatabase
 from infra.store import open_store
 from tests.integration.test_audit import db_id, nid_column, sql
+from tests.integration.test_shoe_audit import forge_and_rechain, other_card
 from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table, play
+from tests.integration.test_tamper import event_row
 
 CUP = str(Tournament.create_id("cup"))
 SOLO = str(Table.create_id("solo"))
 
 
 @pytest.fixture
-def partitioned(database_url: str) -> str:
+def partitioned(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """Two tables of tournament "cup" and one table outside it, played in turns."""
+    monkeypatch.setenv("SABOT_CHECKPOINTS", str(tmp_path / "store.checkpoints"))
     with a_service(database_url) as service:
         solo = open_table(service, "solo", Variant.CHEMIN_DE_FER, players=3, **SMALL_SHOE)
         tables = [solo]
@@ -72,6 +76,27 @@ def test_an_altered_event_names_its_partition(partitioned: str) -> None:
     assert report.first_break.problem == Problem.STATE_ALTERED
     assert (report.first_break.notification_id, report.first_break.partition) == (n, CUP)
     assert f"partition {CUP}" in report.first_break.where()
+
+
+def test_rewriting_one_partition_is_named_while_the_others_verify(partitioned: str) -> None:
+    """A forger without the key changes an event of the tournament and recomputes the
+    chain: every signature of that partition after the change breaks, and only those."""
+    url = partitioned
+    with a_service(url) as service:
+        dealt = [e for e in service.events_of(Table.create_id("cup-1"))
+                 if isinstance(e, Table.CardDealt)][1]
+    n, _, _ = event_row(url, dealt.originator_id, dealt.originator_version)
+    forge_and_rechain(url, dealt, card=other_card(dealt.card))
+    assert verify(url, signatures=False).ok  # the chain alone was made to agree
+    report = verify(url, all_signatures=True)
+    broken = [f for f in report.findings if f.problem == Problem.SIGNATURE_INVALID]
+    assert broken and {f.partition for f in broken} == {CUP}
+    assert min(f.notification_id or 0 for f in broken) >= n
+    assert Problem.CHECKPOINT_MISMATCH in {f.problem for f in report.findings}
+    signed_solo = sql(url, "SELECT COUNT(*) FROM chain_signatures s JOIN event_chain c"
+                      " ON c.notification_id = s.notification_id WHERE c.partition_key = ?",
+                      (SOLO,))[0][0]
+    assert signed_solo > 0  # the table outside the tournament: signed, and every one holds
 
 
 def test_writers_of_different_partitions_never_wait_on_each_other(postgres_url: str) -> None:
