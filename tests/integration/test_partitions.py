@@ -19,6 +19,7 @@ from infra.database import PostgresDatabase
 from infra.store import open_store
 from tests.integration.test_audit import db_id, nid_column, sql
 from tests.integration.test_shoe_audit import forge_and_rechain, other_card
+from tests.integration.test_store import Card, Suit, Toy, ToyApp
 from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table, play
 from tests.integration.test_tamper import event_row
 
@@ -120,3 +121,35 @@ def test_writers_of_different_partitions_never_wait_on_each_other(postgres_url: 
             assert reader.is_alive() and not head  # waits for the writer in flight
         reader.join(10)
         assert head == [0]
+
+
+def test_readers_up_to_the_committed_head_never_skip_an_event(postgres_url: str) -> None:
+    """Four tournaments written at once commit out of notification order; a reader that
+    reads up to `committed_head` finds every event below it, every time."""
+    writers = [ToyApp(url=postgres_url) for _ in range(4)]
+    toys = [Toy(f"t{i}", Suit.HEARTS) for i in range(4)]
+
+    def write(app: ToyApp, toy: Toy) -> None:
+        for _ in range(40):
+            for _ in range(5):
+                toy.deal(Card("9", Suit.SPADES))
+            app.save(toy, partitions={toy.id: f"cup-{toy.name}"})
+
+    threads = [threading.Thread(target=write, args=pair) for pair in zip(writers, toys,
+                                                                          strict=True)]
+    for thread in threads:
+        thread.start()
+    database = writers[0].database
+    reads = []
+    while any(thread.is_alive() for thread in threads) or not reads:
+        head = ledger.committed_head(database)
+        with database.transaction(write=False) as cursor:
+            seen = database.execute(cursor, "SELECT COUNT(*) AS n FROM {stored_events}"
+                                    " WHERE {nid} <= ?", (head,)).fetchone()["n"]
+        reads.append((head, seen))
+    for thread in threads:
+        thread.join()
+    assert all(seen == head for head, seen in reads), [r for r in reads if r[0] != r[1]]
+    assert ledger.committed_head(database) == 4 * (1 + 40 * 5)
+    for app in writers:
+        app.close()
