@@ -9,6 +9,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from api.cli import main
 from domain import commands as c
 from domain.settings import Variant
 from domain.table_aggregate import Table
@@ -20,7 +21,7 @@ from infra.store import open_store
 from tests.integration.test_audit import db_id, nid_column, sql
 from tests.integration.test_shoe_audit import forge_and_rechain, other_card
 from tests.integration.test_store import Card, Suit, Toy, ToyApp
-from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table, play
+from tests.integration.test_table_service import SECRET, SMALL_SHOE, a_service, open_table, play
 from tests.integration.test_tamper import event_row
 
 CUP = str(Tournament.create_id("cup"))
@@ -31,6 +32,7 @@ SOLO = str(Table.create_id("solo"))
 def partitioned(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """Two tables of tournament "cup" and one table outside it, played in turns."""
     monkeypatch.setenv("SABOT_CHECKPOINTS", str(tmp_path / "store.checkpoints"))
+    monkeypatch.setenv("SABOT_SECRET_KEY", SECRET.hex())  # the vault's key, to open its seals
     with a_service(database_url) as service:
         solo = open_table(service, "solo", Variant.CHEMIN_DE_FER, players=3, **SMALL_SHOE)
         tables = [solo]
@@ -47,7 +49,8 @@ def partitioned(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     return database_url
 
 
-def test_each_stream_is_chained_in_its_partition(partitioned: str) -> None:
+def test_each_stream_is_chained_in_its_partition(partitioned: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
     url = partitioned
     rows = sql(url, "SELECT originator_id, partition_key FROM event_chain")
     by_stream: dict[str, set[str]] = {}
@@ -59,6 +62,8 @@ def test_each_stream_is_chained_in_its_partition(partitioned: str) -> None:
     report = verify(url)
     assert report.ok, report.first_break
     assert report.partitions == 2
+    assert main(["audit", "verify", "--database", url]) == 0
+    assert "in 2 partitions" in capsys.readouterr().out
     # each partition's chain starts afresh: its first row is digested from the genesis
     (first_solo,), (first_cup,) = (
         sql(url, "SELECT MIN(notification_id) FROM event_chain WHERE partition_key = ?", (k,))[0]
@@ -66,7 +71,8 @@ def test_each_stream_is_chained_in_its_partition(partitioned: str) -> None:
     assert first_solo != first_cup
 
 
-def test_an_altered_event_names_its_partition(partitioned: str) -> None:
+def test_an_altered_event_names_its_partition(partitioned: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
     url = partitioned
     column = nid_column(url)
     ((n,),) = sql(url, f"SELECT MAX({column}) FROM stored_events WHERE originator_id = ?",
@@ -77,6 +83,8 @@ def test_an_altered_event_names_its_partition(partitioned: str) -> None:
     assert report.first_break.problem == Problem.STATE_ALTERED
     assert (report.first_break.notification_id, report.first_break.partition) == (n, CUP)
     assert f"partition {CUP}" in report.first_break.where()
+    assert main(["audit", "verify", "--database", url]) == 1
+    assert f"notification {n}, partition {CUP}" in capsys.readouterr().out
 
 
 def test_rewriting_one_partition_is_named_while_the_others_verify(partitioned: str) -> None:
