@@ -161,3 +161,29 @@ def test_readers_up_to_the_committed_head_never_skip_an_event(postgres_url: str)
     assert ledger.committed_head(database) == 4 * (1 + 40 * 5)
     for app in writers:
         app.close()
+
+
+def test_a_store_chained_before_partitions_opens_verifies_and_grows(
+        database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store of the one global chain (no `partition_key` column) gets the column when next
+    opened, every old event in the main partition; it verifies, and grows by partitions."""
+    monkeypatch.setenv("SABOT_CHECKPOINTS", str(tmp_path / "store.checkpoints"))
+    with ToyApp(url=database_url) as app:
+        old = Toy("old", Suit.HEARTS)
+        for _ in range(3):
+            old.deal(Card("9", Suit.SPADES))
+            app.save(old)
+    sql(database_url, "DROP INDEX event_chain_partition")
+    sql(database_url, "ALTER TABLE event_chain DROP COLUMN partition_key")  # as it was
+    with ToyApp(url=database_url) as app:
+        assert verify(database_url).ok
+        new = Toy("new", Suit.SPADES)
+        new.deal(Card("K", Suit.HEARTS))
+        again = app.repository.get(old.id)
+        again.deal(Card("K", Suit.HEARTS))
+        app.save(new, again, partitions={new.id: CUP})  # the old stream stays in the main one
+    report = verify(database_url)
+    assert report.ok, (report.first_break, report.findings)
+    assert report.partitions == 2
+    assert sql(database_url, "SELECT DISTINCT partition_key FROM event_chain"
+               " ORDER BY partition_key") == [("",), (CUP,)]
