@@ -107,16 +107,19 @@ class Raw:
 def test_concurrent_tournaments_on_postgres(postgres_url: str, results: Results,
                                             tournaments: int) -> None:
     coups = sized(150, 10)
-    elapsed, answers = at_once([partial(Tournament, postgres_url, f"t{tournaments}-{i}", coups)
-                                for i in range(tournaments)])
-    written = [cast(list[list[Row]], rows) for rows in answers]
-    assert [len(rows) for rows in written] == [coups] * tournaments
     base, _, schema = postgres_url.partition("?schema=")
     with psycopg.connect(base, autocommit=True) as connection:
         connection.execute(f'SET search_path TO "{schema}"')
         connection.execute("CREATE TABLE raw (id UUID, version INTEGER, topic TEXT, "
                            "state BYTEA, PRIMARY KEY (id, version))")
-    baseline, _ = at_once([partial(Raw, postgres_url, rows) for rows in written])
+    elapsed = baseline = float("inf")
+    for run in range(sized(2, 1)):  # the best of two runs, new tournaments each
+        seconds, answers = at_once([partial(Tournament, postgres_url, f"t{run}-{i}", coups)
+                                    for i in range(tournaments)])
+        written = [cast(list[list[Row]], rows) for rows in answers]
+        assert [len(rows) for rows in written] == [coups] * tournaments
+        raw_seconds, _ = at_once([partial(Raw, postgres_url, rows) for rows in written])
+        elapsed, baseline = min(elapsed, seconds), min(baseline, raw_seconds)
     total = tournaments * coups
     results.report(f"{tournaments} concurrent tournaments, 20-event coups (postgres)",
                    total / elapsed, "coups/s", baseline=total / baseline,
