@@ -37,7 +37,7 @@ from infra.database import Database, PostgresDatabase
 from infra.errors import ChainError, DuplicateCommand, RecordedCommand
 from infra.merkle import Frontier, event_leaf
 from infra.partitions import MAIN, Partition
-from infra.signing import Signer
+from infra.signing import Signer, head_message, signature_valid
 
 SCHEMA: dict[str, tuple[str, ...]] = {
     "sqlite": (
@@ -379,7 +379,13 @@ def append_chain(
 def advance_tree(database: Database) -> tuple[Frontier, int, bytes]:
     """Fold the events committed since into the Merkle tree (`merkle_tree`), out of the
     writers' way, and return it: the tree, its last notification id and the partition digest
-    there (b"" for an empty store)."""
+    there (b"" for an empty store).
+
+    Only what the writers vouched for is folded: each event must give the stream and
+    partition digests its chain row holds, and each partition head its signature (by a key the
+    store records), or `ChainError` names the notification and nothing is folded: a store
+    altered since the write is never signed into a checkpoint.
+    """
     horizon = committed_head(database)
     lock = " FOR UPDATE" if database.dialect == "postgres" else ""
     with database.transaction(write=True) as cursor:
@@ -394,14 +400,18 @@ def advance_tree(database: Database) -> tuple[Frontier, int, bytes]:
             raise ChainError(f"merkle_tree is malformed ({error}): the store was altered; "
                              "run `sabot audit verify`") from None
         head = row["head"]
+        fold = _Fold(database, cursor, head)
         while head < horizon:
-            events = [e for e in select_events(database, cursor, head, 5000)
+            events = [e for e in select_events(database, cursor, head, FOLD_PAGE)
                       if e.notification_id <= horizon]
             if not events:
                 break
-            for event in events:
-                tree.append(event_leaf(event.notification_id, event.canonical()))
+            links = select_links(database, cursor, head, len(events))
+            for event, link in zip(events, links + [None] * (len(events) - len(links)),
+                                   strict=True):
+                tree.append(fold.vouched(event, link))
             head = events[-1].notification_id
+        fold.all_signed()
         if head != row["head"]:
             database.execute(
                 cursor, "UPDATE {merkle_tree} SET size = ?, head = ?, frontier = ? WHERE id = 1",
@@ -410,6 +420,79 @@ def advance_tree(database: Database) -> tuple[Frontier, int, bytes]:
             cursor, "SELECT global_digest FROM {event_chain} WHERE notification_id = ?",
             (head,)).fetchone()
     return tree, head, b"" if chain is None else bytes(chain["global_digest"])
+
+
+FOLD_PAGE = 5000
+
+
+class _Fold:
+    """Checks each event folded into the tree against its chain row and the signatures."""
+
+    def __init__(self, database: Database, cursor: Any, after: int) -> None:
+        self.database, self.cursor, self.after = database, cursor, after
+        self.streams: dict[UUID, bytes] = {}
+        self.partitions: dict[str, bytes] = {}
+        self.unsigned: dict[str, int] = {}  # partition: its first event not yet signed
+        self.keys = {r["key_id"]: bytes(r["public_key"]) for r in database.execute(
+            cursor, "SELECT key_id, public_key FROM {signing_keys}").fetchall()}
+        self.signatures = {r["notification_id"]: (r["key_id"], bytes(r["signature"]))
+                           for r in database.execute(
+            cursor, "SELECT notification_id, key_id, signature FROM {chain_signatures}"
+            " WHERE notification_id > ?", (after,)).fetchall()}
+
+    def vouched(self, event: StoredRow, link: ChainLink | None) -> bytes:
+        """The event's Merkle leaf, once its chain row and digests hold."""
+        n = event.notification_id
+        if link is None or (link.notification_id, link.originator_id, link.originator_version
+                            ) != (n, event.originator_id, event.originator_version):
+            raise self._altered(n, "its chain row is not the event's")
+        canonical = event.canonical()
+        stream = digest_canonical(self._stream(event), canonical)
+        chained = global_digest(self._partition(link.partition), n, stream)
+        if (stream, chained) != (link.stream_digest, link.global_digest):
+            raise self._altered(n, "it does not give the digests chained when it was written")
+        self.streams[event.originator_id] = stream
+        self.partitions[link.partition] = chained
+        self.unsigned.setdefault(link.partition, n)
+        signed = self.signatures.get(n)
+        if signed is not None:
+            key_id, signature = signed
+            public = self.keys.get(key_id)
+            if public is None or not signature_valid(public, head_message(n, chained),
+                                                     signature):
+                raise self._altered(n, "its signature does not hold")
+            del self.unsigned[link.partition]
+        return event_leaf(n, canonical)
+
+    def all_signed(self) -> None:
+        if self.unsigned:
+            raise self._altered(min(self.unsigned.values()), "no signature covers it")
+
+    def _stream(self, event: StoredRow) -> bytes:
+        known = self.streams.get(event.originator_id)
+        if known is not None or event.originator_version == 1:
+            return known or GENESIS
+        row = self.database.execute(
+            self.cursor, "SELECT stream_digest FROM {event_chain} WHERE originator_id = ?"
+            " AND originator_version < ? ORDER BY originator_version DESC LIMIT 1",
+            (self.database.to_db_id(event.originator_id), event.originator_version)).fetchone()
+        return GENESIS if row is None else bytes(row["stream_digest"])
+
+    def _partition(self, key: str) -> bytes:
+        known = self.partitions.get(key)
+        if known is not None:
+            return known
+        row = self.database.execute(
+            self.cursor, "SELECT global_digest FROM {event_chain} WHERE partition_key = ?"
+            " AND notification_id <= ? ORDER BY notification_id DESC LIMIT 1",
+            (key, self.after)).fetchone()
+        return GENESIS if row is None else bytes(row["global_digest"])
+
+    @staticmethod
+    def _altered(n: int, why: str) -> ChainError:
+        return ChainError(f"the event at notification {n} is not folded into the Merkle tree: "
+                          f"{why}; the store was altered since it was written: run "
+                          "`sabot audit verify`")
 
 
 def recorded_keys(database: Database) -> list[str]:
@@ -438,7 +521,7 @@ def select_links(database: Database, cursor: Any, after: int, limit: int) -> lis
     rows = database.execute(
         cursor,
         "SELECT notification_id, originator_id, originator_version, stream_digest,"
-        " global_digest FROM {event_chain} WHERE notification_id > ?"
+        " global_digest, partition_key FROM {event_chain} WHERE notification_id > ?"
         " ORDER BY notification_id LIMIT ?",
         (after, limit),
     ).fetchall()
@@ -449,6 +532,7 @@ def select_links(database: Database, cursor: Any, after: int, limit: int) -> lis
             originator_version=row["originator_version"],
             stream_digest=bytes(row["stream_digest"]),
             global_digest=bytes(row["global_digest"]),
+            partition=row["partition_key"],
         )
         for row in rows
     ]

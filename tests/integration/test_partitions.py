@@ -16,7 +16,9 @@ from domain.table_aggregate import Table
 from domain.tournament_aggregate import Tournament
 from infra import ledger
 from infra.audit import Problem, verify
+from infra.checkpoints import write_checkpoint
 from infra.database import PostgresDatabase
+from infra.errors import ChainError
 from infra.store import open_store
 from tests.integration.test_audit import db_id, nid_column, sql
 from tests.integration.test_shoe_audit import forge_and_rechain, other_card
@@ -187,3 +189,27 @@ def test_a_store_chained_before_partitions_opens_verifies_and_grows(
     assert report.partitions == 2
     assert sql(database_url, "SELECT DISTINCT partition_key FROM event_chain"
                " ORDER BY partition_key") == [("",), (CUP,)]
+
+
+def test_a_checkpoint_never_signs_events_altered_since_they_were_written(
+        database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Merkle tree is folded when a checkpoint is written, after the writes: an event
+    altered in between (without the key to re-sign its chain) stops the fold, named."""
+    monkeypatch.setenv("SABOT_CHECKPOINTS", str(tmp_path / "store.checkpoints"))
+    with ToyApp(url=database_url) as app:
+        toy = Toy("toy", Suit.HEARTS)
+        for _ in range(3):
+            toy.deal(Card("9", Suit.SPADES))
+            app.save(toy, partitions={toy.id: CUP})
+        column = nid_column(database_url)
+        ((n, state),) = sql(database_url, f"SELECT {column}, state FROM stored_events"
+                            " WHERE originator_version = 2")
+        sql(database_url, f"UPDATE stored_events SET state = ? WHERE {column} = ?",
+            (bytes(state) + b"\x00", n))
+        with pytest.raises(ChainError, match=f"notification {n} is not folded"):
+            write_checkpoint(app)
+        sql(database_url, f"UPDATE stored_events SET state = ? WHERE {column} = ?",
+            (bytes(state), n))
+        checkpoint = write_checkpoint(app)
+        assert checkpoint is not None and checkpoint.size == 4
+    assert verify(database_url).ok
