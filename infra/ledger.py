@@ -101,7 +101,7 @@ SCHEMA: dict[str, tuple[str, ...]] = {
 }
 
 
-CHAIN_ROWS_PER_INSERT = 1000  # 5000 parameters: under SQLite's limit of 32766
+CHAIN_ROWS_PER_INSERT = {"sqlite": 1000, "postgres": 8}  # SQLite: 6000 values, < its 32766
 
 
 PARTITION_COLUMN = {  # added to a store chained before partitions (SQLite has no IF NOT EXISTS)
@@ -357,8 +357,10 @@ def append_chain(
         last[key] = (notification_id, chained)
         rows.append((notification_id, database.to_db_id(oid), version, stream, chained, key))
     # Multi-row INSERTs, not executemany: in a PostgreSQL pipeline they travel with COMMIT.
-    for start in range(0, len(rows), CHAIN_ROWS_PER_INSERT):
-        chunk = rows[start : start + CHAIN_ROWS_PER_INSERT]
+    # There, of at most 8 rows: psycopg caches the parsing of statements of up to 50 values.
+    per_insert = CHAIN_ROWS_PER_INSERT[database.dialect]
+    for start in range(0, len(rows), per_insert):
+        chunk = rows[start : start + per_insert]
         database.execute(
             cursor,
             "INSERT INTO {event_chain} (notification_id, originator_id, originator_version,"
