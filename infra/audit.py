@@ -63,10 +63,17 @@ from eventsourcing.persistence import PersistenceError
 
 from infra import ledger
 from infra.chain import GENESIS, ChainLink, canonical_bytes, global_digest, stream_digest
-from infra.checkpoints import Checkpoint, checkpoint_path, checkpoints, read_lines
+from infra.checkpoints import (
+    Checkpoint,
+    PartitionHead,
+    checkpoint_path,
+    checkpoints,
+    read_lines,
+)
 from infra.database import Database
 from infra.errors import NotAStore
 from infra.merkle import Frontier, consistency_proof, verify_consistency
+from infra.partitions import MAIN
 from infra.settings import redact_url
 from infra.signing import head_message, key_env, key_id, public_key_of, signature_valid
 from infra.store import Store, one_line, open_store
@@ -285,6 +292,7 @@ class _Walk:
         self.page_size = page_size
         self.previous_global = GENESIS  # the partition digest at the last event counted
         self.partitions: dict[str, tuple[int, bytes]] = {}  # last notification id, digest
+        self.partition_sizes: dict[str, int] = {}
         self.streams: dict[Any, tuple[int, bytes]] = {}  # by the database's originator id
         self._prefixes: dict[Any, bytes] = {}
         self.count = 0
@@ -321,6 +329,10 @@ class _Walk:
             self.tree = start.tree()
             self.count, self.head, self.after = start.size, start.head or None, start.head
             self.previous_global = bytes.fromhex(start.chain) if start.chain else GENESIS
+            for part in start.partitions or [PartitionHead(MAIN, start.size, start.head,
+                                                           start.chain)]:
+                self.partition_sizes[part.key] = part.size
+                self.partitions[part.key] = (part.head, bytes.fromhex(part.chain))
             valid = [c for c in valid if c.size > since]
         self._pending = valid
         self._covered_to = max((c.head for c in valid), default=0)
@@ -346,9 +358,9 @@ class _Walk:
         return False
 
     def _flag(self, problem: Problem, detail: str, *, check: str = "signatures",
-              notification_id: int | None = None) -> None:
+              notification_id: int | None = None, partition: str | None = None) -> None:
         self.findings.append(Finding(problem=problem, detail=detail, check=check,
-                                     notification_id=notification_id))
+                                     notification_id=notification_id, partition=partition))
 
     def _load_signatures(self) -> None:
         assert self.trust is not None
@@ -420,8 +432,32 @@ class _Walk:
                            f"root {root[:16]}… ending at notification {self.head}: events "
                            "before it were changed, removed, inserted or reordered",
                            check="checkpoints", notification_id=self.head)
+                self._compare_partitions(checkpoint)
                 continue
-            self.matched += 1
+            if self._compare_partitions(checkpoint):
+                self.matched += 1
+
+    def _compare_partitions(self, checkpoint: Checkpoint) -> bool:
+        """Whether each partition is what the checkpoint signed (one that lists none, from
+        before partitions, signs no partition); flags each that is not."""
+        if not checkpoint.partitions:
+            return True
+        signed = {p.key: (p.size, p.head, p.chain) for p in checkpoint.partitions}
+        held = {key: (self.partition_sizes[key], last, digest.hex())
+                for key, (last, digest) in self.partitions.items()}
+        for key in sorted(signed.keys() | held.keys()):
+            size, last, chain = signed.get(key, (0, 0, ""))
+            if held.get(key, (0, 0, "")) != (size, last, chain):
+                got = held.get(key, (0, 0, ""))
+                self._flag(Problem.CHECKPOINT_MISMATCH,
+                           f"the checkpoint of {checkpoint.time} signed {size} events of this "
+                           f"partition ending at notification {last} with digest "
+                           f"{chain[:16]}…; the store's first {self.count} events hold "
+                           f"{got[0]} ending at notification {got[1]} with digest "
+                           f"{got[2][:16]}…", check="checkpoints", notification_id=last or None,
+                           partition=key)
+        return all(held.get(key) == head for key, head in signed.items()) and (
+            held.keys() == signed.keys())
 
     def _finish_signed(self) -> None:
         if any(f.problem == Problem.CHECKPOINT_MISMATCH for f in self.findings):
@@ -530,6 +566,7 @@ class _Walk:
                  partition: str, leaf: bytes) -> None:
         self.previous_global = digest
         self.partitions[partition] = (n, digest)
+        self.partition_sizes[partition] = self.partition_sizes.get(partition, 0) + 1
         self.streams[oid] = (version, stream)
         self.count += 1
         self.head = n

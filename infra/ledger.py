@@ -25,6 +25,7 @@ of highest notification id (index `event_chain_partition`), read with the stream
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -67,7 +68,8 @@ SCHEMA: dict[str, tuple[str, ...]] = {
         " id INTEGER PRIMARY KEY CHECK (id = 1),"
         " size INTEGER NOT NULL,"
         " head INTEGER NOT NULL,"
-        " frontier BLOB NOT NULL)",
+        " frontier BLOB NOT NULL,"
+        " partitions TEXT NOT NULL DEFAULT '')",
     ),
     "postgres": (
         "CREATE TABLE IF NOT EXISTS {event_chain} ("
@@ -96,7 +98,8 @@ SCHEMA: dict[str, tuple[str, ...]] = {
         " id integer PRIMARY KEY CHECK (id = 1),"
         " size bigint NOT NULL,"
         " head bigint NOT NULL,"
-        " frontier bytea NOT NULL)",
+        " frontier bytea NOT NULL,"
+        " partitions TEXT NOT NULL DEFAULT '')",
     ),
 }
 
@@ -104,25 +107,27 @@ SCHEMA: dict[str, tuple[str, ...]] = {
 CHAIN_ROWS_PER_INSERT = {"sqlite": 1000, "postgres": 8}  # SQLite: 6000 values, < its 32766
 
 
-PARTITION_COLUMN = {  # added to a store chained before partitions (SQLite has no IF NOT EXISTS)
-    "sqlite": "ALTER TABLE {event_chain} ADD COLUMN partition_key TEXT NOT NULL DEFAULT ''",
-    "postgres": "ALTER TABLE {event_chain} ADD COLUMN IF NOT EXISTS partition_key TEXT NOT NULL"
-                " DEFAULT ''",
-}
+ADDED_COLUMNS = (  # to a store chained before partitions: every old row in `MAIN`
+    ("event_chain", "partition_key TEXT NOT NULL DEFAULT ''"),
+    ("merkle_tree", "partitions TEXT NOT NULL DEFAULT ''"),
+)
 PARTITION_INDEX = ("CREATE INDEX IF NOT EXISTS event_chain_partition"
                    " ON {event_chain} (partition_key, notification_id)")
 
 
 def create_tables(database: Database) -> None:
     """Create the ledger's tables (the Merkle tree empty: `advance_tree` folds the events in);
-    a store chained before partitions gets the partition column (every row in `MAIN`)."""
+    a store chained before partitions gets the partition columns (every row in `MAIN`)."""
     with database.transaction(write=True) as cursor:
         for statement in SCHEMA[database.dialect]:
             database.execute(cursor, statement)
-        if database.dialect == "postgres" or not database.execute(
-            cursor, "SELECT 1 FROM pragma_table_info('event_chain')"
-            " WHERE name = 'partition_key'").fetchone():
-            database.execute(cursor, PARTITION_COLUMN[database.dialect])
+        for table, column in ADDED_COLUMNS:
+            if database.dialect == "postgres":  # SQLite has no ADD COLUMN IF NOT EXISTS
+                database.execute(cursor, f"ALTER TABLE {{{table}}} ADD COLUMN IF NOT EXISTS "
+                                 + column)
+            elif not database.execute(cursor, f"SELECT 1 FROM pragma_table_info('{table}')"
+                                      " WHERE name = ?", (column.split()[0],)).fetchone():
+                database.execute(cursor, f"ALTER TABLE {{{table}}} ADD COLUMN {column}")
         database.execute(cursor, PARTITION_INDEX)
         database.execute(cursor, "INSERT INTO {merkle_tree} (id, size, head, frontier)"
                          " VALUES (1, 0, 0, ?) ON CONFLICT (id) DO NOTHING", (b"",))
@@ -378,10 +383,14 @@ def append_chain(
     )
 
 
-def advance_tree(database: Database) -> tuple[Frontier, int, bytes]:
+PartitionHeads = dict[str, tuple[int, int, str]]
+"""By partition: its size (events), last notification id and digest there (hex)."""
+
+
+def advance_tree(database: Database) -> tuple[Frontier, int, bytes, PartitionHeads]:
     """Fold the events committed since into the Merkle tree (`merkle_tree`), out of the
     writers' way, and return it: the tree, its last notification id and the partition digest
-    there (b"" for an empty store).
+    there (b"" for an empty store), and the head of each partition then.
 
     Only what the writers vouched for is folded: each event must give the stream and
     partition digests its chain row holds, and each partition head its signature (by a key the
@@ -392,7 +401,8 @@ def advance_tree(database: Database) -> tuple[Frontier, int, bytes]:
     lock = " FOR UPDATE" if database.dialect == "postgres" else ""
     with database.transaction(write=True) as cursor:
         row = database.execute(
-            cursor, "SELECT size, head, frontier FROM {merkle_tree} WHERE id = 1" + lock,
+            cursor, "SELECT size, head, frontier, partitions FROM {merkle_tree} WHERE id = 1"
+            + lock,
         ).fetchone()
         if row is None:
             raise ChainError("merkle_tree has no row: open the store once with table creation")
@@ -402,7 +412,7 @@ def advance_tree(database: Database) -> tuple[Frontier, int, bytes]:
             raise ChainError(f"merkle_tree is malformed ({error}): the store was altered; "
                              "run `sabot audit verify`") from None
         head = row["head"]
-        fold = _Fold(database, cursor, head)
+        fold = _Fold(database, cursor, head, _partition_heads(database, cursor, row))
         while head < horizon:
             events = [e for e in select_events(database, cursor, head, FOLD_PAGE)
                       if e.notification_id <= horizon]
@@ -416,12 +426,28 @@ def advance_tree(database: Database) -> tuple[Frontier, int, bytes]:
         fold.all_signed()
         if head != row["head"]:
             database.execute(
-                cursor, "UPDATE {merkle_tree} SET size = ?, head = ?, frontier = ? WHERE id = 1",
-                (tree.size, head, tree.to_bytes()))
+                cursor, "UPDATE {merkle_tree} SET size = ?, head = ?, frontier = ?,"
+                " partitions = ? WHERE id = 1",
+                (tree.size, head, tree.to_bytes(), json.dumps(fold.heads, sort_keys=True)))
         chain = database.execute(
             cursor, "SELECT global_digest FROM {event_chain} WHERE notification_id = ?",
             (head,)).fetchone()
-    return tree, head, b"" if chain is None else bytes(chain["global_digest"])
+    return tree, head, b"" if chain is None else bytes(chain["global_digest"]), fold.heads
+
+
+def _partition_heads(database: Database, cursor: Any, row: Any) -> PartitionHeads:
+    """The partition heads the tree row records; a tree folded before partitions is all
+    `MAIN`."""
+    if row["partitions"]:
+        return {key: (size, head, chain)
+                for key, (size, head, chain) in json.loads(row["partitions"]).items()}
+    if not row["size"]:
+        return {}
+    chain = database.execute(
+        cursor, "SELECT global_digest FROM {event_chain} WHERE notification_id = ?",
+        (row["head"],)).fetchone()
+    return {MAIN: (row["size"], row["head"], "" if chain is None
+                   else bytes(chain["global_digest"]).hex())}
 
 
 FOLD_PAGE = 5000
@@ -430,8 +456,9 @@ FOLD_PAGE = 5000
 class _Fold:
     """Checks each event folded into the tree against its chain row and the signatures."""
 
-    def __init__(self, database: Database, cursor: Any, after: int) -> None:
-        self.database, self.cursor, self.after = database, cursor, after
+    def __init__(self, database: Database, cursor: Any, after: int,
+                 heads: PartitionHeads) -> None:
+        self.database, self.cursor, self.after, self.heads = database, cursor, after, heads
         self.streams: dict[UUID, bytes] = {}
         self.partitions: dict[str, bytes] = {}
         self.unsigned: dict[str, int] = {}  # partition: its first event not yet signed
@@ -455,6 +482,8 @@ class _Fold:
             raise self._altered(n, "it does not give the digests chained when it was written")
         self.streams[event.originator_id] = stream
         self.partitions[link.partition] = chained
+        size = self.heads.get(link.partition, (0, 0, ""))[0]
+        self.heads[link.partition] = (size + 1, n, chained.hex())
         self.unsigned.setdefault(link.partition, n)
         signed = self.signatures.get(n)
         if signed is not None:
@@ -484,6 +513,8 @@ class _Fold:
         known = self.partitions.get(key)
         if known is not None:
             return known
+        if key in self.heads:
+            return bytes.fromhex(self.heads[key][2])
         row = self.database.execute(
             self.cursor, "SELECT global_digest FROM {event_chain} WHERE partition_key = ?"
             " AND notification_id <= ? ORDER BY notification_id DESC LIMIT 1",

@@ -16,7 +16,7 @@ from domain.table_aggregate import Table
 from domain.tournament_aggregate import Tournament
 from infra import ledger
 from infra.audit import Problem, verify
-from infra.checkpoints import write_checkpoint
+from infra.checkpoints import checkpoints, read_lines, write_checkpoint
 from infra.database import PostgresDatabase
 from infra.errors import ChainError
 from infra.store import open_store
@@ -51,7 +51,7 @@ def partitioned(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     return database_url
 
 
-def test_each_stream_is_chained_in_its_partition(partitioned: str,
+def test_each_stream_is_chained_in_its_partition(partitioned: str, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     url = partitioned
     rows = sql(url, "SELECT originator_id, partition_key FROM event_chain")
@@ -63,7 +63,10 @@ def test_each_stream_is_chained_in_its_partition(partitioned: str,
         assert by_stream[str(db_id(url, Table.create_id(name)))] == {CUP}
     report = verify(url)
     assert report.ok, report.first_break
-    assert report.partitions == 2
+    assert report.partitions == 2 and report.checkpoints > 0
+    (checkpoint, *_) = checkpoints(read_lines(tmp_path / "store.checkpoints"))[::-1]
+    assert [p.key for p in checkpoint.partitions] == sorted([CUP, SOLO])
+    assert sum(p.size for p in checkpoint.partitions) == checkpoint.size
     assert main(["audit", "verify", "--database", url]) == 0
     assert "in 2 partitions" in capsys.readouterr().out
     # each partition's chain starts afresh: its first row is digested from the genesis
@@ -104,6 +107,9 @@ def test_rewriting_one_partition_is_named_while_the_others_verify(partitioned: s
     assert broken and {f.partition for f in broken} == {CUP}
     assert min(f.notification_id or 0 for f in broken) >= n
     assert Problem.CHECKPOINT_MISMATCH in {f.problem for f in report.findings}
+    # the checkpoints sign each partition's head: they name the rewritten one, and only it
+    assert {f.partition for f in report.findings
+            if f.problem == Problem.CHECKPOINT_MISMATCH and f.partition is not None} == {CUP}
     signed_solo = sql(url, "SELECT COUNT(*) FROM chain_signatures s JOIN event_chain c"
                       " ON c.notification_id = s.notification_id WHERE c.partition_key = ?",
                       (SOLO,))[0][0]
