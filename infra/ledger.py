@@ -116,8 +116,9 @@ PARTITION_INDEX = ("CREATE INDEX IF NOT EXISTS event_chain_partition"
 
 
 def create_tables(database: Database) -> None:
-    """Create the ledger's tables (the Merkle tree empty: `advance_tree` folds the events in);
-    a store chained before partitions gets the partition columns (every row in `MAIN`)."""
+    """Create the ledger's tables (`advance_tree` folds the events into the Merkle tree); a
+    store chained before the Merkle tree existed gets its tree built from its events, once;
+    one chained before partitions gets the partition columns (every row in `MAIN`)."""
     with database.transaction(write=True) as cursor:
         for statement in SCHEMA[database.dialect]:
             database.execute(cursor, statement)
@@ -129,8 +130,17 @@ def create_tables(database: Database) -> None:
                                       " WHERE name = ?", (column.split()[0],)).fetchone():
                 database.execute(cursor, f"ALTER TABLE {{{table}}} ADD COLUMN {column}")
         database.execute(cursor, PARTITION_INDEX)
-        database.execute(cursor, "INSERT INTO {merkle_tree} (id, size, head, frontier)"
-                         " VALUES (1, 0, 0, ?) ON CONFLICT (id) DO NOTHING", (b"",))
+        if database.execute(cursor, "SELECT 1 FROM {merkle_tree}").fetchone() is None:
+            tree, head = Frontier(), 0  # chained before the tree and the signatures: as stored
+            for event in select_events(database, cursor, 0, None):
+                tree.append(event_leaf(event.notification_id, event.canonical()))
+                head = event.notification_id
+            database.execute(
+                cursor,
+                "INSERT INTO {merkle_tree} (id, size, head, frontier) VALUES (1, ?, ?, ?)"
+                " ON CONFLICT (id) DO NOTHING",
+                (tree.size, head, tree.to_bytes()),
+            )
 
 
 class StoredRow(NamedTuple):
