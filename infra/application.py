@@ -24,13 +24,14 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
+from eventsourcing.domain import Aggregate, DomainEventProtocol, MutableOrImmutableAggregate
 from eventsourcing.persistence import Recording
 from eventsourcing.utils import EnvType
 
 from domain.errors import NotFound
 from infra.database import Database, database_of
 from infra.errors import RecordedCommand, StoreError
+from infra.partitions import partition_key
 from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApplicationRecorder
 from infra.settings import load_settings, resolve_database_url
 from infra.urls import store_env
@@ -80,6 +81,10 @@ class SabotApplication(Application[UUID]):
         """
         if command_id is not None:
             kwargs["command_id"] = str(command_id)
+        partitions = {obj.id: key for obj in objs
+                      if isinstance(obj, Aggregate) and (key := partition_key(obj)) is not None}
+        if partitions:
+            kwargs["partitions"] = partitions  # each stream's partition (`infra.partitions`)
         return super().save(*objs, **kwargs)
 
     def load(self, aggregate_id: UUID, what: str) -> Any:

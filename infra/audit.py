@@ -63,10 +63,17 @@ from eventsourcing.persistence import PersistenceError
 
 from infra import ledger
 from infra.chain import GENESIS, ChainLink, canonical_bytes, global_digest, stream_digest
-from infra.checkpoints import Checkpoint, checkpoint_path, checkpoints, read_lines
+from infra.checkpoints import (
+    Checkpoint,
+    PartitionHead,
+    checkpoint_path,
+    checkpoints,
+    read_lines,
+)
 from infra.database import Database
 from infra.errors import NotAStore
 from infra.merkle import Frontier, consistency_proof, verify_consistency
+from infra.partitions import MAIN
 from infra.settings import redact_url
 from infra.signing import head_message, key_env, key_id, public_key_of, signature_valid
 from infra.store import Store, one_line, open_store
@@ -100,6 +107,7 @@ class Finding(msgspec.Struct, frozen=True, kw_only=True):
     originator_version: int | None = None
     notification_id: int | None = None
     check: str = "chain"
+    partition: str | None = None
 
     def where(self) -> str:
         parts = []
@@ -109,6 +117,8 @@ class Finding(msgspec.Struct, frozen=True, kw_only=True):
             parts.append(f"version {self.originator_version}")
         if self.notification_id is not None:
             parts.append(f"notification {self.notification_id}")
+        if self.partition is not None:
+            parts.append(f"partition {self.partition or 'main'}")
         return ", ".join(parts) or "the store"
 
 
@@ -144,6 +154,7 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     trust: str = ""
     since: int | None = None
     proof: int | None = None
+    partitions: int = 0
 
 
 AuditCheck = Callable[[Store], Iterable[Finding]]
@@ -224,6 +235,7 @@ def verify(
         trust=walk.trust.source if walk.trust else "",
         since=since,
         proof=walk.proof,
+        partitions=len(walk.partitions),
     )
 
 
@@ -278,7 +290,9 @@ class _Walk:
         self.database = database
         self.anchors = anchors
         self.page_size = page_size
-        self.previous_global = GENESIS
+        self.previous_global = GENESIS  # the partition digest at the last event counted
+        self.partitions: dict[str, tuple[int, bytes]] = {}  # last notification id, digest
+        self.partition_sizes: dict[str, int] = {}
         self.streams: dict[Any, tuple[int, bytes]] = {}  # by the database's originator id
         self._prefixes: dict[Any, bytes] = {}
         self.count = 0
@@ -294,8 +308,9 @@ class _Walk:
         self._signatures: dict[int, tuple[str, bytes]] = {}
         self._covered_to = 0
         self._all = False
-        self._covered_heads: list[tuple[int, bytes, Any, int, str, bytes]] = []
-        self._last: tuple[Any, int] = (None, 0)
+        self._covered_heads: list[tuple[int, bytes, Any, int, str, str, bytes]] = []
+        self._last: dict[str, tuple[Any, int]] = {}  # by partition: stream, version
+        self._partition: str | None = None  # of the chain row being checked
         self._new_leaves: list[bytes] = []
 
     # --- what is checked besides the chain ---------------------------------------------
@@ -314,6 +329,10 @@ class _Walk:
             self.tree = start.tree()
             self.count, self.head, self.after = start.size, start.head or None, start.head
             self.previous_global = bytes.fromhex(start.chain) if start.chain else GENESIS
+            for part in start.partitions or [PartitionHead(MAIN, start.size, start.head,
+                                                           start.chain)]:
+                self.partition_sizes[part.key] = part.size
+                self.partitions[part.key] = (part.head, bytes.fromhex(part.chain))
             valid = [c for c in valid if c.size > since]
         self._pending = valid
         self._covered_to = max((c.head for c in valid), default=0)
@@ -339,9 +358,9 @@ class _Walk:
         return False
 
     def _flag(self, problem: Problem, detail: str, *, check: str = "signatures",
-              notification_id: int | None = None) -> None:
+              notification_id: int | None = None, partition: str | None = None) -> None:
         self.findings.append(Finding(problem=problem, detail=detail, check=check,
-                                     notification_id=notification_id))
+                                     notification_id=notification_id, partition=partition))
 
     def _load_signatures(self) -> None:
         assert self.trust is not None
@@ -362,16 +381,17 @@ class _Walk:
                        f"signed by key {key}, which is not trusted ({self.trust.source})",
                        notification_id=n)
 
-    def _check_signature(self, n: int, digest: bytes, oid: Any, version: int) -> None:
+    def _check_signature(self, n: int, digest: bytes, oid: Any, version: int,
+                         partition: str) -> None:
         key, signature = self._signatures.pop(n)
         if n <= self._covered_to and not self._all:
             self.covered += 1
-            self._covered_heads.append((n, digest, oid, version, key, signature))
+            self._covered_heads.append((n, digest, oid, version, partition, key, signature))
             return
         if not self._holds(key, signature, n, digest) and (
             len(self.findings) < MAX_SIGNATURE_FINDINGS
         ):
-            self._bad_signature(n, oid, version)
+            self._bad_signature(n, oid, version, partition)
 
     def _holds(self, key: str, signature: bytes, n: int, digest: bytes) -> bool:
         assert self.trust is not None
@@ -381,19 +401,20 @@ class _Walk:
         self.verified += 1
         return signature_valid(public, head_message(n, digest), signature)
 
-    def _bad_signature(self, n: int, oid: Any, version: int) -> None:
+    def _bad_signature(self, n: int, oid: Any, version: int, partition: str) -> None:
         self.findings.append(Finding(
             problem=Problem.SIGNATURE_INVALID, check="signatures", notification_id=n,
             originator_id=self.database.from_db_id(oid), originator_version=version,
+            partition=partition,
             detail="the transaction ending here was signed over another chain digest: this "
             "event, or one before it, was changed, inserted or moved, and the chain recomputed"))
 
     def _locate_rewrite(self) -> None:
         """A checkpoint did not match: find the first transaction whose signature no longer
         holds, among those the checkpoints were trusted to cover."""
-        for n, digest, oid, version, key, signature in self._covered_heads:
+        for n, digest, oid, version, partition, key, signature in self._covered_heads:
             if not self._holds(key, signature, n, digest):
-                self._bad_signature(n, oid, version)
+                self._bad_signature(n, oid, version, partition)
                 return
 
     def _reach_checkpoints(self) -> None:
@@ -411,8 +432,32 @@ class _Walk:
                            f"root {root[:16]}… ending at notification {self.head}: events "
                            "before it were changed, removed, inserted or reordered",
                            check="checkpoints", notification_id=self.head)
+                self._compare_partitions(checkpoint)
                 continue
-            self.matched += 1
+            if self._compare_partitions(checkpoint):
+                self.matched += 1
+
+    def _compare_partitions(self, checkpoint: Checkpoint) -> bool:
+        """Whether each partition is what the checkpoint signed (one that lists none, from
+        before partitions, signs no partition); flags each that is not."""
+        if not checkpoint.partitions:
+            return True
+        signed = {p.key: (p.size, p.head, p.chain) for p in checkpoint.partitions}
+        held = {key: (self.partition_sizes[key], last, digest.hex())
+                for key, (last, digest) in self.partitions.items()}
+        for key in sorted(signed.keys() | held.keys()):
+            size, last, chain = signed.get(key, (0, 0, ""))
+            if held.get(key, (0, 0, "")) != (size, last, chain):
+                got = held.get(key, (0, 0, ""))
+                self._flag(Problem.CHECKPOINT_MISMATCH,
+                           f"the checkpoint of {checkpoint.time} signed {size} events of this "
+                           f"partition ending at notification {last} with digest "
+                           f"{chain[:16]}…; the store's first {self.count} events hold "
+                           f"{got[0]} ending at notification {got[1]} with digest "
+                           f"{got[2][:16]}…", check="checkpoints", notification_id=last or None,
+                           partition=key)
+        return all(held.get(key) == head for key, head in signed.items()) and (
+            held.keys() == signed.keys())
 
     def _finish_signed(self) -> None:
         if any(f.problem == Problem.CHECKPOINT_MISMATCH for f in self.findings):
@@ -424,16 +469,19 @@ class _Walk:
                        f"{self.count}: events were removed from the end, or an older copy "
                        "of the database was restored", check="checkpoints",
                        notification_id=checkpoint.head)
-        if self.head is not None and self.head > self.after and not any(
-            f.problem == Problem.SIGNATURE_INVALID and f.notification_id == self.head
-            for f in self.findings
-        ) and self.head not in self._signed:
-            oid, version = self._last
+        for partition, (head, _) in sorted(self.partitions.items(), key=lambda p: p[1][0]):
+            if head <= self.after or head in self._signed or any(
+                f.problem == Problem.SIGNATURE_INVALID and f.notification_id == head
+                for f in self.findings
+            ):
+                continue
+            oid, version = self._last[partition]
             self.findings.append(Finding(
-                problem=Problem.UNSIGNED_HEAD, check="signatures", notification_id=self.head,
+                problem=Problem.UNSIGNED_HEAD, check="signatures", notification_id=head,
                 originator_id=self.database.from_db_id(oid), originator_version=version,
-                detail="no signature covers the last event: events were added, or the head's "
-                "signature removed, without the signing key"))
+                partition=partition,
+                detail="no signature covers the last event of its partition: events were "
+                "added, or the head's signature removed, without the signing key"))
         for n in sorted(self._signatures):
             self._flag(Problem.SIGNATURE_INVALID, "a signature row for a notification that "
                        "holds no event", notification_id=n)
@@ -455,6 +503,8 @@ class _Walk:
             found = self._walk()
             if found is None and self.trust is not None:
                 self._finish_signed()
+            if found is not None and found.partition is None:
+                found = msgspec.structs.replace(found, partition=self._partition)
             return found
 
     def _walk(self) -> Finding | None:
@@ -468,6 +518,7 @@ class _Walk:
                 return _at(self._event(event), Problem.NOT_IN_CHAIN,
                            "no chain row records this event")
             assert link is not None
+            self._partition = link[5]
             if event is None or link[0] < event[0]:
                 slow = self._link(link)
                 return Finding(
@@ -480,9 +531,7 @@ class _Walk:
             events.pop()
             links.pop()
             if not self._follows(event, link):
-                after = links.peek()
-                finding = self._check(self._event(event), self._link(link),
-                                      None if after is None else self._link(after))
+                finding = self._check(self._event(event), self._link(link))
                 if finding is not None:
                     return finding
         return self._check_tail_anchors()
@@ -506,27 +555,29 @@ class _Walk:
                               len(state).to_bytes(4, "big"), state))
         stream = sha256(last[1] + canonical).digest()
         position = n.to_bytes(8, "big")
-        chained = sha256(self.previous_global + position + stream).digest()
+        chained = sha256(self._previous(link[5]) + position + stream).digest()
         if stream != link[3] or chained != link[4]:
             return False
-        self._counted(n, oid, version, stream, link[4],
+        self._counted(n, oid, version, stream, link[4], link[5],
                       sha256(b"\x00" + position + canonical).digest())
         return True
 
     def _counted(self, n: int, oid: Any, version: int, stream: bytes, digest: bytes,
-                 leaf: bytes) -> None:
+                 partition: str, leaf: bytes) -> None:
         self.previous_global = digest
+        self.partitions[partition] = (n, digest)
+        self.partition_sizes[partition] = self.partition_sizes.get(partition, 0) + 1
         self.streams[oid] = (version, stream)
         self.count += 1
         self.head = n
-        self._last = (oid, version)
+        self._last[partition] = (oid, version)
         self.tree.append(leaf)
         if self.trust is not None:
             if self.since is not None:
                 self._new_leaves.append(leaf)
             if n in self._signatures:
                 self._signed.add(n)
-                self._check_signature(n, digest, oid, version)
+                self._check_signature(n, digest, oid, version, partition)
             if self._pending and self._pending[0].size == self.count:
                 self._reach_checkpoints()
 
@@ -536,7 +587,26 @@ class _Walk:
     def _link(self, row: tuple[Any, ...]) -> ChainLink:
         return ChainLink(notification_id=row[0], originator_id=self.database.from_db_id(row[1]),
                          originator_version=row[2], stream_digest=bytes(row[3]),
-                         global_digest=bytes(row[4]))
+                         global_digest=bytes(row[4]), partition=row[5])
+
+    def _previous(self, partition: str) -> bytes:
+        """The partition's digest at the last event counted (at the start, for `since`)."""
+        last = self.partitions.get(partition)
+        if last is not None:
+            return last[1]
+        if self.after:
+            row = self.database.execute(
+                self.cursor,
+                "SELECT notification_id, global_digest FROM {event_chain}"
+                " WHERE partition_key = ? AND notification_id <= ?"
+                " ORDER BY notification_id DESC LIMIT 1",
+                (partition, self.after),
+            ).fetchone()
+            if row is not None:
+                self.partitions[partition] = (row["notification_id"],
+                                              bytes(row["global_digest"]))
+                return bytes(row["global_digest"])
+        return GENESIS
 
     def _stream(self, uuid: UUID) -> tuple[int, bytes] | None:
         oid = self.database.to_db_id(uuid)
@@ -553,7 +623,7 @@ class _Walk:
                 last = (row["originator_version"], bytes(row["stream_digest"]))
         return last
 
-    def _check(self, event: _Event, link: ChainLink, after: ChainLink | None) -> Finding | None:
+    def _check(self, event: _Event, link: ChainLink) -> Finding | None:
         n = event.notification_id
         if (event.originator_id, event.originator_version) != (
             link.originator_id,
@@ -584,11 +654,12 @@ class _Walk:
                 originator_version=last_version + 1,
             )
         position = n.to_bytes(8, "big")
-        expected_global = sha256(self.previous_global + position + expected_stream).digest()
+        expected_global = sha256(self._previous(link.partition) + position
+                                 + expected_stream).digest()
         if expected_stream != link.stream_digest or expected_global != link.global_digest:
-            return self._diagnose(event, link, after, expected_stream, expected_global)
+            return self._diagnose(event, link, expected_stream, expected_global)
         self._counted(n, self.database.to_db_id(event.originator_id), event.originator_version,
-                      link.stream_digest, link.global_digest,
+                      link.stream_digest, link.global_digest, link.partition,
                       sha256(b"\x00" + position + canonical).digest())
         anchor = self.anchors.pop(n, None)
         if anchor is not None and anchor != link.global_digest:
@@ -604,13 +675,13 @@ class _Walk:
         self,
         event: _Event,
         link: ChainLink,
-        after: ChainLink | None,
         expected_stream: bytes,
         expected_global: bytes,
     ) -> Finding:
         """Name what disagrees, given that the event, its chain row or both do."""
         n = event.notification_id
-        row_follows = global_digest(self.previous_global, n, link.stream_digest) == (
+        after = self._next_in_partition(link)
+        row_follows = global_digest(self._previous(link.partition), n, link.stream_digest) == (
             link.global_digest
         )
         if expected_global == link.global_digest:
@@ -642,6 +713,15 @@ class _Walk:
             Problem.CHAIN_ALTERED,
             "neither the event nor its chain row follow from the chain before them",
         )
+
+    def _next_in_partition(self, link: ChainLink) -> ChainLink | None:
+        row = self.database.execute(
+            self.cursor,
+            LINKS_SQL.replace("WHERE", "WHERE partition_key = ? AND"),
+            (link.partition, link.notification_id, 1),
+        ).fetchone()
+        return None if row is None else self._link(tuple(row) if self.database.dialect
+                                                   == "sqlite" else _values(row))
 
     def _moved_from(self, event: _Event, link: ChainLink) -> int | None:
         """The version now holding the content chained for `event`'s version, if any."""
@@ -702,8 +782,9 @@ EVENTS_SQL = (
     " FROM {stored_events} WHERE {nid} > ? ORDER BY {nid} LIMIT ?"
 )
 LINKS_SQL = (
-    "SELECT notification_id, originator_id, originator_version, stream_digest, global_digest"
-    " FROM {event_chain} WHERE notification_id > ? ORDER BY notification_id LIMIT ?"
+    "SELECT notification_id, originator_id, originator_version, stream_digest, global_digest,"
+    " partition_key FROM {event_chain} WHERE notification_id > ? ORDER BY notification_id"
+    " LIMIT ?"
 )
 
 

@@ -1,4 +1,4 @@
-"""The hash chain: how a stored event is digested, per stream and across the whole store.
+"""The hash chain: how a stored event is digested, per stream and per partition of the store.
 
 Pure functions, used when writing (inside the recorders' insert transaction) and when
 auditing (`infra.audit`), so that both sides compute exactly the same bytes:
@@ -10,11 +10,13 @@ auditing (`infra.audit`), so that both sides compute exactly the same bytes:
                        integers big-endian, unsigned)
     stream_digest   = SHA-256(previous stream_digest of that originator, or 32 zero bytes
                               || canonical(e))
-    global_digest   = SHA-256(previous global_digest, or 32 zero bytes
-                              || u64 notification_id || stream_digest)
+    global_digest   = SHA-256(previous global_digest in the event's partition, or 32 zero
+                              bytes || u64 notification_id || stream_digest)
 
-The global digest of the last event (the "head") commits to every stored event and its
-position; each transaction's head is signed (`infra.signing`), and the same events are the
+The partitions are `infra.partitions`' (a store chained before them is one partition). The
+global digest of a partition's last event (its "head") commits to every event of the
+partition and its position; each transaction's head in each partition it wrote is signed
+(`infra.signing`), and the same events are the
 leaves of a Merkle tree (`infra.merkle`) whose signed roots are kept outside the database
 (`infra.checkpoints`).
 """
@@ -38,6 +40,7 @@ class ChainLink(msgspec.Struct, frozen=True):
     originator_version: int
     stream_digest: bytes
     global_digest: bytes
+    partition: str = ""
 
 
 def canonical_bytes(originator_id: UUID | str, version: int, topic: str, state: bytes) -> bytes:

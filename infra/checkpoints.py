@@ -1,10 +1,12 @@
 """Signed tree heads ("checkpoints"), kept outside the database in an append-only file.
 
 A checkpoint says: the store held `size` events, the last at notification `head`, whose
-global chain digest was `chain` and whose Merkle tree (`infra.merkle`) has root `root`, at
-`time`; signed by the store's key (`infra.signing`) over
+partition's chain digest was `chain` and whose Merkle tree (`infra.merkle`) has root `root`,
+at `time`, and each partition held `size` events up to notification `head` with chain digest
+`chain` there; signed by the store's key (`infra.signing`) over
 
     "sabot-checkpoint-v1\\n" || size \\n root \\n head \\n chain \\n time \\n
+        || for each partition, by key: "partition " key " " size " " head " " chain \\n
 
 It also carries the tree's frontier (the roots of its perfect subtrees), so that a later
 verify or witness can continue the tree from it (`--since`) without rereading the events
@@ -46,7 +48,7 @@ import msgspec
 
 from infra.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.errors import SettingsError
-from infra.ledger import select_events
+from infra.ledger import PartitionHeads, advance_tree, select_events
 from infra.merkle import (
     Frontier,
     consistency_proof,
@@ -66,6 +68,16 @@ TAIL_BYTES = 1 << 16
 log = logging.getLogger("sabot.checkpoints")
 
 
+class PartitionHead(msgspec.Struct, frozen=True):
+    """A partition (`infra.partitions`) at a checkpoint: its events, its last notification id
+    and its chain digest there (hex)."""
+
+    key: str
+    size: int
+    head: int
+    chain: str
+
+
 class Checkpoint(msgspec.Struct, frozen=True, kw_only=True, tag="checkpoint", tag_field="kind"):
     size: int
     root: str
@@ -76,9 +88,13 @@ class Checkpoint(msgspec.Struct, frozen=True, kw_only=True, tag="checkpoint", ta
     public_key: str
     signature: str
     frontier: list[str] = msgspec.field(default_factory=list)
+    partitions: list[PartitionHead] = msgspec.field(default_factory=list)
 
     def text(self) -> bytes:
-        return f"{self.size}\n{self.root}\n{self.head}\n{self.chain}\n{self.time}\n".encode()
+        """What is signed; a checkpoint of before partitions lists none."""
+        return (f"{self.size}\n{self.root}\n{self.head}\n{self.chain}\n{self.time}\n"
+                + "".join(f"partition {p.key} {p.size} {p.head} {p.chain}\n"
+                          for p in self.partitions)).encode()
 
     def signed_by_its_key(self) -> bool:
         public = bytes.fromhex(self.public_key)
@@ -198,25 +214,18 @@ def last_checkpoint(path: Path) -> Checkpoint | None:
 
 
 class TreeHead(NamedTuple):
-    """The store's Merkle tree, its last notification id and the chain's digest there."""
+    """The store's Merkle tree, its last notification id and the chain's digest there, and
+    each partition's head."""
 
     tree: Frontier
     head: int
     chain: bytes
+    partitions: PartitionHeads
 
 
 def tree_head(database: Database) -> TreeHead:
-    """The store's Merkle tree and chain head now, in one read."""
-    with database.transaction(write=False) as cursor:
-        row = database.execute(
-            cursor,
-            "SELECT m.size, m.head, m.frontier, c.global_digest FROM {merkle_tree} m"
-            " LEFT JOIN {event_chain} c ON c.notification_id = m.head WHERE m.id = 1",
-        ).fetchone()
-    if row is None:
-        return TreeHead(Frontier(), 0, b"")
-    chain = bytes(row["global_digest"]) if row["global_digest"] is not None else b""
-    return TreeHead(Frontier.from_bytes(row["size"], bytes(row["frontier"])), row["head"], chain)
+    """The store's Merkle tree and chain head now, the events committed since folded in."""
+    return TreeHead(*advance_tree(database))
 
 
 def sign_checkpoint(head: TreeHead, signer: Signer, at: datetime | None = None) -> Checkpoint:
@@ -225,6 +234,8 @@ def sign_checkpoint(head: TreeHead, signer: Signer, at: datetime | None = None) 
         size=head.tree.size, root=head.tree.root().hex(), head=head.head, chain=head.chain.hex(),
         time=when.replace("+00:00", "Z"), key=signer.key_id, public_key=signer.public_key.hex(),
         signature="", frontier=[node.hex() for node in head.tree.nodes],
+        partitions=[PartitionHead(key, size, last, chain)
+                    for key, (size, last, chain) in sorted(head.partitions.items())],
     )
     signature = signer.sign(CHECKPOINT_PREFIX + unsigned.text())
     return msgspec.structs.replace(unsigned, signature=signature.hex())

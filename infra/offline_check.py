@@ -212,8 +212,20 @@ def signed(public_key: bytes, message: bytes, signature: bytes) -> bool:
     return True
 
 
+def _partition_heads(heads: Any) -> bool:
+    """Whether a checkpoint's partition heads are well formed (a list of key, size, head,
+    chain)."""
+    return isinstance(heads, list) and all(
+        isinstance(p, dict) and set(p) == {"key", "size", "head", "chain"}
+        and isinstance(p["key"], str) and isinstance(p["chain"], str)
+        and all(isinstance(p[n], int) and not isinstance(p[n], bool) for n in ("size", "head"))
+        for p in heads)
+
+
 def checkpoint_text(cp: dict[str, Any]) -> bytes:
-    return f"{cp['size']}\n{cp['root']}\n{cp['head']}\n{cp['chain']}\n{cp['time']}\n".encode()
+    return (f"{cp['size']}\n{cp['root']}\n{cp['head']}\n{cp['chain']}\n{cp['time']}\n"
+            + "".join(f"partition {p['key']} {p['size']} {p['head']} {p['chain']}\n"
+                      for p in cp.get("partitions") or [])).encode()
 
 
 def canonical_json(value: Any) -> bytes:
@@ -303,7 +315,8 @@ class _Record:
 
     def _checkpoint(self, cp: Any, keys: Any, trusted: Sequence[bytes]) -> None:
         report = self.report
-        if not isinstance(cp, dict) or set(cp) - {"frontier"} != CHECKPOINT_KEYS:
+        if not isinstance(cp, dict) or set(cp) - {"frontier", "partitions"} != CHECKPOINT_KEYS \
+                or not _partition_heads(cp.get("partitions", [])):
             report.fail("the checkpoint is missing or malformed")
             return
         try:

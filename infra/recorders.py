@@ -6,9 +6,9 @@ Each insert of stored events, in one transaction:
    passes `save()`'s keyword arguments down to `insert_events`): an id already recorded
    raises `DuplicateCommand` and nothing is written;
 2. inserts the events (a version already taken raises eventsourcing's `IntegrityError`);
-3. appends one `event_chain` row per event (stream and global digests, `infra.chain`),
-   adds the events to the Merkle tree (`merkle_tree`, `infra.merkle`) and signs the new
-   head (`chain_signatures`) with the store's signing key (`infra.signing`).
+3. appends one `event_chain` row per event (stream and partition digests, `infra.chain`;
+   the partitions `save(..., partitions=...)` gives, `infra.partitions`) and signs each new
+   partition head (`chain_signatures`) with the store's signing key (`infra.signing`).
 
 After the commit, the writer's `Checkpointer` (`infra.checkpoints`) is told, and writes a
 signed tree head to the checkpoint file within `SABOT_CHECKPOINT_SECONDS`, and when the
@@ -16,15 +16,19 @@ store is closed. A writer (a recorder whose tables are created) loads its signin
 it starts, and refuses to start without it; a reader (e.g. `sabot audit verify`) never needs
 it.
 
-The write lock is taken before the chain's head is read: SQLite `BEGIN IMMEDIATE`;
-PostgreSQL `LOCK TABLE stored_events IN EXCLUSIVE MODE`, which eventsourcing takes anyway to
-issue notification ids in commit order. The command id is claimed before that lock
-(`INSERT ... ON CONFLICT DO NOTHING`): a racing duplicate waits for the first to commit or
-roll back, then knows.
+The write lock is taken before the chains' heads are read: SQLite `BEGIN IMMEDIATE` (one
+writer at a time); PostgreSQL one advisory lock per partition written
+(`ledger.lock_partitions`), instead of eventsourcing's `LOCK TABLE stored_events IN
+EXCLUSIVE MODE`: writers to different partitions never wait on each other, and may commit
+out of notification order, so that readers in that order read up to `ledger.committed_head`.
+The Merkle tree is folded by the checkpoints (`ledger.advance_tree`), off the write path.
+The command id is claimed after the lock (`INSERT ... ON CONFLICT DO NOTHING`): a racing
+duplicate waits for the first to commit or roll back, then knows.
 
 On PostgreSQL the transaction is driven by hand in a psycopg pipeline (BEGIN ... COMMIT,
-rolled back on any failure) so that it costs three round trips (four with a command id),
-against five for eventsourcing's own insert, and holds the table lock for two.
+rolled back on any failure) so that it costs three round trips (four when an auction's or a
+dispute's partition is first read from its table's chain), against five for eventsourcing's
+own insert.
 
 The process recorders (for event-processing applications and projections that write events)
 add eventsourcing's tracking row in the same transaction too. PostgreSQL's
@@ -150,10 +154,12 @@ class ChainedSQLiteApplicationRecorder(_Ledgered, SQLiteApplicationRecorder):
             ledger.claim_command(self.database, cursor, kwargs.get("command_id"), stored_events)
             notification_ids = list(self._insert_events(cursor, stored_events, **kwargs) or ())
             if stored_events:
-                ledger.ask_heads(self.database, cursor, stored_events)
+                partitions = ledger.resolve_partitions(self.database, cursor, stored_events,
+                                                       kwargs.get("partitions"))
+                ledger.ask_heads(self.database, cursor, stored_events, partitions)
                 heads = cursor.fetchall()
                 ledger.append_chain(self.database, cursor, heads, stored_events, notification_ids,
-                                    self._sign(cursor))
+                                    self._sign(cursor), partitions)
         if stored_events:
             self._committed()
         return notification_ids
@@ -179,15 +185,23 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
         super().create_table()
         self.create_ledger()
 
+    def _lock_table(self, curs: Any) -> None:
+        """No table lock: the partitions' locks (`ledger.lock_partitions`) order the writers
+        of a partition, and readers in notification order wait for the writers in flight
+        (`ledger.committed_head`)."""
+
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
         notification_ids: Sequence[int] = []
         failure: BaseException | None = None
         with self.datastore.get_connection() as connection:
+            with connection.cursor() as cursor:  # before the locks: a stream never moves
+                partitions = ledger.resolve_partitions(self.database, cursor, stored_events,
+                                                       kwargs.pop("partitions", None))
             with connection.pipeline() as pipeline:
                 try:
                     notification_ids = self._insert_chained(
-                        connection, pipeline, stored_events, **kwargs
+                        connection, pipeline, stored_events, partitions, **kwargs
                     )
                 except BaseException as error:
                     failure = error  # raised once out of the pipeline, as eventsourcing does
@@ -205,26 +219,29 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
         connection: psycopg.Connection[Any],
         pipeline: psycopg.Pipeline,
         stored_events: Sequence[StoredEvent],
+        partitions: dict[UUID, str],
         **kwargs: Any,
     ) -> Sequence[int]:
-        """One transaction in three round trips: BEGIN and the command's claim; the lock, the
-        events' insert and the chain's heads; the chain's rows and COMMIT. The lock is held
-        for the last two, as in eventsourcing's own insert."""
+        """One transaction in three round trips: BEGIN, the partitions' locks and the
+        command's claim; the events' insert and the chain's heads; the chain's rows and
+        COMMIT."""
         with connection.cursor() as cursor, connection.cursor() as insert:
             cursor.execute("BEGIN")
+            if stored_events:
+                ledger.lock_partitions(self.database, cursor, partitions.values())
             ledger.claim_command(self.database, cursor, kwargs.get("command_id"), stored_events)
             self._insert_events(cursor, stored_events, **kwargs)
             notification_ids: list[int] = []
             if stored_events:
                 self._insert_stored_events(insert, stored_events, **kwargs)
-                ledger.ask_heads(self.database, cursor, stored_events)
+                ledger.ask_heads(self.database, cursor, stored_events, partitions)
                 pipeline.sync()
                 notification_ids = list(
                     self._fetch_ids_after_insert_events(insert, stored_events, **kwargs) or ()
                 )
                 heads = cursor.fetchall()
                 ledger.append_chain(self.database, cursor, heads, stored_events, notification_ids,
-                                    self._sign(cursor))
+                                    self._sign(cursor), partitions)
             cursor.execute("COMMIT")
             pipeline.sync()
         return notification_ids

@@ -4,8 +4,9 @@ The runner polls the notification log (the same on SQLite, whose recorder has no
 subscriptions, and on PostgreSQL). One batch is one write transaction that:
 
 1. locks the view's tracking row and reads its position (`ViewTracking.lock`);
-2. reads the next notifications after it, up to the head and `batch_size`, filtered by the
-   view's topics, in that same transaction;
+2. reads the next notifications after it, up to the committed head (`infra.ledger.
+   committed_head`: writers of different partitions commit out of notification order) and
+   `batch_size`, filtered by the view's topics, in that same transaction;
 3. lets the view change its rows (`View.apply`);
 4. moves the tracking row to the last notification read (or to the head, when the batch
    reached it: the events in between were of other topics).
@@ -30,6 +31,7 @@ import msgspec
 from eventsourcing.persistence import InterfaceError, Mapper, Notification, OperationalError
 
 from infra.database import Database
+from infra.ledger import committed_head
 from projections.tracking import ViewTracking
 from projections.view import Event, ProjectionFailed, View
 
@@ -139,9 +141,10 @@ class Runner:
     def _batch(self, view: View, until: int | None, size: int) -> tuple[int, int, int] | None:
         """One batch of at most `size` events, in one transaction: the events applied, the
         position reached and the head; None when the view is already at the head."""
+        committed = committed_head(self.database)  # before the batch's snapshot
         with self.database.transaction(write=True) as cursor:
             position = self.tracking.lock(cursor, view.name)
-            head = self._head(cursor) if until is None else min(until, self._head(cursor))
+            head = committed if until is None else min(until, committed)
             if position >= head:
                 return None
             notifications = self._notifications(cursor, view, position, head, size)

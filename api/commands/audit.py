@@ -144,7 +144,7 @@ def describe(report: AuditReport, url: str) -> str:
     lines.append(f"events:  {report.events} verified in {report.seconds:.2f}s (chain, tree and "
                  f"signatures: {report.walk_seconds:.2f}s, {rate:,.0f} events/s)"
                  + (f", from checkpoint {report.since}" if report.since is not None else ""))
-    lines.append(f"streams: {report.streams}")
+    lines.append(f"streams: {report.streams}, in {report.partitions} partitions")
     if report.head_notification_id is not None:
         label = "head:   " if report.first_break is None else "last good:"
         lines.append(f"{label} {report.head_notification_id}:{report.head_digest}")

@@ -249,18 +249,22 @@ def rechain(url: str) -> None:
         f" ORDER BY {column}",
     )
     streams: dict[str, bytes] = {}
-    head = GENESIS
+    partition_of = {str(oid): key for oid, key in
+                    sql(url, "SELECT originator_id, partition_key FROM event_chain")}
+    heads: dict[str, bytes] = {}
     sql(url, "DELETE FROM event_chain")
     for notification_id, originator_id, version, topic, state in rows:
         oid = UUID(str(originator_id))
         streams[str(oid)] = stream_digest(
             streams.get(str(oid), GENESIS), oid, version, topic, bytes(state)
         )
-        head = global_digest(head, notification_id, streams[str(oid)])
+        key = partition_of.get(str(originator_id), "")  # a forged stream: the main partition
+        heads[key] = global_digest(heads.get(key, GENESIS), notification_id, streams[str(oid)])
         sql(
             url,
-            "INSERT INTO event_chain VALUES (?, ?, ?, ?, ?)",
-            (notification_id, originator_id, version, streams[str(oid)], head),
+            "INSERT INTO event_chain (notification_id, originator_id, originator_version,"
+            " stream_digest, global_digest, partition_key) VALUES (?, ?, ?, ?, ?, ?)",
+            (notification_id, originator_id, version, streams[str(oid)], heads[key], key),
         )
 
 

@@ -170,9 +170,10 @@ def test_appending_a_forged_event_with_correct_links(
         " originator_version, topic, state) VALUES (?, ?, ?, ?, ?)",
         (head + 1, db_id(played.url, played.table_id), version + 1, topic, state))
     stream = stream_digest(bytes(previous_stream), played.table_id, version + 1, topic, state)
-    sql(played.url, "INSERT INTO event_chain VALUES (?, ?, ?, ?, ?)",
+    sql(played.url, "INSERT INTO event_chain SELECT ?, ?, ?, ?, ?, partition_key"
+        " FROM event_chain WHERE notification_id = ?",
         (head + 1, db_id(played.url, played.table_id), version + 1, stream,
-         global_digest(bytes(previous_global), head + 1, stream)))
+         global_digest(bytes(previous_global), head + 1, stream), head))
     assert verify(played.url, signatures=False).ok  # the links are right
     finding = caught(played, Problem.UNSIGNED_HEAD, capsys)
     assert (finding.originator_id, finding.originator_version, finding.notification_id) == (
