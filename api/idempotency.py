@@ -34,20 +34,11 @@ KEEP_SECONDS = 24 * 3600
 STALE_SECONDS = 60
 REPLAYED = "Idempotent-Replayed"
 
-SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS {api_idempotency} ("
-    " scoped_key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER,"
-    " body TEXT, claimed_ms BIGINT NOT NULL)"
-)
-
-
 class Idempotency:
     """Claims, answers and expiry of idempotency keys in one database."""
 
     def __init__(self, database: Database) -> None:
         self.database = database
-        with database.transaction(write=True) as cursor:
-            database.execute(cursor, SCHEMA)
 
     async def run(self, scoped_key: str, fingerprint: str, status: int,
                   respond: Callable[[], Awaitable[Any]]) -> Any:

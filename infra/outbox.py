@@ -33,22 +33,6 @@ from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApp
 
 log = structlog.get_logger("sabot.outbox")
 
-SCHEMA: dict[str, str] = {
-    "sqlite": "CREATE TABLE IF NOT EXISTS {outbox} ("
-              " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-              " command_id TEXT NOT NULL,"
-              " kind TEXT NOT NULL,"
-              " effect BLOB NOT NULL,"
-              " dispatched INTEGER NOT NULL DEFAULT 0)",
-    "postgres": "CREATE TABLE IF NOT EXISTS {outbox} ("
-                " id bigserial PRIMARY KEY,"
-                " command_id text NOT NULL,"
-                " kind text NOT NULL,"
-                " effect bytea NOT NULL,"
-                " dispatched boolean NOT NULL DEFAULT false)",
-}
-PENDING_INDEX = ("CREATE INDEX IF NOT EXISTS outbox_pending ON {outbox} (id)"
-                 " WHERE NOT dispatched")
 RELAY_BATCH = 1000
 
 
@@ -84,12 +68,6 @@ def follow_ups(table: Table) -> list[Effect]:
     return effects
 
 
-def create_table(database: Database) -> None:
-    with database.transaction(write=True) as cursor:
-        database.execute(cursor, SCHEMA[database.dialect])
-        database.execute(cursor, PENDING_INDEX)
-
-
 def record(database: Database, cursor: Any, command_id: str | None,
            effects: Sequence[Effect]) -> None:
     """Write `effects` in the transaction of `cursor` (the command's own)."""
@@ -108,10 +86,6 @@ class _Outboxed:
     """The chained recorders, writing `save(..., outbox=[...])`'s effects with the events."""
 
     database: Database
-
-    def create_table(self) -> None:
-        super().create_table()  # type: ignore[misc]
-        create_table(self.database)
 
     def _insert_events(self, cursor: Any, stored_events: Sequence[Any], **kwargs: Any) -> Any:
         ids = super()._insert_events(cursor, stored_events, **kwargs)  # type: ignore[misc]

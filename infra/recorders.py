@@ -54,7 +54,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQL
 from eventsourcing.utils import retry
 from psycopg.pq import TransactionStatus
 
-from infra import ledger
+from infra import ledger, migrations
 from infra.checkpoints import Checkpointer, checkpoint_path, interval
 from infra.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.errors import DuplicateCommand, RecordedCommand
@@ -78,6 +78,7 @@ class _Ledgered:
     _signer: Signer | None = None
     _checkpointer: Checkpointer | None = None
     _key_recorded = False
+    schema_upgrade: migrations.Upgrade | None = None  # what opening this writer upgraded
 
     def recorded_command(self, command_id: str | UUID) -> RecordedCommand | None:
         """The stream and versions a command produced, or None if it was never applied."""
@@ -85,7 +86,9 @@ class _Ledgered:
             return ledger.recorded_command(self.database, cursor, command_id)
 
     def create_ledger(self) -> None:
-        ledger.create_tables(self.database)
+        """Upgrade the store's schema (`infra.migrations`: the ledger's tables are in it), then
+        check this writer's key and checkpoints."""
+        self.schema_upgrade = migrations.upgrade(self.database)
         self.checkpointer()  # a writer refuses to start without its key, or misconfigured
         self.signer()
 
