@@ -68,11 +68,17 @@ def sabot(*args: str, env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def test_a_store_of_schema_1_upgrades_verifies_and_plays_on(
-        database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.fixture
+def schema_1_url(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The fixture's store at `database_url`, its keys in this process's environment."""
     for name, value in schema_1_store(database_url, tmp_path).items():
         monkeypatch.setenv(name, value)
+    return database_url
+
+
+def test_a_store_of_schema_1_upgrades_verifies_and_plays_on(
+        schema_1_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    database_url = schema_1_url
     db = ["--database", database_url]
     before = schema(database_url)
     assert (before.version, before.unversioned) == (1, True)
@@ -148,10 +154,8 @@ def holding_the_schema_lock(url: str) -> Iterator[Callable[[str], int]]:
 
 
 def test_a_store_of_a_newer_schema_is_refused_in_one_line(
-        database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
-    for name, value in schema_1_store(database_url, tmp_path).items():
-        monkeypatch.setenv(name, value)
+        schema_1_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    database_url = schema_1_url
     db = ["--database", database_url]
     assert main(["db", "upgrade", *db]) == 0
     newer = migrations.LATEST + 1

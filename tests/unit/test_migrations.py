@@ -9,7 +9,7 @@ from infra import migrations
 def test_steps_are_numbered_in_order_from_one() -> None:
     assert [step.VERSION for step in migrations.STEPS] == list(
         range(1, len(migrations.STEPS) + 1))
-    assert migrations.LATEST == len(migrations.STEPS)
+    assert len(migrations.STEPS) == migrations.LATEST
     assert all(step.TITLE and "\n" not in step.TITLE for step in migrations.STEPS)
 
 
