@@ -23,24 +23,18 @@ import msgspec
 from eventsourcing.domain import Aggregate, event
 
 from domain.actors import is_official
+from domain.balancing import Break
 from domain.commands import AdjustChips, ChangeLimits, LeaveTable, SeatPlayer, TableCommand
 from domain.coup import Outcome, Side
+from domain.entrants import Bust, Status
 from domain.errors import NotFound, OutOfTurn, RuleViolation
 from domain.payouts import Bet, Spot, house_bets
+from domain.prizes import Placement
+from domain.seating import SEATING_ALGORITHM
 from domain.settings import Variant
 from domain.shoe import commitment
-from domain.tournament import (
-    SEATING_ALGORITHM,
-    Break,
-    Bust,
-    Intervention,
-    Phase,
-    Placement,
-    SecretBet,
-    Status,
-    TournamentSettings,
-    TournamentState,
-)
+from domain.stages import Phase
+from domain.tournament import Intervention, SecretBet, TournamentSettings, TournamentState
 
 TOURNAMENT = "@tournament"  # the actor of the table commands a player's step calls for
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-70a2a0e00000")

@@ -44,23 +44,18 @@ import msgspec
 from eventsourcing.utils import get_topic
 
 from domain import commands as c
+from domain.balancing import Move
 from domain.bots import playable
 from domain.coup import Side
+from domain.entrants import Bust, Status
 from domain.errors import OutOfTurn, RuleViolation
 from domain.formats import Dealing
+from domain.prizes import prize_table
 from domain.shoe import commitment
+from domain.stages import Phase as TournamentPhase
 from domain.table import Phase, TableState
 from domain.table_aggregate import Table
-from domain.tournament import (
-    Bust,
-    Move,
-    Status,
-    TournamentSettings,
-    TournamentState,
-    prize_table,
-    secret_commitment,
-)
-from domain.tournament import Phase as TournamentPhase
+from domain.tournament import TournamentSettings, TournamentState, secret_commitment
 from domain.tournament_aggregate import TableOrder, Tournament
 from infra.autoplay import play_coups
 from infra.checkpoints import write_checkpoint

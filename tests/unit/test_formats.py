@@ -15,18 +15,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from domain.coup import Outcome
+from domain.entrants import Bust, Status
 from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
 from domain.formats import Advance, ChipRule, Limits, Stage, TieBreak
 from domain.presets import PRESETS, preset
 from domain.settings import Variant
-from domain.tournament import (
-    Bust,
-    Phase,
-    Status,
-    TournamentSettings,
-    TournamentStatus,
-    secret_commitment,
-)
+from domain.stages import Phase
+from domain.tournament import TournamentSettings, TournamentStatus, secret_commitment
 from domain.tournament_aggregate import Tournament
 from tests.unit.test_tournament import check_places
 

@@ -23,22 +23,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.commands import AdjustChips, LeaveTable, SeatPlayer
+from domain.entrants import Bust, Status
 from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
+from domain.prizes import BASIS_POINTS, prize_table, shares
+from domain.seating import Seating, deal, shuffled
 from domain.settings import Variant
 from domain.shoe import commitment
+from domain.stages import Phase
 from domain.table import TableState
-from domain.tournament import (
-    BASIS_POINTS,
-    Bust,
-    Phase,
-    Seating,
-    Status,
-    TournamentSettings,
-    deal,
-    prize_table,
-    shares,
-    shuffled,
-)
+from domain.tournament import TournamentSettings
 from domain.tournament_aggregate import Tournament
 from infra.mapper import MsgspecMapper
 
