@@ -7,7 +7,8 @@ reveal; and the reads: `view` (the big screen: one JSON shape for
 `GET /tournaments/{id}` and `sabot tournament show --json`), `results` (provisional until
 published: `infra.results`).
 
-Every tournament command is applied once (`TableService.apply_once`), then the table commands
+Every tournament command is executed once (`Tournament.execute` through
+`TableService.apply_once`), then the table commands
 that mirror its events (`Tournament.table_orders`: seat, move, leave, adjust) are sent to the
 tables under command ids that follow from those events, so re-sending them is harmless.
 A banker who must move or leave first retires the bank (before the chips to move are read,
@@ -44,6 +45,7 @@ import msgspec
 from eventsourcing.utils import get_topic
 
 from domain import commands as c
+from domain import tournament_commands as tc
 from domain.balancing import Move
 from domain.bots import playable
 from domain.coup import Side
@@ -165,44 +167,40 @@ class Tournaments:
 
     def register(self, tournament_id: uuid.UUID, player: str, *, bot: bool = False,
                  actor: str = ORGANISER, command_id: str) -> Recorded:
-        return self.apply(tournament_id, command_id, lambda t: t.register(
+        return self.execute(tournament_id, tc.RegisterPlayer(
             player=player, bot=bot, actor=actor, command_id=command_id))
 
     def unregister(self, tournament_id: uuid.UUID, player: str, *, actor: str = ORGANISER,
                    command_id: str) -> Recorded:
-        return self.apply(tournament_id, command_id, lambda t: t.unregister(
+        return self.execute(tournament_id, tc.UnregisterPlayer(
             player=player, actor=actor, command_id=command_id))
 
     def start(self, tournament_id: uuid.UUID, *, actor: str = ORGANISER,
               command_id: str) -> Recorded:
         """Draw the seats from the seating seed: the director plays the rounds from here."""
-        seed = self.seating_seed(tournament_id)
-        return self.apply(tournament_id, command_id, lambda t: t.draw_seating(
-            seed=seed, actor=actor, command_id=command_id))
+        return self.execute(tournament_id, tc.DrawSeating(actor=actor, command_id=command_id))
 
     def pause(self, tournament_id: uuid.UUID, *, at: float | None = None,
               actor: str = ORGANISER, command_id: str) -> Recorded:
         when = time.time() if at is None else at
-        return self.apply(tournament_id, command_id, lambda t: t.pause(
+        return self.execute(tournament_id, tc.PauseTournament(
             at=when, actor=actor, command_id=command_id))
 
     def resume(self, tournament_id: uuid.UUID, *, at: float | None = None,
                actor: str = ORGANISER, command_id: str) -> Recorded:
         when = time.time() if at is None else at
-        return self.apply(tournament_id, command_id, lambda t: t.resume(
+        return self.execute(tournament_id, tc.ResumeTournament(
             at=when, actor=actor, command_id=command_id))
 
     def intervene(self, tournament_id: uuid.UUID, kind: str, player: str, reason: str, *,
                   delta: int = 0, table: str | None = None, actor: str = ORGANISER,
                   command_id: str) -> Recorded:
-        """An organiser's intervention (`Tournament.intervene`), recorded with its reason
-        and the player's chips before and after."""
+        """An organiser's intervention (`domain.tournament_commands.Intervene`), recorded
+        with its reason and the player's chips before and after."""
         self.retire_bankers(tournament_id, {player}, command_id)
-        chips = self.chips(tournament_id)
-        seed = self.seating_seed(tournament_id) if kind == "break-table" else None
-        return self.apply(tournament_id, command_id, lambda t: t.intervene(
-            kind, player, reason, chips, actor, command_id, delta=delta, table=table,
-            seed=seed))
+        return self.execute(tournament_id, tc.Intervene(
+            intervention=kind, player=player, reason=reason, chips=self.chips(tournament_id),
+            delta=delta, table=table, actor=actor, command_id=command_id))
 
     def place_secret_bet(self, tournament_id: uuid.UUID, player: str, commitment: str, *,
                          actor: str, command_id: str) -> Recorded:
@@ -211,8 +209,9 @@ class Tournaments:
         at = self.service.state(Table.create_id(table))
         if at.phase in (Phase.PLAYING, Phase.SETTLED):
             raise OutOfTurn(f"the coup at {table} is being dealt", rule="betting-closed")
-        return self.apply(tournament_id, command_id, lambda t: t.place_secret_bet(
-            player, table, at.coup_number + 1, commitment, actor=actor, command_id=command_id))
+        return self.execute(tournament_id, tc.PlaceSecretBet(
+            player=player, table=table, coup=at.coup_number + 1, commitment=commitment,
+            actor=actor, command_id=command_id))
 
     def reveal_secret_bet(self, tournament_id: uuid.UUID, player: str, spot: str, amount: int,
                           nonce: str, *, actor: str, command_id: str) -> Recorded:
@@ -224,15 +223,17 @@ class Tournaments:
             raise SecretBetNotDealt(f"coup {bet.coup} at {bet.table} is not dealt yet",
                                     rule="secret-bet-not-dealt")
         outcome = settled[0].outcomes[Side.PUNTER]
-        return self.apply(tournament_id, command_id, lambda t: t.reveal_secret_bet(
-            player, spot, amount, nonce, outcome, actor=actor, command_id=command_id))
+        return self.execute(tournament_id, tc.RevealSecretBet(
+            player=player, spot=spot, amount=amount, nonce=nonce, outcome=outcome, actor=actor,
+            command_id=command_id))
 
     # --- applying and mirroring on the tables --------------------------------------
 
-    def apply(self, tournament_id: uuid.UUID, command_id: str,
-              decide: Callable[[Tournament], object]) -> Recorded:
-        """Apply a tournament command once, then send the table commands its events need."""
-        recorded = self.service.apply_once(tournament_id, "tournament", command_id, decide)
+    def execute(self, tournament_id: uuid.UUID, command: tc.TournamentCommand) -> Recorded:
+        """Execute a tournament command once, then send the table commands its events need."""
+        recorded = self.service.apply_once(
+            tournament_id, "tournament", command.command_id,
+            lambda t: t.execute(command, lambda: self.seating_seed(tournament_id)))
         tournament = self.tournament(tournament_id)
         first = recorded.version - len(recorded.events)
         for event in self.service.events_of(tournament_id, gt=first, lte=recorded.version):
@@ -335,7 +336,7 @@ class Director:
             return Tick.WAITING
         state = self.tournaments.state(tournament_id)
         if state.epoch < epoch:
-            self._do(tournament_id, f"{tournament_id}/epoch/{epoch}", lambda t: t.appoint(
+            self._do(tournament_id, tc.AppointDirector(
                 epoch=epoch, actor=DIRECTOR, command_id=f"{tournament_id}/epoch/{epoch}"))
             self._unsure.add(tournament_id)
         try:
@@ -364,13 +365,13 @@ class Director:
         elif state.phase in (TournamentPhase.SEATED, TournamentPhase.BETWEEN_ROUNDS):
             cid = f"{tournament_id}/r{state.round + 1}/start"
             self._balance(tournament_id, f"{cid}/balance", epoch)  # if a crash skipped it
-            self._do(tournament_id, cid, lambda t: t.start_round(
+            self._do(tournament_id, tc.StartRound(
                 actor=DIRECTOR, command_id=cid, at=now, epoch=epoch))
         elif state.step is not None:
             return self._play_step(tournament_id, state, epoch)
         elif state.round_over(now) or self._stuck(tournament_id, state):
             chips = self.tournaments.chips(tournament_id)
-            self._do(tournament_id, f"{here}/end", lambda t: t.end_round(
+            self._do(tournament_id, tc.EndRound(
                 chips=chips, actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
             self._balance(tournament_id, f"{here}/end/balance", epoch)
             self._checkpoint()
@@ -379,16 +380,15 @@ class Director:
             coups = {name: table.coup_number for name, table in tables.items()}
             chips = self.tournaments.chips(tournament_id)
             cid = f"{here}/k{state.steps + 1}/start"
-            self._do(tournament_id, cid, lambda t: t.start_step(
+            self._do(tournament_id, tc.StartStep(
                 coups=coups, chips=chips, actor=DIRECTOR, command_id=cid, epoch=epoch))
         return Tick.ACTED
 
     def _lease(self, tournament_id: uuid.UUID) -> int | None:
         return self.leases.acquire(tournament_id, self.holder, time.time(), self.lease_seconds)
 
-    def _do(self, tournament_id: uuid.UUID, command_id: str,
-            decide: Callable[[Tournament], object]) -> Recorded:
-        return self.tournaments.apply(tournament_id, command_id, decide)
+    def _do(self, tournament_id: uuid.UUID, command: tc.TournamentCommand) -> Recorded:
+        return self.tournaments.execute(tournament_id, command)
 
     def _checkpoint(self) -> None:
         """A signed checkpoint of the store at each round's end (`infra.checkpoints`)."""
@@ -437,8 +437,8 @@ class Director:
                 self._bust(tournament_id, name, table.coup_number, busted,
                            f"{here}/bust/{name}", epoch)
         self._balance(tournament_id, f"{here}/balance", epoch)
-        self._do(tournament_id, f"{here}/end", lambda t: t.end_step(
-            actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
+        self._do(tournament_id, tc.EndStep(actor=DIRECTOR, command_id=f"{here}/end",
+                                           epoch=epoch))
         return Tick.ACTED
 
     def _secret_bets(self, tournament_id: uuid.UUID, state: TournamentState, master: bytes,
@@ -471,7 +471,7 @@ class Director:
 
     def _bust(self, tournament_id: uuid.UUID, table: str, coup: int, busted: list[Bust],
               command_id: str, epoch: int) -> None:
-        self._do(tournament_id, command_id, lambda t: t.record_bust_outs(
+        self._do(tournament_id, tc.RecordBustOuts(
             table=table, coup=coup, busted=busted, actor=DIRECTOR, command_id=command_id,
             epoch=epoch))
 
@@ -483,8 +483,8 @@ class Director:
         movers |= {p for b in plan if not isinstance(b, Move) for p in b.players}
         self.tournaments.retire_bankers(tournament_id, movers, command_id)
         chips = self.tournaments.chips(tournament_id)
-        self._do(tournament_id, command_id, lambda t: t.balance(
-            seed=seed, chips=chips, actor=DIRECTOR, command_id=command_id, epoch=epoch))
+        self._do(tournament_id, tc.BalanceTables(
+            chips=chips, actor=DIRECTOR, command_id=command_id, epoch=epoch))
 
     def _playoff(self, tournament_id: uuid.UUID, state: TournamentState, epoch: int) -> None:
         """The tied players sit at a play-off table with equal stacks and play one coup; the
@@ -507,16 +507,14 @@ class Director:
         table = self.service.state(table_id)
         chips = {player: table.holding(player) for player in playoff.players}
         close(self.service, table_id, f"{here}/close")
-        self._do(tournament_id, here, lambda t: t.settle_playoff(
+        self._do(tournament_id, tc.SettlePlayOff(
             table=name, chips=chips, actor=DIRECTOR, command_id=here, epoch=epoch))
         self._balance(tournament_id, f"{here}/balance", epoch)
 
     def _finish(self, tournament_id: uuid.UUID, epoch: int) -> None:
         """Award the prizes and reveal the seating seed."""
-        seed = self.tournaments.seating_seed(tournament_id)
-        cid = f"{tournament_id}/finish"
-        self._do(tournament_id, cid, lambda t: t.finish(
-            seed=seed, actor=DIRECTOR, command_id=cid, epoch=epoch))
+        self._do(tournament_id, tc.FinishTournament(
+            actor=DIRECTOR, command_id=f"{tournament_id}/finish", epoch=epoch))
 
     def _close_tables(self, tournament_id: uuid.UUID, state: TournamentState) -> None:
         """Every table the tournament opened ends its taille and reveals its shoe's seed, so
