@@ -17,6 +17,7 @@ from eventsourcing.domain import Aggregate, event
 
 from domain import auction_commands as ac
 from domain.actors import require_actor
+from domain.commands import require_known
 from domain.errors import OutOfTurn, RuleViolation
 
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-0a0c710e0000")
@@ -68,9 +69,7 @@ class BankAuction(Aggregate):
 
     def execute(self, command: ac.AuctionCommand) -> None:
         """Check `command` (its actor's right, the auction's rules) and record what it does."""
-        if not isinstance(command, ac.AUCTION_COMMANDS):
-            raise RuleViolation(f"an auction takes no {type(command).__name__} command",
-                                rule="unknown-command")
+        require_known(command, ac.AUCTION_COMMANDS, "an auction")
         actor = command.actor
         who = {"actor": actor, "command_id": command.command_id}
         if self.closed:

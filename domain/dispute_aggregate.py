@@ -26,6 +26,7 @@ from eventsourcing.domain import Aggregate, event
 
 from domain import dispute_commands as dc
 from domain.actors import require_actor
+from domain.commands import require_known
 from domain.errors import OutOfTurn, RuleViolation
 from domain.verdicts import Discrepancy, Verdict
 
@@ -108,9 +109,7 @@ class Dispute(Aggregate):
 
     def execute(self, command: dc.DisputeCommand) -> None:
         """Check `command` (its actor's right, the dispute's rules) and record what it does."""
-        if not isinstance(command, dc.DISPUTE_COMMANDS):
-            raise RuleViolation(f"a dispute takes no {type(command).__name__} command",
-                                rule="unknown-command")
+        require_known(command, dc.DISPUTE_COMMANDS, "a dispute")
         actor = command.actor
         who = {"actor": actor, "command_id": command.command_id}
         match command:
