@@ -19,20 +19,24 @@ from __future__ import annotations
 import hashlib
 import hmac
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from enum import StrEnum
 from typing import Protocol
 
 from domain import commands as c
+from domain import tournament_commands as tc
+from domain.balancing import Move
 from domain.bots import playable
 from domain.coup import Outcome, Side
+from domain.entrants import Bust, Status
 from domain.errors import OutOfTurn
+from domain.stages import Phase as TournamentPhase
+from domain.stages import Step
 from domain.table import Phase, TableState
 from domain.table_aggregate import Table
-from domain.tournament import Bust, Move, Status, Step, TournamentState, secret_commitment
-from domain.tournament import Phase as TournamentPhase
-from domain.tournament_aggregate import TableOrder, Tournament
+from domain.tournament import TournamentState, secret_commitment
+from domain.tournament_aggregate import TableOrder
 
 ORGANISER = "@organiser"
 DIRECTOR = "@director"
@@ -73,8 +77,9 @@ class Desk(Protocol):
         """Apply a command to a table (once)."""
         ...
 
-    def do(self, command_id: str, decide: Callable[[Tournament], object]) -> None:
-        """Apply a tournament command (once), then send the table commands its events need."""
+    def do(self, command: tc.TournamentCommand) -> None:
+        """Execute a tournament command (once), then send the table commands its events
+        need."""
         ...
 
     def deal(self, name: str, until: int) -> bool:
@@ -113,32 +118,29 @@ def direct(desk: Desk, now: float) -> Tick:
         return Tick.WAITING
     here = f"{tournament_id}/r{state.round}"
     if state.decided:
-        cid = f"{tournament_id}/finish"
-        seed = desk.seating_seed()
-        desk.do(cid, lambda t: t.finish(seed=seed, actor=DIRECTOR, command_id=cid, epoch=epoch))
+        desk.do(tc.FinishTournament(actor=DIRECTOR, command_id=f"{tournament_id}/finish",
+                                    epoch=epoch))
         close_tables(desk, desk.state())
     elif state.playoff is not None:
         play_off(desk, state)
     elif state.phase in (TournamentPhase.SEATED, TournamentPhase.BETWEEN_ROUNDS):
         cid = f"{tournament_id}/r{state.round + 1}/start"
         balance(desk, f"{cid}/balance")  # if a crash skipped it
-        desk.do(cid, lambda t: t.start_round(actor=DIRECTOR, command_id=cid, at=now,
-                                             epoch=epoch))
+        desk.do(tc.StartRound(actor=DIRECTOR, command_id=cid, at=now, epoch=epoch))
     elif state.step is not None:
         return play_step(desk, state, state.step)
     else:
         tables = desk.tables()
         chips = chips_of(tables.values())
         if state.round_over(now) or stuck(state, tables.values()):
-            desk.do(f"{here}/end", lambda t: t.end_round(
-                chips=chips, actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
+            desk.do(tc.EndRound(chips=chips, actor=DIRECTOR, command_id=f"{here}/end",
+                                epoch=epoch))
             balance(desk, f"{here}/end/balance")
             desk.round_ended()
         else:
             coups = {name: table.coup_number for name, table in tables.items()}
-            cid = f"{here}/k{state.steps + 1}/start"
-            desk.do(cid, lambda t: t.start_step(coups=coups, chips=chips, actor=DIRECTOR,
-                                                command_id=cid, epoch=epoch))
+            desk.do(tc.StartStep(coups=coups, chips=chips, actor=DIRECTOR,
+                                 command_id=f"{here}/k{state.steps + 1}/start", epoch=epoch))
     return Tick.ACTED
 
 
@@ -178,18 +180,12 @@ def play_step(desk: Desk, state: TournamentState, step: Step) -> Tick:
     for name, table in desk.tables().items():
         busted = busted_at(table, step, minimum)
         if busted:
-            bust(desk, name, table.coup_number, busted, f"{here}/bust/{name}")
+            desk.do(tc.RecordBustOuts(table=name, coup=table.coup_number, busted=busted,
+                                      actor=DIRECTOR, command_id=f"{here}/bust/{name}",
+                                      epoch=epoch))
     balance(desk, f"{here}/balance")
-    desk.do(f"{here}/end", lambda t: t.end_step(actor=DIRECTOR, command_id=f"{here}/end",
-                                                epoch=epoch))
+    desk.do(tc.EndStep(actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
     return Tick.ACTED
-
-
-def bust(desk: Desk, table: str, coup: int, busted: list[Bust], command_id: str) -> None:
-    epoch = desk.epoch
-    desk.do(command_id, lambda t: t.record_bust_outs(
-        table=table, coup=coup, busted=busted, actor=DIRECTOR, command_id=command_id,
-        epoch=epoch))
 
 
 def dealt_outcome(events: Iterable[object], table: str, coup: int) -> Outcome:
@@ -240,13 +236,11 @@ def movers(state: TournamentState, seed: bytes) -> set[str]:
 
 def balance(desk: Desk, command_id: str) -> None:
     """Break and move as the tournament's plan says; moving bankers retire first."""
-    seed, epoch = desk.seating_seed(), desk.epoch
-    for name, command in bank_retirements(desk.tables(), movers(desk.state(), seed),
-                                          command_id):
+    moving = movers(desk.state(), desk.seating_seed())
+    for name, command in bank_retirements(desk.tables(), moving, command_id):
         desk.execute(name, command)
-    chips = chips_of(desk.tables().values())
-    desk.do(command_id, lambda t: t.balance(seed=seed, chips=chips, actor=DIRECTOR,
-                                            command_id=command_id, epoch=epoch))
+    desk.do(tc.BalanceTables(chips=chips_of(desk.tables().values()), actor=DIRECTOR,
+                             command_id=command_id, epoch=desk.epoch))
 
 
 def bank_retirements(tables: Mapping[str, TableState], players: set[str],
@@ -288,8 +282,8 @@ def play_off(desk: Desk, state: TournamentState) -> None:
     assert table is not None
     chips = {player: table.holding(player) for player in playoff.players}
     close(desk, name, f"{here}/close")
-    desk.do(here, lambda t: t.settle_playoff(table=name, chips=chips, actor=DIRECTOR,
-                                             command_id=here, epoch=epoch))
+    desk.do(tc.SettlePlayOff(table=name, chips=chips, actor=DIRECTOR, command_id=here,
+                             epoch=epoch))
     balance(desk, f"{here}/balance")
 
 

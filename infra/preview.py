@@ -21,6 +21,7 @@ from collections.abc import Callable
 import msgspec
 
 from domain import commands as c
+from domain import tournament_commands as tc
 from domain.shoe import commitment
 from domain.table import TableState
 from domain.table_aggregate import Table
@@ -120,8 +121,9 @@ class MemoryDesk:
     def execute(self, name: str, command: c.TableCommand) -> None:
         self.store.execute(Table.create_id(name), command)
 
-    def do(self, command_id: str, decide: Callable[[Tournament], object]) -> None:
-        recorded = self.store.apply_once(self.tournament_id, "tournament", command_id, decide)
+    def do(self, command: tc.TournamentCommand) -> None:
+        recorded = self.store.apply_once(self.tournament_id, "tournament", command.command_id,
+                                         lambda t: t.execute(command, self.seating_seed))
         first = recorded.version - len(recorded.events)
         for event in self.store.events_of(self.tournament_id, gt=first, lte=recorded.version):
             self.steps += isinstance(event, Tournament.StepStarted)
@@ -129,8 +131,9 @@ class MemoryDesk:
                 if self.table(order.table) is None:
                     self.open_table(order.table, f"{self.tournament_id}/open/{order.table}",
                                     actor=ORGANISER)
-                for command in mirrored(order, self.store.state(Table.create_id(order.table))):
-                    self.execute(order.table, command)
+                table_id = Table.create_id(order.table)
+                for sent in mirrored(order, self.store.state(table_id)):
+                    self.store.execute(table_id, sent)
 
     def deal(self, name: str, until: int) -> bool:
         self.play(name, until)
@@ -148,33 +151,28 @@ class MemoryDesk:
     def place_secret_bet(self, player: str, commitment: str, command_id: str) -> None:
         table = self.state().entrant(player).table or ""
         coup = self.store.state(Table.create_id(table)).coup_number + 1
-        self.do(command_id, lambda t: t.place_secret_bet(
-            player, table, coup, commitment, actor=player, command_id=command_id))
+        self.do(tc.PlaceSecretBet(player=player, table=table, coup=coup, commitment=commitment,
+                                  actor=player, command_id=command_id))
 
     def reveal_secret_bet(self, player: str, spot: str, amount: int, nonce: str,
                           command_id: str) -> None:
         bet = self.state().secret_bet_of(player)
         outcome = dealt_outcome(self.store.events_of(Table.create_id(bet.table)), bet.table,
                                 bet.coup)
-        self.do(command_id, lambda t: t.reveal_secret_bet(
-            player, spot, amount, nonce, outcome, actor=player, command_id=command_id))
+        self.do(tc.RevealSecretBet(player=player, spot=spot, amount=amount, nonce=nonce,
+                                   outcome=outcome, actor=player, command_id=command_id))
 
     def round_ended(self) -> None:
         """Nothing to checkpoint: nothing is kept."""
-
-
-def register(desk: MemoryDesk, player: str, command_id: str) -> None:
-    desk.do(command_id, lambda t: t.register(player=player, bot=True, actor=ORGANISER,
-                                             command_id=command_id))
 
 
 def play_once(settings: TournamentSettings, players: int, seed: bytes, pace: int) -> Run:
     """One whole tournament of `players` house bots, in memory, summarised."""
     desk = MemoryDesk(settings, seed, pace)
     for n in range(players):
-        register(desk, f"bot-{n + 1:03d}", f"register-{n}")
-    seed_ = desk.seating_seed()
-    desk.do("start", lambda t: t.draw_seating(seed=seed_, actor=ORGANISER, command_id="start"))
+        desk.do(tc.RegisterPlayer(player=f"bot-{n + 1:03d}", bot=True, actor=ORGANISER,
+                                  command_id=f"register-{n}"))
+    desk.do(tc.DrawSeating(actor=ORGANISER, command_id="start"))
     while (tick := direct(desk, desk.now())) is Tick.ACTED:
         continue
     assert tick is Tick.FINISHED  # nothing makes a preview's tournament wait

@@ -7,7 +7,8 @@ reveal; and the reads: `view` (the big screen: one JSON shape for
 `GET /tournaments/{id}` and `sabot tournament show --json`), `results` (provisional until
 published: `infra.results`).
 
-Every tournament command is applied once (`TableService.apply_once`), then the table commands
+Every tournament command is executed once (`Tournament.execute` through
+`TableService.apply_once`), then the table commands
 that mirror its events (`Tournament.table_orders`: seat, move, leave, adjust) are sent to the
 tables under command ids that follow from those events, so re-sending them is harmless.
 A banker who must move or leave first retires the bank (before the chips to move are read,
@@ -45,18 +46,16 @@ import msgspec
 from eventsourcing.utils import get_topic
 
 from domain import commands as c
+from domain import tournament_commands as tc
 from domain.bots import playable
 from domain.errors import OutOfTurn, RuleViolation
 from domain.formats import Dealing
+from domain.prizes import prize_table
 from domain.shoe import commitment
+from domain.stages import Phase as TournamentPhase
 from domain.table import Phase, TableState
 from domain.table_aggregate import Table
-from domain.tournament import Phase as TournamentPhase
-from domain.tournament import (
-    TournamentSettings,
-    TournamentState,
-    prize_table,
-)
+from domain.tournament import TournamentSettings, TournamentState
 from domain.tournament_aggregate import TableOrder, Tournament
 from infra.autoplay import play_coups
 from infra.checkpoints import write_checkpoint
@@ -168,44 +167,40 @@ class Tournaments:
 
     def register(self, tournament_id: uuid.UUID, player: str, *, bot: bool = False,
                  actor: str = ORGANISER, command_id: str) -> Recorded:
-        return self.apply(tournament_id, command_id, lambda t: t.register(
+        return self.execute(tournament_id, tc.RegisterPlayer(
             player=player, bot=bot, actor=actor, command_id=command_id))
 
     def unregister(self, tournament_id: uuid.UUID, player: str, *, actor: str = ORGANISER,
                    command_id: str) -> Recorded:
-        return self.apply(tournament_id, command_id, lambda t: t.unregister(
+        return self.execute(tournament_id, tc.UnregisterPlayer(
             player=player, actor=actor, command_id=command_id))
 
     def start(self, tournament_id: uuid.UUID, *, actor: str = ORGANISER,
               command_id: str) -> Recorded:
         """Draw the seats from the seating seed: the director plays the rounds from here."""
-        seed = self.seating_seed(tournament_id)
-        return self.apply(tournament_id, command_id, lambda t: t.draw_seating(
-            seed=seed, actor=actor, command_id=command_id))
+        return self.execute(tournament_id, tc.DrawSeating(actor=actor, command_id=command_id))
 
     def pause(self, tournament_id: uuid.UUID, *, at: float | None = None,
               actor: str = ORGANISER, command_id: str) -> Recorded:
         when = time.time() if at is None else at
-        return self.apply(tournament_id, command_id, lambda t: t.pause(
+        return self.execute(tournament_id, tc.PauseTournament(
             at=when, actor=actor, command_id=command_id))
 
     def resume(self, tournament_id: uuid.UUID, *, at: float | None = None,
                actor: str = ORGANISER, command_id: str) -> Recorded:
         when = time.time() if at is None else at
-        return self.apply(tournament_id, command_id, lambda t: t.resume(
+        return self.execute(tournament_id, tc.ResumeTournament(
             at=when, actor=actor, command_id=command_id))
 
     def intervene(self, tournament_id: uuid.UUID, kind: str, player: str, reason: str, *,
                   delta: int = 0, table: str | None = None, actor: str = ORGANISER,
                   command_id: str) -> Recorded:
-        """An organiser's intervention (`Tournament.intervene`), recorded with its reason
-        and the player's chips before and after."""
+        """An organiser's intervention (`domain.tournament_commands.Intervene`), recorded
+        with its reason and the player's chips before and after."""
         self.retire_bankers(tournament_id, {player}, command_id)
-        chips = self.chips(tournament_id)
-        seed = self.seating_seed(tournament_id) if kind == "break-table" else None
-        return self.apply(tournament_id, command_id, lambda t: t.intervene(
-            kind, player, reason, chips, actor, command_id, delta=delta, table=table,
-            seed=seed))
+        return self.execute(tournament_id, tc.Intervene(
+            intervention=kind, player=player, reason=reason, chips=self.chips(tournament_id),
+            delta=delta, table=table, actor=actor, command_id=command_id))
 
     def place_secret_bet(self, tournament_id: uuid.UUID, player: str, commitment: str, *,
                          actor: str, command_id: str) -> Recorded:
@@ -214,8 +209,9 @@ class Tournaments:
         at = self.service.state(Table.create_id(table))
         if at.phase in (Phase.PLAYING, Phase.SETTLED):
             raise OutOfTurn(f"the coup at {table} is being dealt", rule="betting-closed")
-        return self.apply(tournament_id, command_id, lambda t: t.place_secret_bet(
-            player, table, at.coup_number + 1, commitment, actor=actor, command_id=command_id))
+        return self.execute(tournament_id, tc.PlaceSecretBet(
+            player=player, table=table, coup=at.coup_number + 1, commitment=commitment,
+            actor=actor, command_id=command_id))
 
     def reveal_secret_bet(self, tournament_id: uuid.UUID, player: str, spot: str, amount: int,
                           nonce: str, *, actor: str, command_id: str) -> Recorded:
@@ -223,15 +219,17 @@ class Tournaments:
         bet = self.state(tournament_id).secret_bet_of(player)
         outcome = dealt_outcome(self.service.events_of(Table.create_id(bet.table)), bet.table,
                                 bet.coup)
-        return self.apply(tournament_id, command_id, lambda t: t.reveal_secret_bet(
-            player, spot, amount, nonce, outcome, actor=actor, command_id=command_id))
+        return self.execute(tournament_id, tc.RevealSecretBet(
+            player=player, spot=spot, amount=amount, nonce=nonce, outcome=outcome, actor=actor,
+            command_id=command_id))
 
     # --- applying and mirroring on the tables --------------------------------------
 
-    def apply(self, tournament_id: uuid.UUID, command_id: str,
-              decide: Callable[[Tournament], object]) -> Recorded:
-        """Apply a tournament command once, then send the table commands its events need."""
-        recorded = self.service.apply_once(tournament_id, "tournament", command_id, decide)
+    def execute(self, tournament_id: uuid.UUID, command: tc.TournamentCommand) -> Recorded:
+        """Execute a tournament command once, then send the table commands its events need."""
+        recorded = self.service.apply_once(
+            tournament_id, "tournament", command.command_id,
+            lambda t: t.execute(command, lambda: self.seating_seed(tournament_id)))
         tournament = self.tournament(tournament_id)
         first = recorded.version - len(recorded.events)
         for event in self.service.events_of(tournament_id, gt=first, lte=recorded.version):
@@ -320,7 +318,7 @@ class Director:
             return Tick.WAITING
         state = self.tournaments.state(tournament_id)
         if state.epoch < epoch:
-            self._do(tournament_id, f"{tournament_id}/epoch/{epoch}", lambda t: t.appoint(
+            self._do(tournament_id, tc.AppointDirector(
                 epoch=epoch, actor=DIRECTOR, command_id=f"{tournament_id}/epoch/{epoch}"))
             self._unsure.add(tournament_id)
         try:
@@ -338,9 +336,8 @@ class Director:
     def _lease(self, tournament_id: uuid.UUID) -> int | None:
         return self.leases.acquire(tournament_id, self.holder, time.time(), self.lease_seconds)
 
-    def _do(self, tournament_id: uuid.UUID, command_id: str,
-            decide: Callable[[Tournament], object]) -> Recorded:
-        return self.tournaments.apply(tournament_id, command_id, decide)
+    def _do(self, tournament_id: uuid.UUID, command: tc.TournamentCommand) -> Recorded:
+        return self.tournaments.execute(tournament_id, command)
 
 
 class StoreDesk:
@@ -370,8 +367,8 @@ class StoreDesk:
     def execute(self, name: str, command: c.TableCommand) -> None:
         self.service.execute(Table.create_id(name), command)
 
-    def do(self, command_id: str, decide: Callable[[Tournament], object]) -> None:
-        self.tournaments.apply(self.tournament_id, command_id, decide)
+    def do(self, command: tc.TournamentCommand) -> None:
+        self.tournaments.execute(self.tournament_id, command)
 
     def deal(self, name: str, until: int) -> bool:
         if self.director._lease(self.tournament_id) != self.epoch:
