@@ -120,6 +120,9 @@ class MemoryStore:
                    decide: Callable[[Any], object]) -> Recorded:
         answered = self.answered(command_id)
         if answered is not None:
+            if answered.table_id != aggregate_id:
+                raise RuleViolation(f"command id {command_id!r} was used for another {what} "
+                                    f"({answered.table_id})", rule="command-id-reused")
             return answered
         aggregate = self.load(aggregate_id, what)
         decide(aggregate)
