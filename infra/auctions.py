@@ -16,11 +16,12 @@ from domain.commands import AwardBank
 from domain.errors import OutOfTurn, RuleViolation
 from domain.settings import FirstBank
 from domain.table import Phase
-from infra.service import Recorded, TableService
+from infra.memory import Store
+from infra.service import Recorded
 
 
 class AuctionDesk:
-    def __init__(self, service: TableService) -> None:
+    def __init__(self, service: Store) -> None:
         self.service = service
 
     def auction(self, auction_id: uuid.UUID) -> BankAuction:

@@ -18,8 +18,9 @@ from domain.tournament import TournamentSettings, secret_commitment
 from domain.tournament_aggregate import Tournament
 from domain.tournament_commands import StartStep
 from infra.autoplay import play_coups
+from infra.direction import Tick
 from infra.service import TableService
-from infra.tournaments import Director, Tick, Tournaments
+from infra.tournaments import Director, Tournaments
 from tests.integration.test_tournament_run import SETTINGS
 from workers.director import Failures, turn
 
