@@ -102,11 +102,6 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     preset: Preset = Preset.SEEDS  # the house rules the defaults came from
 
     @property
-    def house_banks(self) -> bool:
-        """Punto banco and the family game's side bets are banked by the house."""
-        return self.variant in (Variant.PUNTO_BANCO, Variant.SIMPLIFIED)
-
-    @property
     def commission_bp(self) -> int:
         """The commission rate in basis points (hundredths of a percent)."""
         if self.commission_basis_points is not None:

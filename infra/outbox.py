@@ -10,6 +10,9 @@ process registered for its kind (`Dispatcher.on`), whichever adapter sent the co
 HTTP route, the CLI, a worker, the director), and marks it dispatched. A handler that fails
 (the broker is down) leaves its effect pending: the command has succeeded all the same, and
 the next dispatch in any process sends the pending effects first (`Dispatcher.relay`).
+Dispatched effects are kept `SABOT_OUTBOX_RETENTION` seconds (24 hours by default, for an
+operator looking into what a command set off), then deleted by the dispatch that comes once an
+hour (`Dispatcher.expire`); pending effects are never deleted.
 A handler runs with the effect's `command_id` bound in the log context (and, relayed, without
 the request id of the request that happens to relay it), which the tasks it sends carry on
 (`workers.logging.trace_headers`).
@@ -19,6 +22,7 @@ what is pending when it starts (a table's wake-ups collapse into its latest).
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -30,10 +34,12 @@ from domain.coup import Side
 from domain.table_aggregate import Table
 from infra.database import Database
 from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApplicationRecorder
+from infra.settings import outbox_retention
 
 log = structlog.get_logger("sabot.outbox")
 
 RELAY_BATCH = 1000
+EXPIRY_INTERVAL = 3600.0  # seconds between two expiries of dispatched effects, per process
 
 
 class Wake(msgspec.Struct, frozen=True, tag="wake"):
@@ -106,10 +112,14 @@ class OutboxPostgresRecorder(_Outboxed, ChainedPostgresApplicationRecorder):  # 
 class Dispatcher:
     """Hands committed effects to this process's handlers, and marks them dispatched."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, retention: float | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         self.database = database
         self.handlers: dict[type[Any], Callable[[Any], object]] = {}
         self.failed = False  # an effect is known pending: relay before the next dispatch
+        self.retention = outbox_retention() if retention is None else retention
+        self.clock = clock
+        self.next_expiry = 0.0  # the first dispatch expires what is due
 
     def on(self, kind: type[Any], handler: Callable[[Any], object]) -> None:
         """Dispatch the effects of `kind` (`Wake`, `Deadline`) to `handler` in this process."""
@@ -126,6 +136,23 @@ class Dispatcher:
             kinds = sorted({kind_of(type(e)) for e in handled})
             self._mark(f"command_id = ? AND kind IN ({', '.join('?' * len(kinds))})",
                        (command_id, *kinds))
+        if self.clock() >= self.next_expiry:
+            self.expire()
+
+    def expire(self) -> int:
+        """Delete the effects dispatched more than `retention` seconds ago (and those
+        dispatched before the outbox kept the time); a pending effect is never deleted. How
+        many went. Run from `dispatch` once every `EXPIRY_INTERVAL` seconds."""
+        now = self.clock()
+        self.next_expiry = now + EXPIRY_INTERVAL
+        with self.database.transaction(write=True) as cursor:
+            deleted = len(self.database.execute(
+                cursor, "DELETE FROM {outbox} WHERE dispatched"
+                " AND (dispatched_at IS NULL OR dispatched_at < ?) RETURNING id",
+                (now - self.retention,)).fetchall())
+        if deleted:
+            log.info("outbox.expired", effects=deleted, retention=self.retention)
+        return deleted
 
     def relay(self, before: str = "") -> int:
         """Send the pending effects this process has handlers for (but those of the command
@@ -165,5 +192,5 @@ class Dispatcher:
 
     def _mark(self, where: str, params: tuple[Any, ...]) -> None:
         with self.database.transaction(write=True) as cursor:
-            self.database.execute(cursor, f"UPDATE {{outbox}} SET dispatched = ? WHERE {where}",
-                                  (True, *params))
+            self.database.execute(cursor, "UPDATE {outbox} SET dispatched = ?, dispatched_at = ?"
+                                  f" WHERE {where}", (True, self.clock(), *params))

@@ -9,7 +9,8 @@ Every statement is idempotent (`IF NOT EXISTS`, columns added when missing), so 
 adopts a store written before versions were recorded, whatever it had by then: one chained
 before partitions gets the partition columns (every old row in the main partition), one
 chained before the Merkle tree gets its tree built from its events; tokens issued before
-they expired get the lifecycle columns.
+they expired get the lifecycle columns; an outbox made before its expiry gets the dispatch
+time.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ TABLES: dict[str, tuple[str, ...]] = {
         " command_id TEXT NOT NULL,"
         " kind TEXT NOT NULL,"
         " effect BLOB NOT NULL,"
-        " dispatched INTEGER NOT NULL DEFAULT 0)",
+        " dispatched INTEGER NOT NULL DEFAULT 0,"
+        " dispatched_at REAL)",
         "CREATE TABLE IF NOT EXISTS {shoe_seeds} ("
         " shoe_id TEXT PRIMARY KEY,"
         " sealed BLOB NOT NULL,"
@@ -104,7 +106,8 @@ TABLES: dict[str, tuple[str, ...]] = {
         " command_id text NOT NULL,"
         " kind text NOT NULL,"
         " effect bytea NOT NULL,"
-        " dispatched boolean NOT NULL DEFAULT false)",
+        " dispatched boolean NOT NULL DEFAULT false,"
+        " dispatched_at double precision)",
         "CREATE TABLE IF NOT EXISTS {shoe_seeds} ("
         " shoe_id text PRIMARY KEY,"
         " sealed bytea NOT NULL,"
@@ -132,11 +135,13 @@ ADDED_COLUMNS = (  # to tables created before these columns were
     ("merkle_tree", "partitions TEXT NOT NULL DEFAULT ''"),
     ("api_tokens", "expires_at TEXT"),  # ISO 8601 text, UTC; none: created_at + 90 days
     ("api_tokens", "revoked_at TEXT"),
+    ("outbox", "dispatched_at DOUBLE PRECISION"),  # SQLite: REAL; old rows: expire at once
 )
 INDEXES = (
     "CREATE INDEX IF NOT EXISTS event_chain_partition"
     " ON {event_chain} (partition_key, notification_id)",
     "CREATE INDEX IF NOT EXISTS outbox_pending ON {outbox} (id) WHERE NOT dispatched",
+    "CREATE INDEX IF NOT EXISTS outbox_dispatched ON {outbox} (dispatched_at) WHERE dispatched",
 )
 
 
