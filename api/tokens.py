@@ -135,11 +135,11 @@ class TokenStore:
         key = digest(token)
         generation = self._read_generation()  # before the token: a later change moves it
         with self._lock:
-            if generation != self._generation:
+            if self._generation is None or generation > self._generation:
                 self._cache.clear()
                 self._generation = generation
-            elif key in self._cache:
-                return self._cache[key]
+            elif generation == self._generation and key in self._cache:
+                return self._cache[key]  # (a lookup that read an older one reads the row)
         found = self._select("token_hash = ?", key)
         issued = found[0] if found else None
         with self._lock:
