@@ -85,7 +85,7 @@ class _Ledgered:
         with self.database.transaction(write=False) as cursor:
             return ledger.recorded_command(self.database, cursor, command_id)
 
-    def create_ledger(self) -> None:
+    def upgrade_schema(self) -> None:
         """Upgrade the store's schema (`infra.migrations`: the ledger's tables are in it), then
         check this writer's key and checkpoints."""
         self.schema_upgrade = migrations.upgrade(self.database)
@@ -150,7 +150,7 @@ class ChainedSQLiteApplicationRecorder(_Ledgered, SQLiteApplicationRecorder):
 
     def create_table(self) -> None:
         super().create_table()
-        self.create_ledger()
+        self.upgrade_schema()
 
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
         with self.database.transaction(write=True) as cursor:
@@ -186,7 +186,7 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
 
     def create_table(self) -> None:
         super().create_table()
-        self.create_ledger()
+        self.upgrade_schema()
 
     def _lock_table(self, curs: Any) -> None:
         """No table lock: the partitions' locks (`ledger.lock_partitions`) order the writers
