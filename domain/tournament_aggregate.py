@@ -28,7 +28,14 @@ from eventsourcing.domain import Aggregate, event
 from domain import tournament_commands as tc
 from domain.actors import is_official, require_actor
 from domain.balancing import Break
-from domain.commands import AdjustChips, ChangeLimits, LeaveTable, SeatPlayer, TableCommand
+from domain.commands import (
+    AdjustChips,
+    ChangeLimits,
+    LeaveTable,
+    SeatPlayer,
+    TableCommand,
+    require_known,
+)
 from domain.coup import Outcome, Side
 from domain.entrants import Bust, Status
 from domain.errors import NotFound, OutOfTurn, RuleViolation
@@ -361,9 +368,7 @@ class Tournament(Aggregate):
         """Check `command` (its actor's right, a director's epoch, the rules) and record what
         it does. `seed`: the seating seed, asked for only by the steps that need it (the
         draw, balancing, breaking a table, the finish)."""
-        if not isinstance(command, tc.TOURNAMENT_COMMANDS):
-            raise RuleViolation(f"a tournament takes no {type(command).__name__} command",
-                                rule="unknown-command")
+        require_known(command, tc.TOURNAMENT_COMMANDS, "a tournament")
         state = self.state
         actor = command.actor
         who = {"actor": actor, "command_id": command.command_id}

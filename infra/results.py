@@ -13,8 +13,9 @@ from __future__ import annotations
 import time
 import uuid
 
-from domain.dispute_aggregate import Dispute, Verdict
+from domain.dispute_aggregate import Dispute
 from domain.tournament_commands import PublishResults
+from domain.verdicts import Verdict
 from infra.disputes import DisputeService
 from infra.service import Recorded
 from infra.tournaments import Tournaments
