@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from domain.actors import require_actor
 from domain.errors import OutOfTurn, RuleViolation
-from domain.table_base import Phase, TableBase
+from domain.table_base import Phase, Seat, TableBase
 
 
 class BankRotation(TableBase, kw_only=True):
     """A table's bank steps."""
 
-    def award_bank(self, player: str, amount: int) -> None:
-        """The bank goes to a player (auction, lot, or taking the shoe) who puts it up."""
+    def verify_award_bank(self, player: str, amount: int) -> Seat:
+        """The seat of the player who may take the bank."""
         self.require(Phase.NO_BANK, doing="award the bank")
         seat = self.seat_of(player)
         if seat.standing:
@@ -33,6 +33,11 @@ class BankRotation(TableBase, kw_only=True):
                                 "the sum the banker withdrew", rule="bank-not-equal")
         if amount > seat.chips:
             raise RuleViolation(f"{player} has only {seat.chips} chips", rule="chips-short")
+        return seat
+
+    def award_bank(self, player: str, amount: int) -> None:
+        """The bank goes to a player (auction, lot, or taking the shoe) who puts it up."""
+        seat = self.verify_award_bank(player, amount)
         if self.passed_hand_returns_to == player:
             self.passed_hand_returns_to = None
         seat.chips -= amount
@@ -42,16 +47,21 @@ class BankRotation(TableBase, kw_only=True):
         self.rules.passing.bank_awarded(self)
         self.phase = Phase.BETTING
 
-    def decline_bank(self, player: str) -> None:
-        """The player offered the shoe lets it pass to the next in rotation. Once everyone
-        seated has let it pass, the sum a passed hand required lapses and the bank is given
-        afresh (auction or lot)."""
+    def verify_decline_bank(self, player: str) -> str:
+        """The player the shoe is offered to."""
         self.require(Phase.NO_BANK, doing="decline the bank")
         require_actor(player, self.bank_offered_to, "decline the bank")
         offered = self.bank_offered_to
         if offered is None:
             raise OutOfTurn("the shoe is offered to nobody: the bank is given by auction or lot",
                             rule="no-offer")
+        return offered
+
+    def decline_bank(self, player: str) -> None:
+        """The player offered the shoe lets it pass to the next in rotation. Once everyone
+        seated has let it pass, the sum a passed hand required lapses and the bank is given
+        afresh (auction or lot)."""
+        offered = self.verify_decline_bank(player)
         self.bank_declined_by.append(offered)
         candidates = [p for p in self.rotation_after(offered)
                       if p != offered and p not in self.bank_declined_by]
@@ -59,13 +69,16 @@ class BankRotation(TableBase, kw_only=True):
         if not candidates:
             self.bank_required, self.bank_declined_by = 0, []
 
-    def retire_bank(self, player: str) -> None:
-        """The banker retires between coups, taking the bank; the shoe passes (000)."""
+    def verify_retire_bank(self, player: str) -> None:
         between_coups = (Phase.BETTING, Phase.NO_SHOE, Phase.SHUFFLED, Phase.BURNING)
         self.require(*between_coups, doing="retire the bank")
         require_actor(player, self.banker, "retire the bank")
         if (self.stakes or self.banco_calls) and not self.tie_replay:
             raise OutOfTurn("stakes are already placed against this bank", rule="stakes-placed")
+
+    def retire_bank(self, player: str) -> None:
+        """The banker retires between coups, taking the bank; the shoe passes (000)."""
+        self.verify_retire_bank(player)
         self._withdraw_from_tie_replay(None)
         retiring, amount = self.banker, self.bank
         assert retiring is not None

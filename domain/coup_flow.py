@@ -13,6 +13,7 @@ from domain.actors import require_actor
 from domain.cards import Card, point
 from domain.coup import Coup, Outcome, Side, Step
 from domain.errors import OutOfTurn, RuleViolation
+from domain.payouts import Settlement
 from domain.table_base import Phase, TableBase
 
 
@@ -68,25 +69,44 @@ class CoupFlow(TableBase, kw_only=True):
         self.phase = Phase.SETTLED
         return outcomes
 
-    def pay(self, payout: payouts.Payout) -> None:
-        """One payout of the settlement, recorded in pay order."""
+    def verify_pay(self, payout: payouts.Payout) -> None:
         self.require(Phase.SETTLED, doing="pay")
         assert self.settlement is not None
         owed = self.settlement.payouts
         if self.payouts_made >= len(owed) or owed[self.payouts_made] != payout:
             raise RuleViolation("a payout must be the next one the settlement owes",
                                 rule="payout-not-owed")
+
+    def verify_pay_next(self) -> None:
+        """The croupier's `pay`: the next payout owed, or closing the coup once all are made."""
+        self.require(Phase.SETTLED, doing="pay")
+        assert self.settlement is not None
+        owed = self.settlement.payouts
+        if self.payouts_made < len(owed):
+            self.verify_pay(owed[self.payouts_made])
+        else:
+            self.verify_close_coup()
+
+    def pay(self, payout: payouts.Payout) -> None:
+        """One payout of the settlement, recorded in pay order."""
+        self.verify_pay(payout)
         self.seat_of(payout.player).chips += payout.net
         self.payouts_made += 1
 
-    def close_coup(self) -> None:
-        """After the payouts: the bank, the commission, the rotation, the end of the taille."""
+    def verify_close_coup(self) -> Settlement:
+        """The settlement of the coup to close."""
         self.require(Phase.SETTLED, doing="close the coup")
         assert self.coup is not None and self.coup.outcomes is not None
         settlement = self.settlement
         assert settlement is not None
         if self.payouts_made < len(settlement.payouts):
             raise OutOfTurn("every payout is made before the coup closes", rule="payouts-due")
+        return settlement
+
+    def close_coup(self) -> None:
+        """After the payouts: the bank, the commission, the rotation, the end of the taille."""
+        settlement = self.verify_close_coup()
+        assert self.coup is not None and self.coup.outcomes is not None
         self.house_result += settlement.house_net
         self.commission_total += settlement.commission
         self.commission_box.update(settlement.boxes)

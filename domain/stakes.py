@@ -33,8 +33,7 @@ class Staking(TableBase, kw_only=True):
                 rule="chips-short")
         return seat
 
-    def place_bet(self, player: str, spot: Spot, amount: int) -> None:
-        """A bet on a spot banked by the house (punto banco, the family game)."""
+    def verify_place_bet(self, player: str, spot: Spot, amount: int) -> None:
         self.require(Phase.BETTING, doing="bet")
         if not self.house_banks:
             raise RuleViolation("at this table punters stake on a tableau against the bank",
@@ -45,10 +44,13 @@ class Staking(TableBase, kw_only=True):
         if spot is Spot.TIE and not self.settings.tie_pays:
             raise RuleViolation("this table takes no tie bets", rule="no-tie-bet")
         self._check_amount(player, amount)
+
+    def place_bet(self, player: str, spot: Spot, amount: int) -> None:
+        """A bet on a spot banked by the house (punto banco, the family game)."""
+        self.verify_place_bet(player, spot, amount)
         self.bets.append(Bet(player, spot, amount))
 
-    def place_stake(self, player: str, tableau: Side, amount: int) -> None:
-        """A punter's stake against the bank on a tableau."""
+    def verify_place_stake(self, player: str, tableau: Side, amount: int) -> None:
         self.require(Phase.BETTING, doing="stake")
         if not self.banks_with_player:
             raise RuleViolation("at this table bets go on Player, Banker or Tie",
@@ -59,10 +61,13 @@ class Staking(TableBase, kw_only=True):
         if tableau not in self.rules.tableaux:
             raise RuleViolation(f"this table has no {tableau} tableau", rule="no-such-tableau")
         self._check_amount(player, amount)
+
+    def place_stake(self, player: str, tableau: Side, amount: int) -> None:
+        """A punter's stake against the bank on a tableau."""
+        self.verify_place_stake(player, tableau, amount)
         self.stakes.append(coverage.Stake(player, tableau, amount))
 
-    def call_banco(self, player: str) -> None:
-        """A punter offers to cover the whole bank alone."""
+    def verify_call_banco(self, player: str) -> None:
         self.require(Phase.BETTING, doing="call banco")
         if not self.banks_with_player or not self.settings.banco_allowed:
             raise RuleViolation("this table plays no banco", rule="no-banco")
@@ -80,17 +85,29 @@ class Staking(TableBase, kw_only=True):
         if self.bank > seat.chips - self.committed(player) + own_stakes:
             raise RuleViolation(f"a banco of {self.bank} is beyond {player}'s chips",
                                 rule="chips-short")
+
+    def call_banco(self, player: str) -> None:
+        """A punter offers to cover the whole bank alone."""
+        self.verify_call_banco(player)
         self.banco_calls.append(player)
 
-    def close_betting(self) -> None:
-        """No more stakes: work out coverage and start the coup."""
+    def verify_close_betting(self) -> coverage.Coverage | None:
+        """The coverage of the stakes against a player's bank (None: the house banks)."""
         self.require(Phase.BETTING, doing="close betting")
         rules = self.rules
         rules.banking.check_close(self)
-        if rules.coverage is not None:
-            self.covered = rules.coverage.cover(self)
-            if not self.covered.engaged:
-                raise RuleViolation("no stake is engaged against the bank", rule="no-stakes")
+        if rules.coverage is None:
+            return None
+        covered = rules.coverage.cover(self)
+        if not covered.engaged:
+            raise RuleViolation("no stake is engaged against the bank", rule="no-stakes")
+        return covered
+
+    def close_betting(self) -> None:
+        """No more stakes: work out coverage and start the coup."""
+        covered = self.verify_close_betting()
+        if covered is not None:
+            self.covered = covered
         self.coup_number += 1
         self.coup = Coup.start(self.settings)
         self.settlement = None

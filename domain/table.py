@@ -57,61 +57,55 @@ class TableState(Seating, Taille, BankRotation, Staking, CoupFlow, kw_only=True)
     # --- what may happen now --------------------------------------------------------
 
     def legal_actions(self) -> list[Action]:
-        """The steps the table accepts now. Each is offered because its own guard, tried on a
-        copy of the table, accepts it: the offer cannot drift from the rules. A player's step
-        (`actor` None) is offered when it is open to at least one player at the table; the
-        coup's steps are the coup's own (`Coup.legal_steps`, which its guards check)."""
+        """The steps the table accepts now. Each step's check (`verify_<step>`, which the step
+        itself runs before it changes anything) is asked here with the arguments worth
+        trying, so the offer cannot drift from the rules. A player's step (`actor` None) is
+        offered when it is open to at least one player at the table; the coup's steps are the
+        coup's own (`Coup.legal_steps`, which its guards check)."""
         if self.phase is Phase.PLAYING:
             assert self.coup is not None
             return [self._coup_action(s) for s in self.coup.legal_steps()]
-        return [action for action, tries in self._steps() if any(map(self._accepts, tries))]
+        return [action for action, checks in self._checks() if any(map(self._can, checks))]
 
-    def _steps(self) -> list[tuple[Action, list[Callable[[TableState], object]]]]:
-        """Every step between coups, who takes it, and the guarded calls that would take it."""
+    def _checks(self) -> list[tuple[Action, list[Callable[[TableState], object]]]]:
+        """Every step between coups, who takes it, and the checks that would let it be taken."""
         players, stake, offered = self.players(), self.settings.min_stake, self.bank_offered_to
         to_offered = [offered] if offered is not None else []
         bank = max(self.settings.min_stake, self.bank_required)
         T = TableState
         return [
-            (Action("shuffle", CROUPIER), [partial(T.shuffle, decks=self.settings.decks,
-                                                   algorithm="", commitment="0" * 64,
-                                                   physical=False)]),
-            (Action("contribute", None), [partial(T.contribute, player=p, entropy="00")
+            (Action("shuffle", CROUPIER), [partial(T.verify_shuffle, decks=self.settings.decks,
+                                                   commitment="0" * 64, physical=False)]),
+            (Action("contribute", None), [partial(T.verify_contribute, player=p, entropy="00")
                                           for p in players]),
-            (Action("cut", None), [partial(T.cut, player=p, position=1) for p in players]),
-            (Action("burn", CROUPIER, forced=True), [partial(T.burn, card=Card("As"))]),
-            (Action("award-bank", CROUPIER), [partial(T.award_bank, player=p, amount=bank)
+            (Action("cut", None), [partial(T.verify_cut, player=p, position=1)
+                                   for p in players]),
+            (Action("burn", CROUPIER, forced=True), [partial(T.verify_burn, card=Card("As"))]),
+            (Action("award-bank", CROUPIER), [partial(T.verify_award_bank, player=p, amount=bank)
                                               for p in players]),
-            (Action("take-bank", offered), [partial(T.award_bank, player=p, amount=bank)
+            (Action("take-bank", offered), [partial(T.verify_award_bank, player=p, amount=bank)
                                             for p in to_offered]),
-            (Action("decline-bank", offered), [partial(T.decline_bank, player=p)
+            (Action("decline-bank", offered), [partial(T.verify_decline_bank, player=p)
                                                for p in to_offered]),
-            (Action("bet", None), [partial(T.place_bet, player=p, spot=spot, amount=stake)
+            (Action("bet", None), [partial(T.verify_place_bet, player=p, spot=spot, amount=stake)
                                    for p in players for spot in Spot]),
-            (Action("stake", None), [partial(T.place_stake, player=p, tableau=t, amount=stake)
+            (Action("stake", None), [partial(T.verify_place_stake, player=p, tableau=t,
+                                             amount=stake)
                                      for p in players for t in self.rules.tableaux]),
-            (Action("banco", None), [partial(T.call_banco, player=p) for p in players]),
-            (Action("close-betting", CROUPIER), [T.close_betting]),
-            (Action("retire-bank", self.banker), [partial(T.retire_bank, player=p)
+            (Action("banco", None), [partial(T.verify_call_banco, player=p) for p in players]),
+            (Action("close-betting", CROUPIER), [T.verify_close_betting]),
+            (Action("retire-bank", self.banker), [partial(T.verify_retire_bank, player=p)
                                                   for p in [self.banker] if p is not None]),
-            (Action("end-taille", CROUPIER), [T.end_taille]),
-            (Action("pay", CROUPIER, forced=True), [T._pay_next]),
-            (Action("reveal-seed", CROUPIER, forced=True), [T.reveal]),
+            (Action("end-taille", CROUPIER), [T.verify_end_taille]),
+            (Action("pay", CROUPIER, forced=True), [T.verify_pay_next]),
+            (Action("reveal-seed", CROUPIER, forced=True), [T.verify_reveal]),
         ]
 
-    def _pay_next(self) -> None:
-        """The croupier's `pay`: the next payout owed, or closing the coup once all are made."""
-        self.require(Phase.SETTLED, doing="pay")
-        assert self.settlement is not None
-        owed = self.settlement.payouts
-        if self.payouts_made < len(owed):
-            self.pay(owed[self.payouts_made])
-        else:
-            self.close_coup()
-
-    def _accepts(self, attempt: Callable[[TableState], object]) -> bool:
+    def _can(self, check: Callable[[TableState], object]) -> bool:
+        """`can_<step>`: whether the step's own check passes, on the table itself (a check
+        changes nothing)."""
         try:
-            attempt(_COPY_DECODER.decode(_COPY_ENCODER.encode(self)))
+            check(self)
         except DomainError:
             return False
         return True
@@ -122,6 +116,3 @@ class TableState(Seating, Taille, BankRotation, Staking, CoupFlow, kw_only=True)
             actor = self.hand_holder(step.side) or CROUPIER
         return Action(step.step.value, actor, step.side, step.forced)
 
-
-_COPY_ENCODER = msgspec.msgpack.Encoder()
-_COPY_DECODER = msgspec.msgpack.Decoder(TableState)
