@@ -13,7 +13,7 @@ Actors are player ids, or officials whose ids start with `@` (`@croupier`, `@sys
 may act for whom is `domain.actors`'.
 
 `TableState` is assembled from one part a concept, each in its module over the shared state
-(`domain.table_base`): seating (`domain.seating`), the taille (`domain.taille`), the bank
+(`domain.table_base`): seating (`domain.table_seats`), the taille (`domain.taille`), the bank
 between coups (`domain.bank_rotation`), stakes and betting (`domain.stakes`), the coup at the
 table (`domain.coup_flow`). Whatever differs between variants, the parts ask the variant's
 rule objects (`domain.variants`). This module adds the steps the table accepts now.
@@ -33,9 +33,9 @@ from domain.coup import LegalStep, Side, Step
 from domain.coup_flow import CoupFlow
 from domain.errors import DomainError
 from domain.payouts import Spot
-from domain.seating import Seating
 from domain.stakes import Staking
 from domain.table_base import Phase, Seat, ShoeState
+from domain.table_seats import Seating
 from domain.taille import Taille
 
 __all__ = ["CROUPIER", "Action", "Phase", "Seat", "ShoeState", "TableState"]

@@ -1,5 +1,5 @@
 """The state of a table and what reading it says: the one set of fields every part of the
-table's steps (`domain.seating`, `domain.taille`, `domain.bank_rotation`, `domain.stakes`,
+table's steps (`domain.table_seats`, `domain.taille`, `domain.bank_rotation`, `domain.stakes`,
 `domain.coup_flow`) works on, the seats and the order of play, the chips committed, the
 phase guard, and the variant's rules (`domain.variants`) the parts ask.
 """
