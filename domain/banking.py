@@ -16,7 +16,7 @@ from domain.errors import RuleViolation
 from domain.sides import Side
 
 if TYPE_CHECKING:
-    from domain.table import TableState
+    from domain.table_base import TableBase
 
 
 class HouseBanks:
@@ -26,17 +26,17 @@ class HouseBanks:
     house_bets = True  # bets go on the house's spots (Player, Banker, Tie)
     players_needed = 1  # seated players with chips that make a coup
 
-    def hand_holder(self, state: TableState, side: Side) -> str | None:
+    def hand_holder(self, state: TableBase, side: Side) -> str | None:
         """Who decides for a hand in the coup being played (None: the drawing table)."""
         return None
 
-    def seated(self, state: TableState) -> None:
+    def seated(self, state: TableBase) -> None:
         """A player has sat down."""
 
-    def betting_opens(self, state: TableState) -> None:
+    def betting_opens(self, state: TableBase) -> None:
         """Betting opens on a new taille."""
 
-    def check_close(self, state: TableState) -> None:
+    def check_close(self, state: TableBase) -> None:
         """Refuse to close betting while the coup lacks its players."""
 
 
@@ -45,16 +45,16 @@ class Duel(HouseBanks):
 
     players_needed = 2
 
-    def hand_holder(self, state: TableState, side: Side) -> str | None:
+    def hand_holder(self, state: TableBase, side: Side) -> str | None:
         return state.duel[1] if side is Side.PUNTER else state.duel[0]
 
-    def seated(self, state: TableState) -> None:
+    def seated(self, state: TableBase) -> None:
         fill_duel(state)
 
-    def betting_opens(self, state: TableState) -> None:
+    def betting_opens(self, state: TableBase) -> None:
         fill_duel(state)
 
-    def check_close(self, state: TableState) -> None:
+    def check_close(self, state: TableBase) -> None:
         if len(state.duel) < 2:
             raise RuleViolation(f"two players with {state.settings.duel_stake} chips must duel",
                                 rule="no-duel")
@@ -67,17 +67,17 @@ class PlayerBanks(HouseBanks):
     house_bets = False
     players_needed = 2
 
-    def hand_holder(self, state: TableState, side: Side) -> str | None:
+    def hand_holder(self, state: TableBase, side: Side) -> str | None:
         if side is Side.BANKER:
             return state.banker
         return state.covered.hand_holders.get(side) if state.covered else None
 
 
-def can_duel(state: TableState, player: str) -> bool:
+def can_duel(state: TableBase, player: str) -> bool:
     return state.seat_of(player).chips >= state.settings.duel_stake
 
 
-def fill_duel(state: TableState) -> None:
+def fill_duel(state: TableBase) -> None:
     """Duellists who cannot cover the duel stake give up their place; the next ones sit."""
     state.duel = [p for p in state.duel if can_duel(state, p)]
     for player in state.seated():

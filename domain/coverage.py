@@ -19,7 +19,7 @@ punters seated on their tableau's side, then those seated on the other side, the
 standing punters, who "sont toujours payés les derniers".
 
 `CheminDeFerCoverage` and `TwoTableauxCoverage` are the variants' coverage rules: each reads
-the table (`TableState`) for the orders, the banco and the hand holders, and covers its bank.
+the table (`TableBase`) for the orders, the banco and the hand holders, and covers its bank.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from domain.settings import HandHolder
 from domain.sides import Side
 
 if TYPE_CHECKING:
-    from domain.table import TableState
+    from domain.table_base import TableBase
 
 
 class Stake(msgspec.Struct, frozen=True):
@@ -163,7 +163,7 @@ def deux_tableaux(
     return Coverage(tuple(in_pay_order), tuple(returned), None, dict(hand_holders))
 
 
-def _banco(state: TableState) -> tuple[list[str], set[str], str | None]:
+def _banco(state: TableBase) -> tuple[list[str], set[str], str | None]:
     """The punters' priority order, the standing punters, and the banco that has priority."""
     order = state.punter_order()
     standing = {s.player for s in state.seats if s.standing}
@@ -173,7 +173,7 @@ def _banco(state: TableState) -> tuple[list[str], set[str], str | None]:
 class CheminDeFerCoverage:
     """One tableau; the punters' hand goes by the table's `hand_holder` setting."""
 
-    def cover(self, state: TableState) -> Coverage:
+    def cover(self, state: TableBase) -> Coverage:
         order, standing, winner = _banco(state)
         return chemin_de_fer(state.bank, state.stakes, order, winner,
                              state.settings.hand_holder, standing)
@@ -182,7 +182,7 @@ class CheminDeFerCoverage:
 class TwoTableauxCoverage:
     """Two tableaux, each covered in its own order; each hand held where it was left."""
 
-    def cover(self, state: TableState) -> Coverage:
+    def cover(self, state: TableBase) -> Coverage:
         _, _, winner = _banco(state)
         orders = {t: _tableau_order(state, t) for t in (Side.RIGHT, Side.LEFT)}
         holders = {t: h for t in orders if (h := _holder_with_stake(state, t, orders[t]))}
@@ -190,7 +190,7 @@ class TwoTableauxCoverage:
         return deux_tableaux(state.bank, state.stakes, orders, winner, holders, sides)
 
 
-def side_order(state: TableState, side: Side) -> list[str]:
+def side_order(state: TableBase, side: Side) -> list[str]:
     """A side's seated punters from the hand holder outward, the closest ones after."""
     mine = [s.player for s in state.seats if s.side is side and not s.standing
             and s.player != state.banker]
@@ -201,7 +201,7 @@ def side_order(state: TableState, side: Side) -> list[str]:
     return mine
 
 
-def seat_hand_holders(state: TableState) -> None:
+def seat_hand_holders(state: TableBase) -> None:
     """Each tableau's hand to the first punter of its side, unless its holder still sits there."""
     for side in (Side.RIGHT, Side.LEFT):
         if state.hand_holders.get(side) not in side_order(state, side):
@@ -210,12 +210,12 @@ def seat_hand_holders(state: TableState) -> None:
                 state.hand_holders[side] = order[0]
 
 
-def _tableau_order(state: TableState, tableau: Side) -> list[str]:
+def _tableau_order(state: TableBase, tableau: Side) -> list[str]:
     other = Side.LEFT if tableau is Side.RIGHT else Side.RIGHT
     standing = [s.player for s in state.seats if s.standing]
     return side_order(state, tableau) + side_order(state, other) + standing
 
 
-def _holder_with_stake(state: TableState, tableau: Side, order: list[str]) -> str | None:
+def _holder_with_stake(state: TableBase, tableau: Side, order: list[str]) -> str | None:
     staking = {s.player for s in state.stakes if s.tableau is tableau}
     return next((p for p in order if p in staking), None)

@@ -30,7 +30,7 @@ from domain.settings import TableSettings
 from domain.sides import Outcome, Side
 
 if TYPE_CHECKING:
-    from domain.table import TableState
+    from domain.table_base import TableBase
 
 
 class Spot(StrEnum):
@@ -148,7 +148,7 @@ class HousePays:
 
     even_bets_lose_on_tie = False  # the odds' default: Player and Banker lost on a tie
 
-    def settle(self, state: TableState, outcomes: dict[Side, Outcome]) -> Settlement:
+    def settle(self, state: TableBase, outcomes: dict[Side, Outcome]) -> Settlement:
         return house_bets(state.settings, outcomes[Side.PUNTER], state.bets,
                           state.commission_box)
 
@@ -158,7 +158,7 @@ class DuelPays(HousePays):
 
     even_bets_lose_on_tie = True
 
-    def settle(self, state: TableState, outcomes: dict[Side, Outcome]) -> Settlement:
+    def settle(self, state: TableBase, outcomes: dict[Side, Outcome]) -> Settlement:
         side_bets = super().settle(state, outcomes)
         won = duel(outcomes[Side.PUNTER], state.duel[0], state.duel[1],
                    state.settings.duel_stake)
@@ -169,7 +169,7 @@ class DuelPays(HousePays):
 class BankPays(HousePays):
     """Chemin de fer, à deux tableaux: the engaged stakes are paid out of the bank."""
 
-    def settle(self, state: TableState, outcomes: dict[Side, Outcome]) -> Settlement:
+    def settle(self, state: TableBase, outcomes: dict[Side, Outcome]) -> Settlement:
         assert state.covered is not None and state.banker is not None
         return against_bank(state.settings, outcomes, state.covered.engaged, state.banker,
                             state.commission_box.get(state.banker, 0))

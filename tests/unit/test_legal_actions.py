@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import random
 
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -91,6 +92,29 @@ def accepted(table: Table, command: c.TableCommand, cards: SeededCards) -> bool:
        steps=st.integers(0, 120), physical=st.booleans())
 def test_offered_steps_are_accepted_and_refused_ones_not_offered(
         variant: Variant, seed: int, steps: int, physical: bool) -> None:
+    table, cards = played_table(variant, seed, steps, physical)
+    state = table.state
+    offered = {a.step for a in state.legal_actions()}
+    for kind in KINDS:
+        takes = any(accepted(table, command, cards) for command in commands_for(kind, state))
+        assert takes == (kind in offered), (kind, state.phase, sorted(offered))
+
+
+@settings(max_examples=40, deadline=None)
+@given(variant=st.sampled_from(list(Variant)), seed=st.integers(0, 10**6),
+       steps=st.integers(0, 120), physical=st.booleans())
+def test_asking_the_legal_actions_changes_nothing(
+        variant: Variant, seed: int, steps: int, physical: bool) -> None:
+    """The steps' checks run on the table itself, not on a copy: they must leave it as it was."""
+    state = played_table(variant, seed, steps, physical)[0].state
+    before = msgspec.msgpack.encode(state)
+    state.legal_actions()
+    assert msgspec.msgpack.encode(state) == before
+
+
+def played_table(variant: Variant, seed: int, steps: int,
+                 physical: bool) -> tuple[Table, SeededCards]:
+    """A table of four players, played by bots for up to `steps` commands."""
     settings_ = TableSettings.default(variant)
     table = Table(name="t", settings=settings_, tournament=None, actor="@organiser",
                   command_id="open")
@@ -110,8 +134,4 @@ def test_offered_steps_are_accepted_and_refused_ones_not_offered(
             table.execute(command, cards)
         except DomainError:
             break  # the bots have no more to play (a physical shoe out of twos, no banker)
-    state = table.state
-    offered = {a.step for a in state.legal_actions()}
-    for kind in KINDS:
-        takes = any(accepted(table, command, cards) for command in commands_for(kind, state))
-        assert takes == (kind in offered), (kind, state.phase, sorted(offered))
+    return table, cards
