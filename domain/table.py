@@ -21,8 +21,9 @@ from functools import partial
 
 import msgspec
 
-from domain import coverage, payouts
+from domain import betting_order, coverage, payouts
 from domain.actors import is_official, require_actor
+from domain.betting_order import BetTurns
 from domain.cards import Card, point, value
 from domain.coup import Coup, LegalStep, Outcome, Side, Step, tableaux_of
 from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
@@ -124,6 +125,7 @@ class TableState(msgspec.Struct, kw_only=True):
     commission_box: dict[str, int] = msgspec.field(default_factory=dict)  # payouts.BOX_UNITS
     chips_in: int = 0  # brought to the table: seats and adjustments
     chips_out: int = 0  # carried away by players who left
+    bet_turns: BetTurns = msgspec.field(default_factory=BetTurns)  # who had their turn to bet
 
     # --- reading --------------------------------------------------------------------
 
@@ -213,6 +215,7 @@ class TableState(msgspec.Struct, kw_only=True):
         """Every step between coups, who takes it, and the guarded calls that would take it."""
         players, stake, offered = self.players(), self.settings.min_stake, self.bank_offered_to
         to_offered = [offered] if offered is not None else []
+        turn = betting_order.bettor(self)
         bank = max(self.settings.min_stake, self.bank_required)
         T = TableState
         return [
@@ -229,8 +232,9 @@ class TableState(msgspec.Struct, kw_only=True):
                                             for p in to_offered]),
             (Action("decline-bank", offered), [partial(T.decline_bank, player=p)
                                                for p in to_offered]),
-            (Action("bet", None), [partial(T.place_bet, player=p, spot=spot, amount=stake)
+            (Action("bet", turn), [partial(T.place_bet, player=p, spot=spot, amount=stake)
                                    for p in players for spot in Spot]),
+            (Action("pass-bet", turn), [partial(T.pass_bet_turn, player=p) for p in players]),
             (Action("stake", None), [partial(T.place_stake, player=p, tableau=t, amount=stake)
                                      for p in players for t in tableaux_of(self.variant)]),
             (Action("banco", None), [partial(T.call_banco, player=p) for p in players]),
@@ -500,6 +504,7 @@ class TableState(msgspec.Struct, kw_only=True):
     def place_bet(self, player: str, spot: Spot, amount: int) -> None:
         """A bet on a spot banked by the house (punto banco, the family game)."""
         self.require(Phase.BETTING, doing="bet")
+        betting_order.check_turn(self, player)
         if not self.settings.house_banks:
             raise RuleViolation("at this table punters stake on a tableau against the bank",
                                 rule="bet-kind")
@@ -509,7 +514,13 @@ class TableState(msgspec.Struct, kw_only=True):
         if spot is Spot.TIE and not self.settings.tie_pays:
             raise RuleViolation("this table takes no tie bets", rule="no-tie-bet")
         self._check_amount(player, amount)
+        betting_order.take_turn(self, player)
         self.bets.append(Bet(player, spot, amount))
+
+    def pass_bet_turn(self, player: str) -> None:
+        """In a rotating betting order, `player`'s turn passes with no bet."""
+        self.require(Phase.BETTING, doing="pass the turn to bet")
+        betting_order.pass_turn(self, player)
 
     def place_stake(self, player: str, tableau: Side, amount: int) -> None:
         """A punter's stake against the bank on a tableau."""
@@ -548,6 +559,7 @@ class TableState(msgspec.Struct, kw_only=True):
     def close_betting(self) -> None:
         """No more stakes: work out coverage and start the coup."""
         self.require(Phase.BETTING, doing="close betting")
+        betting_order.check_turns_over(self)
         if self.variant is Variant.SIMPLIFIED and len(self.duel) < 2:
             raise RuleViolation(f"two players with {self.settings.duel_stake} chips must duel",
                                 rule="no-duel")
