@@ -39,11 +39,13 @@ import uuid
 from collections.abc import Callable
 from contextlib import suppress
 from enum import StrEnum
+from functools import partial
 
 import msgspec
 from eventsourcing.utils import get_topic
 
 from domain import commands as c
+from domain.betting_order import check_turn, may_bet
 from domain.bots import playable
 from domain.coup import Side
 from domain.errors import OutOfTurn, RuleViolation
@@ -216,6 +218,7 @@ class Tournaments:
         at = self.service.state(Table.create_id(table))
         if at.phase in (Phase.PLAYING, Phase.SETTLED):
             raise OutOfTurn(f"the coup at {table} is being dealt", rule="betting-closed")
+        check_turn(at, player)  # in a rotating order, the secret bet is the turn's bet
         return self.apply(tournament_id, command_id, lambda t: t.place_secret_bet(
             player, table, at.coup_number + 1, commitment, actor=actor, command_id=command_id))
 
@@ -418,18 +421,23 @@ class Director:
         assert step is not None
         here = f"{tournament_id}/r{state.round}/k{step.number}"
         master = self.tournaments.master(tournament_id)
-        bots = self._secret_bets(tournament_id, state, master, here)
+        bots = self._secret_bets(tournament_id, state, master)
+        placed = {b.player for b in state.secret_bets if b.round == state.round}
         for name, coups in step.coups.items():
             if self._lease(tournament_id) != epoch:  # lost the lease: the successor plays on
                 raise OutOfTurn("this director's lease has passed on", rule="stale-epoch")
             if name not in state.tables:
                 continue
             table_id = Table.create_id(name)
+            bet = partial(self._bet_secretly, tournament_id, table_id, bots, placed, here)
+            bet(self.service.state(table_id))
             if state.settings.dealing is Dealing.AUTOMATIC:
-                play_coups(self.service, table_id, master, "bots", coups + 1)
+                play_coups(self.service, table_id, master, "bots", coups + 1, on_step=bet)
             elif not dealt(self.service.state(table_id), coups + 1):
                 return Tick.WAITING
         for player, (spot, amount, nonce) in bots.items():
+            if player not in placed:  # their turn never came: the table could not play
+                continue
             with suppress(SecretBetNotDealt):  # a table that could not play: forfeited
                 self.tournaments.reveal_secret_bet(tournament_id, player, spot, amount, nonce,
                                                    actor=player,
@@ -446,11 +454,11 @@ class Director:
             actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
         return Tick.ACTED
 
-    def _secret_bets(self, tournament_id: uuid.UUID, state: TournamentState, master: bytes,
-                     here: str) -> dict[str, tuple[str, int, str]]:
-        """On the round's last coup, where the stage allows it, each house bot places a
-        secret bet of the round's minimum (its spot and nonce from the master seed, so a
-        successor reveals the same); returns the bets to reveal once the coup is dealt."""
+    def _secret_bets(self, tournament_id: uuid.UUID, state: TournamentState,
+                     master: bytes) -> dict[str, tuple[str, int, str]]:
+        """On the round's last coup, where the stage allows it, each house bot bets secretly
+        the round's minimum (its spot and nonce from the master seed, so a successor reveals
+        the same): the bets not yet revealed."""
         if not state.current.secret_bet or state.coups_left() != 0:
             return {}
         bets = {}
@@ -460,15 +468,23 @@ class Director:
             digest = hmac.new(master, f"secret/{state.round}/{entrant.player}".encode(),
                               hashlib.sha256).digest()
             spot, nonce = ("punter", "banker")[digest[0] % 2], digest[1:17].hex()
-            amount = state.limits.min_stake
-            if not any(b.player == entrant.player and b.round == state.round
-                       for b in state.secret_bets):
-                self.tournaments.place_secret_bet(
-                    tournament_id, entrant.player, secret_commitment(spot, amount, nonce),
-                    actor=entrant.player, command_id=f"{here}/secret/{entrant.player}")
-            bets[entrant.player] = (spot, amount, nonce)
+            bets[entrant.player] = (spot, state.limits.min_stake, nonce)
         return {p: bet for p, bet in bets.items()
                 if not self._settled(tournament_id, p, state.round)}
+
+    def _bet_secretly(self, tournament_id: uuid.UUID, table_id: uuid.UUID,
+                      bets: dict[str, tuple[str, int, str]], placed: set[str], here: str,
+                      table: TableState) -> None:
+        """The house bots at the table who may bet now (in turn, in a rotating order) place
+        their secret bets; each placed in turn passes the turn on to the next."""
+        while ready := [p for p in may_bet(table) if p in bets and p not in placed]:
+            for player in ready:
+                spot, amount, nonce = bets[player]
+                self.tournaments.place_secret_bet(
+                    tournament_id, player, secret_commitment(spot, amount, nonce),
+                    actor=player, command_id=f"{here}/secret/{player}")
+                placed.add(player)
+            table = self.service.state(table_id)
 
     def _settled(self, tournament_id: uuid.UUID, player: str, round_: int) -> bool:
         return any(b.player == player and b.round == round_ and b.settled
