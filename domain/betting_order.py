@@ -66,10 +66,10 @@ def check_betting(order: BettingOrder, seconds: int, house_banks: bool) -> None:
     if not 0 <= seconds <= MAX_BET_SECONDS:
         raise RuleViolation(f"a bet clock is 0 (none) to {MAX_BET_SECONDS} s",
                             rule="settings-bet-clock")
-    if seconds and order is not BettingOrder.ROTATING:
+    if seconds and order != BettingOrder.ROTATING:
         raise RuleViolation("a bet clock times the turns of a rotating betting order",
                             rule="bet-clock-without-turns")
-    if order is BettingOrder.ROTATING and not house_banks:
+    if order == BettingOrder.ROTATING and not house_banks:
         raise RuleViolation("players bet in turn where the house banks the bets (punto "
                             "banco, the family game); against a player's bank the stakes "
                             "keep their own priority", rule="settings-betting-order")
@@ -87,7 +87,7 @@ def bettor(state: TableState) -> str | None:
     """Who is to bet now in turn (None: a free order, betting not open, or every turn had)."""
     from domain.table import Phase  # the table imports this module
 
-    if state.settings.betting_order is not BettingOrder.ROTATING or (
+    if state.settings.betting_order != BettingOrder.ROTATING or (
             state.phase is not Phase.BETTING):
         return None
     coup = state.coup_number + 1
@@ -101,7 +101,7 @@ def may_bet(state: TableState) -> list[str]:
     betting is open."""
     from domain.table import Phase
 
-    if state.settings.betting_order is BettingOrder.ROTATING:
+    if state.settings.betting_order == BettingOrder.ROTATING:
         turn = bettor(state)
         return [turn] if turn is not None else []
     return state.players() if state.phase is Phase.BETTING else []
@@ -114,7 +114,7 @@ def _bettors(state: TableState) -> list[str]:
 
 def check_turn(state: TableState, player: str) -> None:
     """Refuse `player` betting (or passing) out of turn."""
-    if state.settings.betting_order is not BettingOrder.ROTATING:
+    if state.settings.betting_order != BettingOrder.ROTATING:
         return
     turn = bettor(state)
     if turn != player:
@@ -125,13 +125,13 @@ def check_turn(state: TableState, player: str) -> None:
 
 def take_turn(state: TableState, player: str) -> None:
     """`player`'s turn is over (after `check_turn`)."""
-    if state.settings.betting_order is BettingOrder.ROTATING:
+    if state.settings.betting_order == BettingOrder.ROTATING:
         state.bet_turns.take(state.coup_number + 1, player)
 
 
 def pass_turn(state: TableState, player: str) -> None:
     """`player`'s turn passes with no bet."""
-    if state.settings.betting_order is not BettingOrder.ROTATING:
+    if state.settings.betting_order != BettingOrder.ROTATING:
         raise RuleViolation("at this table players bet when they like: there is no turn to "
                             "pass", rule="no-betting-order")
     check_turn(state, player)

@@ -626,7 +626,7 @@ class Tournament(Aggregate):
                     command_id=f"{key}/limits/{table}", actor=actor, min_stake=low,
                     max_stake=high, bet_seconds=seconds)) for table in tables]
             case Tournament.SecretBetPlaced(player=player, table=table, coup=coup) if (
-                    self.state.settings.betting_order is BettingOrder.ROTATING):
+                    self.state.settings.betting_order == BettingOrder.ROTATING):
                 return [TableOrder(table, PassBetTurn(  # the turn's bet is the secret one
                     command_id=f"{key}/secret-turn/{player}", actor=actor, player=player,
                     coup=coup, reason=PassReason.SECRET_BET))]

@@ -1,8 +1,9 @@
-"""The bet clock on the real clock: a punto banco table betting in turn with one second a turn,
-its deadlines sent (`BetDeadline`, as the API and the workers send them) to a real `sabot
-worker` on the embedded broker, which passes a turn whose clock ran out and leaves alone a
-turn whose player bet in time; each next turn's deadline is sent by the worker itself, from
-the outbox of the command that opened it."""
+"""Betting in turn through the store. The bet clock on the real clock: a punto banco table
+betting in turn with one second a turn, its deadlines sent (`BetDeadline`, as the API and the
+workers send them) to a real `sabot worker` on the embedded broker, which passes a turn whose
+clock ran out and leaves alone a turn whose player bet in time; each next turn's deadline is
+sent by the worker itself, from the outbox of the command that opened it. And a tournament
+betting in turn, its secret bets placed in turn, played to the end by the director."""
 
 from __future__ import annotations
 
@@ -15,11 +16,17 @@ import pytest
 from domain import commands as c
 from domain.betting_order import BettingOrder, PassReason, bettor
 from domain.bots import next_command
+from domain.formats import Advance, Stage
 from domain.payouts import Spot
 from domain.settings import TableSettings, Variant
 from domain.table import Phase
+from domain.table_aggregate import Table
+from domain.tournament import TournamentSettings
+from domain.tournament_aggregate import Tournament
 from infra.outbox import BetDeadline
 from infra.service import TableService, seeds_from
+from infra.tournaments import Director, Tournaments
+from tests.integration.test_director import prepared
 from tests.integration.test_workers import SECRET, Worker, wait_until
 from workers.app import make_app
 from workers.deadlines import ACTOR, bet_deadline_command_id
@@ -97,3 +104,39 @@ def test_the_service_sends_a_turn_s_deadline_only_with_a_clock(tmp_path: Path,
         service.execute(table_id, c.BurnCard(command_id="burn-1", card="9s"))  # betting opens
         assert bettor(service.state(table_id)) == "ann"
         assert sent == ([BetDeadline(table_id, 1, "ann", seconds)] if seconds else [])
+
+
+def test_a_tournament_betting_in_turn_plays_to_the_end_and_its_secret_bets_use_turns(
+        sqlite_url: str) -> None:
+    """The house bots of a rotating-order tournament bet in turn at every coup, and on each
+    round's last coup place their secret bets in their turn, which passes it."""
+    settings = TournamentSettings(
+        variant="punto-banco", seats_per_table=4, starting_chips=1000, min_stake=10,
+        max_stake=100, coups_per_round=3, prizes=(10000,), buy_in=10, tie_break="share",
+        betting_order="rotating", bet_seconds=20,
+        stages=(Stage(name="heats", rounds=1, advance=Advance(overall=3)),
+                Stage(name="final", rounds=2, secret_bet=True, bet_seconds=10)))
+    service, tournament_id = prepared(sqlite_url, settings, players=7)
+    Director(service).run(tournament_id)
+    state = Tournaments(service).state(tournament_id)
+    assert state.results()[0].position == 1
+
+    secret = [e for e in service.events_of(tournament_id)
+              if isinstance(e, Tournament.SecretBetPlaced)]
+    assert secret
+    clocks = set()
+    for number in range(1, state.tables_opened + 1):
+        events = service.events_of(Table.create_id(state.table_name(number)))
+        taken, turn = [], None
+        for e in events:  # each bet or pass is by the player whose turn began last
+            if type(e).__name__ == "BetTurnBegan":
+                turn = (e.coup, e.player)
+                clocks.add(e.seconds)
+            elif type(e).__name__ in ("BetPlaced", "BetTurnPassed"):
+                assert (e.coup, e.player) == turn
+                taken.append(e)
+        assert taken
+        used = {(e.coup, e.player) for e in taken if getattr(e, "reason", "") == "secret-bet"}
+        assert used == {(e.coup, e.player) for e in secret if e.table == state.table_name(
+            number)}
+    assert clocks == {20, 10}  # the heats' clock, then the final's
