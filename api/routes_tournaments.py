@@ -206,7 +206,7 @@ class TournamentsController(Controller):
     async def preview(self, request: Request[Any, Any, State],
                       data: JSONBody[PreviewFormat]) -> Preview:
         """Expected duration, the stacks at each round's end, how often a play-off was needed;
-        each run is a whole tournament on a throwaway store (seconds a run)."""
+        each run is a whole tournament of bots in memory, nothing recorded."""
         organiser(await grant_of(request))
         settings = settings_of(data)
         return await blocking(lambda: preview(settings, data.players, data.runs,

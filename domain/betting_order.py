@@ -8,8 +8,9 @@ follow in seat order. Only the player whose turn it is may bet or pass; betting 
 everyone has had their turn. With a bet clock (`bet_seconds`), each turn has that long:
 when it runs out the turn passes with no bet (`PassReason.CLOCK`), played by the workers'
 deadline (`workers.deadlines.expire_bet_turn`) like a hand's decision. A tournament's secret
-bet, placed in the player's turn, is that turn's bet (`PassReason.SECRET_BET`): the table
-records that the turn was used, never the bet.
+bet is that turn's bet (`PassReason.SECRET_BET`): placed at the player's turn or before it
+(never after), it uses the turn, and the order skips the player when it reaches them; the
+table records that the turn was used, never the bet.
 
 `BetTurns` is what the table remembers: the players who had their turn, for the coup they
 were for (a new coup starts with nobody). The functions read a `TableState` and refuse with
@@ -129,13 +130,35 @@ def take_turn(state: TableState, player: str) -> None:
         state.bet_turns.take(state.coup_number + 1, player)
 
 
-def pass_turn(state: TableState, player: str) -> None:
-    """`player`'s turn passes with no bet."""
+def check_turn_to_come(state: TableState, player: str) -> None:
+    """Refuse a secret bet from `player` once their turn on the coup being staked is over
+    (or once betting has closed): it is placed at their turn or before it."""
+    from domain.table import Phase
+
+    if state.settings.betting_order != BettingOrder.ROTATING:
+        return
+    state.require(Phase.NO_SHOE, Phase.SHUFFLED, Phase.BURNING, Phase.NO_BANK, Phase.BETTING,
+                  Phase.TAILLE_OVER, doing="bet")
+    coup = state.coup_number + 1
+    if player not in _bettors(state) or player in state.bet_turns.taken_for(coup):
+        raise OutOfTurn(f"{player}'s turn to bet on coup {coup} is over (or theirs is none)",
+                        rule="not-your-turn")
+
+
+def pass_turn(state: TableState, player: str, reason: PassReason) -> None:
+    """`player`'s turn passes with no bet; a secret bet's may be used before it comes (the
+    player is then skipped)."""
+    from domain.table import Phase
+
     if state.settings.betting_order != BettingOrder.ROTATING:
         raise RuleViolation("at this table players bet when they like: there is no turn to "
                             "pass", rule="no-betting-order")
-    check_turn(state, player)
-    take_turn(state, player)
+    if reason == PassReason.SECRET_BET:
+        check_turn_to_come(state, player)
+    else:
+        state.require(Phase.BETTING, doing="pass the turn to bet")
+        check_turn(state, player)
+    state.bet_turns.take(state.coup_number + 1, player)
 
 
 def pass_due(state: TableState, actor: str, player: str, coup: int | None,
@@ -144,11 +167,14 @@ def pass_due(state: TableState, actor: str, player: str, coup: int | None,
     recorded. A player passes only for themselves; an official passes for the clock or a
     secret bet, and a pass whose turn is over (the player bet in time, the coup moved on) is
     not to be recorded, as a decision's expired deadline."""
-    if not is_official(actor) and reason is not PassReason.PASS:
+    if not is_official(actor) and reason != PassReason.PASS:
         raise RuleViolation(f"a player passes ({PassReason.PASS}); only an official passes a "
                             f"turn for {reason}", rule="pass-reason")
     current = coup in (None, state.coup_number + 1)
-    if is_official(actor) and reason is not PassReason.PASS:
+    if reason == PassReason.SECRET_BET:
+        return current and player in _bettors(state) and (
+            player not in state.bet_turns.taken_for(state.coup_number + 1))
+    if is_official(actor) and reason != PassReason.PASS:
         return current and bettor(state) == player
     if not current:
         raise OutOfTurn(f"the turns to bet are for coup {state.coup_number + 1}, not {coup}",

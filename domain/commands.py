@@ -14,6 +14,7 @@ import msgspec
 from domain.betting_order import PassReason
 from domain.cards import Card
 from domain.coup import Side
+from domain.errors import RuleViolation
 from domain.limits import Chips, CommandId, Count, Name, Reason
 from domain.payouts import Spot
 
@@ -21,6 +22,13 @@ from domain.payouts import Spot
 class Command(msgspec.Struct, kw_only=True, tag_field="kind"):
     command_id: CommandId
     actor: str = "@croupier"
+
+
+def require_known(command: object, known: tuple[type[Command], ...], taker: str) -> None:
+    """Refuse, by its name, a command that is none of `known` (what `taker` takes)."""
+    if not isinstance(command, known):
+        raise RuleViolation(f"{taker} takes no {type(command).__name__} command",
+                            rule="unknown-command")
 
 
 class SeatPlayer(Command, tag="seat"):

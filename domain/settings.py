@@ -105,11 +105,6 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     preset: Preset = Preset.SEEDS  # the house rules the defaults came from
 
     @property
-    def house_banks(self) -> bool:
-        """Punto banco and the family game's side bets are banked by the house."""
-        return self.variant in (Variant.PUNTO_BANCO, Variant.SIMPLIFIED)
-
-    @property
     def commission_bp(self) -> int:
         """The commission rate in basis points (hundredths of a percent)."""
         if self.commission_basis_points is not None:
@@ -137,7 +132,9 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
         if not 0 <= self.decision_seconds <= MAX_DECISION_SECONDS:
             raise RuleViolation(f"a decision's time limit is 0 (none) to {MAX_DECISION_SECONDS} s",
                                 rule="settings-decision-time")
-        check_betting(self.betting_order, self.bet_seconds, self.house_banks)
+        from domain.variants import rules_for  # the variants' rules read these settings
+
+        check_betting(self.betting_order, self.bet_seconds, rules_for(self).banking.house_bets)
         if not (0 <= self.burn_cards <= MAX_CARDS and 0 <= self.cut_card_from_end <= MAX_CARDS):
             raise RuleViolation(f"burn and cut card counts are 0 to {MAX_CARDS}",
                                 rule="settings-burn")

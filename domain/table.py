@@ -23,14 +23,16 @@ import msgspec
 
 from domain import betting_order, coverage, payouts
 from domain.actors import is_official, require_actor
+from domain.banking import fill_duel
 from domain.betting_order import BetTurns
 from domain.cards import Card, point, value
-from domain.coup import Coup, LegalStep, Outcome, Side, Step, tableaux_of
+from domain.coup import Coup, LegalStep, Outcome, Side, Step
 from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
 from domain.limits import check_chips, check_name
 from domain.payouts import Bet, Settlement, Spot
 from domain.settings import Burn, TableSettings, Variant
 from domain.shoe import Shoe, burn_count, cut_card_index
+from domain.variants import VariantRules, rules_for
 
 CROUPIER = "@croupier"
 _HEX = frozenset("0123456789abcdef")
@@ -148,8 +150,17 @@ class TableState(msgspec.Struct, kw_only=True):
         return self.settings.variant
 
     @property
+    def rules(self) -> VariantRules:
+        return rules_for(self.settings)
+
+    @property
     def banks_with_player(self) -> bool:
-        return self.variant in (Variant.CHEMIN_DE_FER, Variant.DEUX_TABLEAUX)
+        return self.rules.has_bank
+
+    @property
+    def house_banks(self) -> bool:
+        """Bets go on the house's spots (punto banco, the family game's side bets)."""
+        return self.rules.banking.house_bets
 
     def seat_of(self, player: str) -> Seat:
         for seat in self.seats:
@@ -188,16 +199,10 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def hand_holder(self, side: Side) -> str | None:
         """Who decides for a tableau in the coup being played."""
-        if self.variant is Variant.SIMPLIFIED:
-            return self.duel[1] if side is Side.PUNTER else self.duel[0]
-        if self.variant is Variant.PUNTO_BANCO:
-            return None
-        if side is Side.BANKER:
-            return self.banker
-        return self.covered.hand_holders.get(side) if self.covered else None
+        return self.rules.banking.hand_holder(self, side)
 
     def cards_per_coup(self) -> int:
-        return 3 * (len(tableaux_of(self.variant)) + 1)
+        return 3 * (len(self.rules.tableaux) + 1)
 
     # --- what may happen now --------------------------------------------------------
 
@@ -236,7 +241,7 @@ class TableState(msgspec.Struct, kw_only=True):
                                    for p in players for spot in Spot]),
             (Action("pass-bet", turn), [partial(T.pass_bet_turn, player=p) for p in players]),
             (Action("stake", None), [partial(T.place_stake, player=p, tableau=t, amount=stake)
-                                     for p in players for t in tableaux_of(self.variant)]),
+                                     for p in players for t in self.rules.tableaux]),
             (Action("banco", None), [partial(T.call_banco, player=p) for p in players]),
             (Action("close-betting", CROUPIER), [T.close_betting]),
             (Action("retire-bank", self.banker), [partial(T.retire_bank, player=p)
@@ -284,15 +289,13 @@ class TableState(msgspec.Struct, kw_only=True):
         if chips < 0:
             raise RuleViolation("chips cannot be negative", rule="chips-negative")
         check_chips(chips)
-        if self.variant is Variant.DEUX_TABLEAUX and not standing and side not in tableaux_of(
-            self.variant
-        ):
+        rules = self.rules
+        if rules.seats_on_sides and not standing and side not in rules.tableaux:
             raise RuleViolation("an à deux tableaux seat is on the right or the left",
                                 rule="seat-side")
         self.seats.append(Seat(player=player, chips=chips, side=side, standing=standing))
         self.chips_in += chips
-        if self.variant is Variant.SIMPLIFIED:
-            self._fill_duel()
+        rules.banking.seated(self)
 
     def leave(self, player: str) -> int:
         """A player leaves between coups, taking their chips."""
@@ -316,7 +319,7 @@ class TableState(msgspec.Struct, kw_only=True):
             self.banco_suivi = None
         if player in self.duel:
             self.duel.remove(player)
-            self._fill_duel()
+            fill_duel(self)
         return seat.chips
 
     def adjust_chips(self, player: str, delta: int) -> None:
@@ -423,8 +426,7 @@ class TableState(msgspec.Struct, kw_only=True):
         self.banker, self.bank = player, amount
         self.bancos_in_a_row = 0
         self.bank_offered_to, self.bank_required, self.bank_declined_by = None, 0, []
-        if self.variant is Variant.DEUX_TABLEAUX:
-            self._seat_hand_holders()
+        self.rules.passing.bank_awarded(self)
         self.phase = Phase.BETTING
 
     def decline_bank(self, player: str) -> None:
@@ -454,17 +456,12 @@ class TableState(msgspec.Struct, kw_only=True):
         self._withdraw_from_tie_replay(None)
         retiring, amount = self.banker, self.bank
         assert retiring is not None
-        self._bank_back_to_banker()
-        if self.variant is Variant.CHEMIN_DE_FER:
-            nxt = self.rotation_after(retiring)
-            self.passed_hand_returns_to = nxt[0] if nxt else None
-            self.bank_required = amount
-            self.bank_offered_to = nxt[0] if nxt else None
-            self.bank_declined_by = []
+        self.bank_back_to_banker()
+        self.rules.passing.bank_retired(self, retiring, amount)
         if self.phase is Phase.BETTING:
             self.phase = Phase.NO_BANK
 
-    def _bank_back_to_banker(self) -> None:
+    def bank_back_to_banker(self) -> None:
         if self.banker is not None:
             self.seat_of(self.banker).chips += self.bank
         self.banker, self.bank = None, 0
@@ -505,7 +502,7 @@ class TableState(msgspec.Struct, kw_only=True):
         """A bet on a spot banked by the house (punto banco, the family game)."""
         self.require(Phase.BETTING, doing="bet")
         betting_order.check_turn(self, player)
-        if not self.settings.house_banks:
+        if not self.house_banks:
             raise RuleViolation("at this table punters stake on a tableau against the bank",
                                 rule="bet-kind")
         if player in self.duel:
@@ -517,10 +514,10 @@ class TableState(msgspec.Struct, kw_only=True):
         betting_order.take_turn(self, player)
         self.bets.append(Bet(player, spot, amount))
 
-    def pass_bet_turn(self, player: str) -> None:
+    def pass_bet_turn(self, player: str,
+                      reason: betting_order.PassReason = betting_order.PassReason.PASS) -> None:
         """In a rotating betting order, `player`'s turn passes with no bet."""
-        self.require(Phase.BETTING, doing="pass the turn to bet")
-        betting_order.pass_turn(self, player)
+        betting_order.pass_turn(self, player, reason)
 
     def place_stake(self, player: str, tableau: Side, amount: int) -> None:
         """A punter's stake against the bank on a tableau."""
@@ -531,7 +528,7 @@ class TableState(msgspec.Struct, kw_only=True):
         if player == self.banker:
             raise RuleViolation("the banker does not stake against the bank",
                                 rule="banker-stake")
-        if tableau not in tableaux_of(self.variant):
+        if tableau not in self.rules.tableaux:
             raise RuleViolation(f"this table has no {tableau} tableau", rule="no-such-tableau")
         self._check_amount(player, amount)
         self.stakes.append(coverage.Stake(player, tableau, amount))
@@ -547,7 +544,8 @@ class TableState(msgspec.Struct, kw_only=True):
         seat = self.seat_of(player)
         if player in self.banco_calls:
             raise RuleViolation(f"{player} has already called banco", rule="banco-twice")
-        if self.variant is Variant.DEUX_TABLEAUX and self.bancos_in_a_row >= 2:
+        limit = self.rules.bancos_per_bank
+        if limit is not None and self.bancos_in_a_row >= limit:
             raise RuleViolation("after a second banco the tableaux resume their rights",
                                 rule="banco-third")
         own_stakes = sum(s.amount for s in self.stakes if s.player == player)
@@ -560,11 +558,10 @@ class TableState(msgspec.Struct, kw_only=True):
         """No more stakes: work out coverage and start the coup."""
         self.require(Phase.BETTING, doing="close betting")
         betting_order.check_turns_over(self)
-        if self.variant is Variant.SIMPLIFIED and len(self.duel) < 2:
-            raise RuleViolation(f"two players with {self.settings.duel_stake} chips must duel",
-                                rule="no-duel")
-        if self.banks_with_player:
-            self.covered = self._coverage()
+        rules = self.rules
+        rules.banking.check_close(self)
+        if rules.coverage is not None:
+            self.covered = rules.coverage.cover(self)
             if not self.covered.engaged:
                 raise RuleViolation("no stake is engaged against the bank", rule="no-stakes")
         self.coup_number += 1
@@ -572,44 +569,6 @@ class TableState(msgspec.Struct, kw_only=True):
         self.settlement = None
         self.tie_replay = False
         self.phase = Phase.PLAYING
-
-    def _coverage(self) -> coverage.Coverage:
-        order = self.punter_order()
-        standing = {s.player for s in self.seats if s.standing}
-        winner = coverage.banco_winner(self.banco_calls, order, self.banco_suivi, standing)
-        if self.variant is Variant.CHEMIN_DE_FER:
-            return coverage.chemin_de_fer(self.bank, self.stakes, order, winner,
-                                          self.settings.hand_holder, standing)
-        orders = {t: self._tableau_order(t) for t in tableaux_of(self.variant)}
-        holders = {t: h for t in orders if (h := self._holder_with_stake(t, orders[t]))}
-        sides = {s.player: None if s.standing else s.side for s in self.seats}
-        return coverage.deux_tableaux(self.bank, self.stakes, orders, winner, holders, sides)
-
-    def _side_order(self, side: Side) -> list[str]:
-        """A side's seated punters from the hand holder outward, the closest ones after."""
-        mine = [s.player for s in self.seats if s.side is side and not s.standing
-                and s.player != self.banker]
-        holder = self.hand_holders.get(side)
-        if holder in mine:
-            i = mine.index(holder)
-            mine = mine[i:] + mine[:i]
-        return mine
-
-    def _tableau_order(self, tableau: Side) -> list[str]:
-        other = Side.LEFT if tableau is Side.RIGHT else Side.RIGHT
-        standing = [s.player for s in self.seats if s.standing]
-        return self._side_order(tableau) + self._side_order(other) + standing
-
-    def _holder_with_stake(self, tableau: Side, order: list[str]) -> str | None:
-        staking = {s.player for s in self.stakes if s.tableau is tableau}
-        return next((p for p in order if p in staking), None)
-
-    def _seat_hand_holders(self) -> None:
-        for side in tableaux_of(self.variant):
-            if self.hand_holders.get(side) not in self._side_order(side):
-                order = self._side_order(side)
-                if order:
-                    self.hand_holders[side] = order[0]
 
     # --- the coup -------------------------------------------------------------------
 
@@ -657,25 +616,10 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def settle(self) -> dict[Side, Outcome]:
         outcomes = self._playing().settle()
-        self.settlement = self._settlement(outcomes)
+        self.settlement = self.rules.payout.settle(self, outcomes)
         self.payouts_made = 0
         self.phase = Phase.SETTLED
         return outcomes
-
-    def _settlement(self, outcomes: dict[Side, Outcome]) -> Settlement:
-        boxes = self.commission_box
-        if self.variant is Variant.PUNTO_BANCO:
-            return payouts.house_bets(self.settings, outcomes[Side.PUNTER], self.bets, boxes)
-        if self.variant is Variant.SIMPLIFIED:
-            side_bets = payouts.house_bets(self.settings, outcomes[Side.PUNTER], self.bets,
-                                           boxes)
-            duel = payouts.duel(outcomes[Side.PUNTER], self.duel[0], self.duel[1],
-                                self.settings.duel_stake)
-            return Settlement(duel.payouts + side_bets.payouts, 0, side_bets.commission,
-                              side_bets.house_net, side_bets.boxes).check()
-        assert self.covered is not None and self.banker is not None
-        return payouts.against_bank(self.settings, outcomes, self.covered.engaged,
-                                    self.banker, boxes.get(self.banker, 0))
 
     # --- paying and what follows ----------------------------------------------------
 
@@ -703,21 +647,14 @@ class TableState(msgspec.Struct, kw_only=True):
         self.commission_box.update(settlement.boxes)
         self.bank += settlement.banker_net
         outcomes = self.coup.outcomes
-        match self.variant:
-            case Variant.CHEMIN_DE_FER:
-                self._rotate_chemin_de_fer(outcomes[Side.PUNTER])
-            case Variant.DEUX_TABLEAUX:
-                self._pass_hands(outcomes)
-            case Variant.SIMPLIFIED:
-                self._rotate_duel(outcomes[Side.PUNTER])
-            case Variant.PUNTO_BANCO:
-                pass
+        rules = self.rules
+        rules.passing.coup_closed(self, outcomes)
         self.coup, self.covered = None, None
         assert self.shoe is not None
         taille_over = self.shoe.last_coup or self.shoe.remaining < self.cards_per_coup()
         # 001: "si les deux points sont identiques il y a égalité, on refait le coup en donnant
         # de nouvelles cartes": the stakes and the banco stay for the coup played again.
-        self.tie_replay = not taille_over and self.variant is Variant.CHEMIN_DE_FER and (
+        self.tie_replay = not taille_over and rules.replays_ties and (
             outcomes[Side.PUNTER] is Outcome.TIE)
         if not self.tie_replay:
             self.bets, self.stakes, self.banco_calls = [], [], []
@@ -727,64 +664,6 @@ class TableState(msgspec.Struct, kw_only=True):
         self.shoe.last_coup = self.shoe.cut_card_out
         needs_bank = self.banks_with_player and self.banker is None
         self.phase = Phase.NO_BANK if needs_bank else Phase.BETTING
-
-    def _rotate_chemin_de_fer(self, outcome: Outcome) -> None:
-        assert self.covered is not None and self.banker is not None
-        if outcome is Outcome.TIE:
-            return  # the coup is played again: the same bank, banco and banco suivi
-        banco = self.covered.banco
-        self.banco_suivi = banco if banco and outcome is Outcome.BANKER else None
-        if outcome is Outcome.PUNTER or self.bank <= 0:
-            losing = self.banker
-            self._bank_back_to_banker()
-            returns_to = self.passed_hand_returns_to
-            self.passed_hand_returns_to = None
-            following = [p for p in self.rotation_after(losing) if p != losing]
-            if returns_to in following:
-                self.bank_offered_to = returns_to
-            else:
-                self.bank_offered_to = following[0] if following else None
-            self.bank_declined_by = []
-
-    def _pass_hands(self, outcomes: dict[Side, Outcome]) -> None:
-        assert self.covered is not None
-        # 000: "Après le second banco, chaque tableau reprend son droit, et il n'est plus
-        # permis à un seul joueur de faire le banco": no third banco on this bank, ordinary
-        # coups between or not; a new bank restores the right (`award_bank`).
-        self.bancos_in_a_row += 1 if self.covered.banco else 0
-        self.banco_suivi = self.covered.banco if Outcome.BANKER in outcomes.values() else None
-        for side, outcome in outcomes.items():
-            holder = self.covered.hand_holders.get(side)
-            if outcome is not Outcome.BANKER or holder is None or self.covered.banco:
-                continue
-            self.hand_holders[side] = holder
-            order = self._side_order(side)
-            if holder in order and len(order) > 1:
-                self.hand_holders[side] = order[1]
-        if self.bank <= 0:
-            self._bank_back_to_banker()
-
-    def _rotate_duel(self, outcome: Outcome) -> None:
-        if outcome is Outcome.TIE:
-            return
-        loser = self.duel[1] if outcome is Outcome.BANKER else self.duel[0]
-        waiting = [p for p in self.rotation_after(loser)
-                   if p not in self.duel and self._can_duel(p)]
-        if waiting:
-            self.duel[self.duel.index(loser)] = waiting[0]
-        self._fill_duel()
-
-    def _can_duel(self, player: str) -> bool:
-        return self.seat_of(player).chips >= self.settings.duel_stake
-
-    def _fill_duel(self) -> None:
-        """Duellists who cannot cover the duel stake give up their place; the next ones sit."""
-        self.duel = [p for p in self.duel if self._can_duel(p)]
-        for player in self.seated():
-            if len(self.duel) >= 2:
-                break
-            if player not in self.duel and self._can_duel(player):
-                self.duel.append(player)
 
     def end_taille(self) -> None:
         """The croupier ends the taille between coups (the table closes, or a tournament ends
@@ -797,15 +676,13 @@ class TableState(msgspec.Struct, kw_only=True):
 
     def _end_taille(self) -> None:
         assert self.shoe is not None
-        if self.variant is Variant.DEUX_TABLEAUX:
-            self._bank_back_to_banker()
+        self.rules.passing.taille_ended(self)
         self.phase = Phase.NO_SHOE if self.shoe.physical else Phase.TAILLE_OVER
 
     def _open_betting(self) -> None:
         needs_bank = self.banks_with_player and self.banker is None
         self.phase = Phase.NO_BANK if needs_bank else Phase.BETTING
-        if self.variant is Variant.SIMPLIFIED:
-            self._fill_duel()
+        self.rules.banking.betting_opens(self)
 
     # --- views ----------------------------------------------------------------------
 

@@ -482,7 +482,7 @@ class Table(Aggregate):
     def _bet_turn_passed(self, coup: int, player: str, reason: PassReason, actor: str,
                          command_id: str) -> None:
         self._check_coup(coup, next_one=True)
-        self.state.pass_bet_turn(player)
+        self.state.pass_bet_turn(player, reason)
 
     class StakePlaced(Event):
         coup: int

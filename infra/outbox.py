@@ -11,6 +11,9 @@ process registered for its kind (`Dispatcher.on`), whichever adapter sent the co
 HTTP route, the CLI, a worker, the director), and marks it dispatched. A handler that fails
 (the broker is down) leaves its effect pending: the command has succeeded all the same, and
 the next dispatch in any process sends the pending effects first (`Dispatcher.relay`).
+Dispatched effects are kept `SABOT_OUTBOX_RETENTION` seconds (24 hours by default, for an
+operator looking into what a command set off), then deleted by the dispatch that comes once an
+hour (`Dispatcher.expire`); pending effects are never deleted.
 A handler runs with the effect's `command_id` bound in the log context (and, relayed, without
 the request id of the request that happens to relay it), which the tasks it sends carry on
 (`workers.logging.trace_headers`).
@@ -20,6 +23,7 @@ what is pending when it starts (a table's wake-ups collapse into its latest).
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -32,6 +36,7 @@ from domain.coup import Side
 from domain.table_aggregate import Table
 from infra.database import Database
 from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApplicationRecorder
+from infra.settings import outbox_retention
 
 log = structlog.get_logger("sabot.outbox")
 
@@ -41,17 +46,23 @@ SCHEMA: dict[str, str] = {
               " command_id TEXT NOT NULL,"
               " kind TEXT NOT NULL,"
               " effect BLOB NOT NULL,"
-              " dispatched INTEGER NOT NULL DEFAULT 0)",
+              " dispatched INTEGER NOT NULL DEFAULT 0,"
+              " dispatched_at REAL)",
     "postgres": "CREATE TABLE IF NOT EXISTS {outbox} ("
                 " id bigserial PRIMARY KEY,"
                 " command_id text NOT NULL,"
                 " kind text NOT NULL,"
                 " effect bytea NOT NULL,"
-                " dispatched boolean NOT NULL DEFAULT false)",
+                " dispatched boolean NOT NULL DEFAULT false,"
+                " dispatched_at double precision)",
 }
 PENDING_INDEX = ("CREATE INDEX IF NOT EXISTS outbox_pending ON {outbox} (id)"
                  " WHERE NOT dispatched")
+DISPATCHED_AT = {"sqlite": "dispatched_at REAL", "postgres": "dispatched_at double precision"}
+DISPATCHED_INDEX = ("CREATE INDEX IF NOT EXISTS outbox_dispatched ON {outbox} (dispatched_at)"
+                    " WHERE dispatched")
 RELAY_BATCH = 1000
+EXPIRY_INTERVAL = 3600.0  # seconds between two expiries of dispatched effects, per process
 
 
 class Wake(msgspec.Struct, frozen=True, tag="wake"):
@@ -100,9 +111,18 @@ def follow_ups(table: Table) -> list[Effect]:
 
 
 def create_table(database: Database) -> None:
+    """The outbox table; one made before expiry gets its `dispatched_at` column (its rows
+    dispatched before then have none, and go at the first expiry)."""
     with database.transaction(write=True) as cursor:
         database.execute(cursor, SCHEMA[database.dialect])
         database.execute(cursor, PENDING_INDEX)
+        column = DISPATCHED_AT[database.dialect]
+        if database.dialect == "postgres":  # SQLite has no ADD COLUMN IF NOT EXISTS
+            database.execute(cursor, f"ALTER TABLE {{outbox}} ADD COLUMN IF NOT EXISTS {column}")
+        elif not database.execute(cursor, "SELECT 1 FROM pragma_table_info('outbox')"
+                                  " WHERE name = 'dispatched_at'").fetchone():
+            database.execute(cursor, f"ALTER TABLE {{outbox}} ADD COLUMN {column}")
+        database.execute(cursor, DISPATCHED_INDEX)
 
 
 def record(database: Database, cursor: Any, command_id: str | None,
@@ -147,10 +167,14 @@ class OutboxPostgresRecorder(_Outboxed, ChainedPostgresApplicationRecorder):  # 
 class Dispatcher:
     """Hands committed effects to this process's handlers, and marks them dispatched."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, retention: float | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         self.database = database
         self.handlers: dict[type[Any], Callable[[Any], object]] = {}
         self.failed = False  # an effect is known pending: relay before the next dispatch
+        self.retention = outbox_retention() if retention is None else retention
+        self.clock = clock
+        self.next_expiry = 0.0  # the first dispatch expires what is due
 
     def on(self, kind: type[Any], handler: Callable[[Any], object]) -> None:
         """Dispatch the effects of `kind` (`Wake`, `Deadline`, `BetDeadline`) to `handler` in
@@ -168,6 +192,23 @@ class Dispatcher:
             kinds = sorted({kind_of(type(e)) for e in handled})
             self._mark(f"command_id = ? AND kind IN ({', '.join('?' * len(kinds))})",
                        (command_id, *kinds))
+        if self.clock() >= self.next_expiry:
+            self.expire()
+
+    def expire(self) -> int:
+        """Delete the effects dispatched more than `retention` seconds ago (and those
+        dispatched before the outbox kept the time); a pending effect is never deleted. How
+        many went. Run from `dispatch` once every `EXPIRY_INTERVAL` seconds."""
+        now = self.clock()
+        self.next_expiry = now + EXPIRY_INTERVAL
+        with self.database.transaction(write=True) as cursor:
+            deleted = len(self.database.execute(
+                cursor, "DELETE FROM {outbox} WHERE dispatched"
+                " AND (dispatched_at IS NULL OR dispatched_at < ?) RETURNING id",
+                (now - self.retention,)).fetchall())
+        if deleted:
+            log.info("outbox.expired", effects=deleted, retention=self.retention)
+        return deleted
 
     def relay(self, before: str = "") -> int:
         """Send the pending effects this process has handlers for (but those of the command
@@ -207,5 +248,5 @@ class Dispatcher:
 
     def _mark(self, where: str, params: tuple[Any, ...]) -> None:
         with self.database.transaction(write=True) as cursor:
-            self.database.execute(cursor, f"UPDATE {{outbox}} SET dispatched = ? WHERE {where}",
-                                  (True, *params))
+            self.database.execute(cursor, "UPDATE {outbox} SET dispatched = ?, dispatched_at = ?"
+                                  f" WHERE {where}", (True, self.clock(), *params))

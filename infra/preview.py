@@ -1,26 +1,43 @@
 """A format's preview: play it K times with house bots before announcing it.
 
-Each run is a whole tournament of `players` bots on a throwaway store (a SQLite file in a
-temporary folder, deleted after), directed by the real director on a simulated clock that
-moves `pace` seconds a coup, so rounds by minutes end as they would at the tables. The
-preview reports the expected duration (coups, and minutes at that pace), the spread of the
-stacks at each round's end (where the cuts are made), and how often a tie on a cut's line
-needed a play-off.
+Each run is a whole tournament of `players` bots on the pure engine: the Tournament and its
+Tables held in memory (`infra.memory`, no database, no file), directed by the director's own
+decisions (`infra.direction.direct`) on a `MemoryDesk`, the bots dealing every table. The
+master seed of run i is the SHA-256 of the preview's seed and i; the seating and every shoe
+derive from it as in a real tournament (so a run is the tournament `--seed` would play). The
+clock moves `pace` seconds a coup (betting and dealing), so rounds by minutes end as they
+would at the tables. The preview reports the expected duration (coups, and minutes at that
+pace), the spread of the stacks at each round's end (where the cuts are made), and how often
+a tie on a cut's line needed a play-off.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import statistics
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 
 import msgspec
 
-from domain.tournament import TournamentSettings
+from domain import commands as c
+from domain import tournament_commands as tc
+from domain.shoe import commitment
+from domain.table import TableState
+from domain.table_aggregate import Table
+from domain.tournament import TournamentSettings, TournamentState
 from domain.tournament_aggregate import Tournament
-from infra.service import TableService
-from infra.tournaments import Director
+from infra.autoplay import play_coups
+from infra.direction import (
+    DIRECTOR,
+    ORGANISER,
+    Tick,
+    dealt_outcome,
+    direct,
+    mirrored,
+)
+from infra.memory import MemoryStore
+from infra.service import seeds_from
 
 PACE = 45  # seconds a coup takes at a table, betting and dealing included
 
@@ -67,31 +84,99 @@ class Preview(msgspec.Struct, frozen=True, kw_only=True):
     each: list[Run]
 
 
+class MemoryDesk:
+    """The director's `Desk` on a `MemoryStore`: one tournament, its tables dealt by the bots,
+    its clock `pace` seconds a step of coups."""
+
+    epoch = 0  # a single director, never replaced
+
+    def __init__(self, settings: TournamentSettings, seed: bytes, pace: int) -> None:
+        self._master = hashlib.sha256(seed).digest()
+        self.store = MemoryStore(seeds_from(self._master))
+        self.pace, self.steps = pace, 0
+        self.tournament = Tournament(name="preview", settings=settings, actor=ORGANISER,
+                                     command_id="create", master=commitment(self._master))
+        self.tournament_id = self.tournament.id
+        self.store.record(self.tournament, "create")
+
+    def now(self) -> float:
+        return self.steps * float(self.pace)
+
+    def state(self) -> TournamentState:
+        return self.tournament.state
+
+    def tables(self) -> dict[str, TableState]:
+        return {name: self.store.state(Table.create_id(name)) for name in self.state().tables
+                if self.store.exists(Table.create_id(name))}
+
+    def table(self, name: str) -> TableState | None:
+        table_id = Table.create_id(name)
+        return self.store.state(table_id) if self.store.exists(table_id) else None
+
+    def open_table(self, name: str, command_id: str, actor: str = DIRECTOR) -> None:
+        state = self.state()
+        self.store.open_table(name, state.settings.table_settings(), command_id=command_id,
+                              tournament=state.name, actor=actor)
+
+    def execute(self, name: str, command: c.TableCommand) -> None:
+        self.store.execute(Table.create_id(name), command)
+
+    def do(self, command: tc.TournamentCommand) -> None:
+        recorded = self.store.apply_once(self.tournament_id, "tournament", command.command_id,
+                                         lambda t: t.execute(command, self.seating_seed))
+        first = recorded.version - len(recorded.events)
+        for event in self.store.events_of(self.tournament_id, gt=first, lte=recorded.version):
+            self.steps += isinstance(event, Tournament.StepStarted)
+            for order in self.tournament.table_orders(event):
+                if self.table(order.table) is None:
+                    self.open_table(order.table, f"{self.tournament_id}/open/{order.table}",
+                                    actor=ORGANISER)
+                table_id = Table.create_id(order.table)
+                for sent in mirrored(order, self.store.state(table_id)):
+                    self.store.execute(table_id, sent)
+
+    def deal(self, name: str, until: int) -> bool:
+        self.play(name, until)
+        return True
+
+    def play(self, name: str, until: int) -> None:
+        play_coups(self.store, Table.create_id(name), self._master, "bots", until)
+
+    def master(self) -> bytes:
+        return self._master
+
+    def seating_seed(self) -> bytes:
+        return hmac.new(self._master, b"seating", hashlib.sha256).digest()
+
+    def place_secret_bet(self, player: str, commitment: str, command_id: str) -> None:
+        table = self.state().entrant(player).table or ""
+        coup = self.store.state(Table.create_id(table)).coup_number + 1
+        self.do(tc.PlaceSecretBet(player=player, table=table, coup=coup, commitment=commitment,
+                                  actor=player, command_id=command_id))
+
+    def reveal_secret_bet(self, player: str, spot: str, amount: int, nonce: str,
+                          command_id: str) -> None:
+        bet = self.state().secret_bet_of(player)
+        outcome = dealt_outcome(self.store.events_of(Table.create_id(bet.table)), bet.table,
+                                bet.coup)
+        self.do(tc.RevealSecretBet(player=player, spot=spot, amount=amount, nonce=nonce,
+                                   outcome=outcome, actor=player, command_id=command_id))
+
+    def round_ended(self) -> None:
+        """Nothing to checkpoint: nothing is kept."""
+
+
 def play_once(settings: TournamentSettings, players: int, seed: bytes, pace: int) -> Run:
-    with tempfile.TemporaryDirectory(prefix="sabot-preview-") as folder:
-        service = TableService(url=f"sqlite:///{Path(folder) / 'preview.db'}",
-                               secret_key=bytes(32))
-        try:
-            now = [0.0]
-            director = Director(service, clock=lambda: now[0])
-            tournaments = director.tournaments
-            tournament_id = tournaments.create("preview", settings, seed=seed,
-                                               command_id="create")
-            for n in range(players):
-                tournaments.register(tournament_id, f"bot-{n + 1:03d}", bot=True,
-                                     command_id=f"register-{n}")
-            tournaments.start(tournament_id, command_id="start")
-            steps = [0]
-
-            def tick() -> None:
-                state = tournaments.state(tournament_id)
-                steps[0] += state.step is not None and state.steps != steps[0]
-                now[0] = steps[0] * float(pace)
-
-            director.run(tournament_id, on_tick=tick, idle=0.0)
-            return summary(service.events_of(tournament_id), pace)
-        finally:
-            service.close()
+    """One whole tournament of `players` house bots, in memory, summarised."""
+    desk = MemoryDesk(settings, seed, pace)
+    for n in range(players):
+        desk.do(tc.RegisterPlayer(player=f"bot-{n + 1:03d}", bot=True, actor=ORGANISER,
+                                  command_id=f"register-{n}"))
+    desk.do(tc.DrawSeating(actor=ORGANISER, command_id="start"))
+    while (tick := direct(desk, desk.now())) is Tick.ACTED:
+        continue
+    assert tick is Tick.FINISHED  # nothing makes a preview's tournament wait
+    return summary(desk.store.events_of(desk.tournament_id), pace)
 
 
 def summary(events: list[Tournament.Event], pace: int) -> Run:

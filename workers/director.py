@@ -26,8 +26,9 @@ from typing import Any
 import structlog
 from celery import signals
 
+from infra.direction import Tick
 from infra.service import TableService
-from infra.tournaments import Director, Tick
+from infra.tournaments import Director
 
 log = structlog.get_logger("sabot.workers.director")
 

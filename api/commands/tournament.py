@@ -38,12 +38,13 @@ from api.commands._views import print_json
 from domain.errors import DomainError
 from domain.presets import PRESETS, preset
 from domain.tournament import TournamentSettings
+from infra.direction import ORGANISER
 from infra.disputes import DisputeService
 from infra.preview import PACE, preview
 from infra.results import publish_results
 from infra.service import TableService
 from infra.store import open_service
-from infra.tournaments import ORGANISER, Tournaments, tournament_id_of
+from infra.tournaments import Tournaments, tournament_id_of
 from projections.registry import VIEWS
 from projections.runner import Runner
 from projections.standings import tournament_standings

@@ -31,7 +31,8 @@ import sys
 from kombu import Connection
 import workers.embedded_broker  # registers sabotfs://
 folder = sys.argv[2]
-options = {"data_folder_in": folder, "data_folder_out": folder}
+options = {"data_folder_in": folder, "data_folder_out": folder,
+           "control_folder": folder + "-control"}
 with Connection(sys.argv[1] + "://", transport_options=options) as connection:
     queue = connection.SimpleQueue("soak")
     for n in range(int(sys.argv[3])):
@@ -43,7 +44,9 @@ def soak(transport: str, folder: Path) -> dict[str, int]:
     folder.mkdir()
     producer = subprocess.Popen([sys.executable, "-c", PRODUCER, transport, str(folder),
                                  str(MESSAGES)])
-    options = {"data_folder_in": str(folder), "data_folder_out": str(folder)}
+    # the exchange's bindings go beside the messages, not into the working directory
+    options = {"data_folder_in": str(folder), "data_folder_out": str(folder),
+               "control_folder": f"{folder}-control"}
     whole, broken = 0, 0
     with Connection(f"{transport}://", transport_options=options) as connection:
         queue = connection.SimpleQueue("soak")

@@ -1,4 +1,4 @@
-"""The production deployment (deploy/Dockerfile, deploy/compose.yaml) without a container
+"""The production deployment (Dockerfile, compose.yaml) without a container
 engine: every command the compose file runs is one the CLI parses, the image runs as a user,
 and the same topology runs here as processes (two API replicas, the workers, the director,
 the scheduler) on the local PostgreSQL and Redis, each replica serving what the other
@@ -25,8 +25,8 @@ from api.tokens import Grant, Role, TokenStore
 from infra.service import TableService
 
 ROOT = Path(__file__).resolve().parents[2]
-COMPOSE = ROOT / "deploy" / "compose.yaml"
-DOCKERFILE = ROOT / "deploy" / "Dockerfile"
+COMPOSE = ROOT / "compose.yaml"
+DOCKERFILE = ROOT / "Dockerfile"
 KEY = bytes(range(32)).hex()
 
 
@@ -64,22 +64,26 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-def topology(postgres_url: str, redis_url: str, tmp_path: Path) -> Iterator[list[str]]:
-    """The compose services as processes, with the compose commands (the URLs aside)."""
-    queue = f"deploy-{uuid.uuid4().hex[:8]}"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SABOT_DATABASE_URL": postgres_url,
-           "SABOT_BROKER_URL": redis_url, "SABOT_SECRET_KEY": KEY, "SABOT_LOG_JSON": "true"}
-    services = sabot_services()
-    ports = [free_port(), free_port()]
-    commands = []
-    for name, service in services.items():
+def compose_commands(queue: str, ports: list[int]) -> dict[str, list[str]]:
+    """Each compose service's command, on `queue`, the API replicas on 127.0.0.1:`ports`."""
+    commands = {}
+    for name, service in sabot_services().items():
         command = [queue if part == "sabot" and n and service["command"][n - 1] == "--queue"
                    else part for n, part in enumerate(service["command"])]
         if name.startswith("api-"):
             command[command.index("--port") + 1] = str(ports[int(name[-1]) - 1])
             command[command.index("--host") + 1] = "127.0.0.1"
-        commands.append(command)
+        commands[name] = command
+    return commands
+
+
+@pytest.fixture
+def topology(postgres_url: str, redis_url: str, tmp_path: Path) -> Iterator[list[str]]:
+    """The compose services as processes, with the compose commands (the URLs aside)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SABOT_DATABASE_URL": postgres_url,
+           "SABOT_BROKER_URL": redis_url, "SABOT_SECRET_KEY": KEY, "SABOT_LOG_JSON": "true"}
+    ports = [free_port(), free_port()]
+    commands = compose_commands(f"deploy-{uuid.uuid4().hex[:8]}", ports).values()
     processes = [subprocess.Popen([sys.executable, "-m", "api.cli", *c], cwd=tmp_path,
                                   env=env, stdout=subprocess.DEVNULL,
                                   stderr=(tmp_path / f"{n}.log").open("w"))

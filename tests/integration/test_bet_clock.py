@@ -108,8 +108,8 @@ def test_the_service_sends_a_turn_s_deadline_only_with_a_clock(tmp_path: Path,
 
 def test_a_tournament_betting_in_turn_plays_to_the_end_and_its_secret_bets_use_turns(
         sqlite_url: str) -> None:
-    """The house bots of a rotating-order tournament bet in turn at every coup, and on each
-    round's last coup place their secret bets in their turn, which passes it."""
+    """The house bots of a rotating-order tournament bet in turn at every coup; on each
+    round's last coup their secret bets, placed before their turns, use them."""
     settings = TournamentSettings(
         variant="punto-banco", seats_per_table=4, starting_chips=1000, min_stake=10,
         max_stake=100, coups_per_round=3, prizes=(10000,), buy_in=10, tie_break="share",
@@ -127,16 +127,19 @@ def test_a_tournament_betting_in_turn_plays_to_the_end_and_its_secret_bets_use_t
     clocks = set()
     for number in range(1, state.tables_opened + 1):
         events = service.events_of(Table.create_id(state.table_name(number)))
-        taken, turn = [], None
-        for e in events:  # each bet or pass is by the player whose turn began last
-            if type(e).__name__ == "BetTurnBegan":
+        taken, turn, used = [], None, set()
+        for e in events:  # each bet or pass is by the player whose turn began last, but a
+            kind = type(e).__name__  # secret bet's, placed at the turn or before it
+            if kind == "BetTurnBegan":
                 turn = (e.coup, e.player)
                 clocks.add(e.seconds)
-            elif type(e).__name__ in ("BetPlaced", "BetTurnPassed"):
-                assert (e.coup, e.player) == turn
+                assert turn not in used
+            elif kind == "BetTurnPassed" and e.reason == "secret-bet":
+                used.add((e.coup, e.player))
+            elif kind in ("BetPlaced", "BetTurnPassed"):
+                assert (e.coup, e.player) == turn and turn not in used
                 taken.append(e)
         assert taken
-        used = {(e.coup, e.player) for e in taken if getattr(e, "reason", "") == "secret-bet"}
         assert used == {(e.coup, e.player) for e in secret if e.table == state.table_name(
             number)}
     assert clocks == {20, 10}  # the heats' clock, then the final's

@@ -16,7 +16,14 @@ import msgspec
 import pytest
 
 from domain import commands as c
-from domain.betting_order import BettingOrder, PassReason, bettor, turn_order
+from domain import tournament_commands as tc
+from domain.betting_order import (
+    BettingOrder,
+    PassReason,
+    bettor,
+    check_turn_to_come,
+    turn_order,
+)
 from domain.bots import next_command
 from domain.errors import DomainError, OutOfTurn, RuleViolation
 from domain.payouts import Spot
@@ -300,10 +307,12 @@ def test_each_round_sends_its_clock_and_a_secret_bet_uses_the_turn() -> None:
     final = {"name": "final", "rounds": 1, "secret_bet": True}
     t = Tournament(name="cup", settings=a_format(stages=(final,)), actor="@organiser",
                    command_id="create")
+    seed = bytes(32)
     for i in range(4):
-        t.register(player=f"p{i}", actor="@organiser", command_id=f"r{i}")
-    t.draw_seating(seed=bytes(32), actor="@organiser", command_id="draw")
-    t.start_round(actor="@director", command_id="round-1")
+        t.execute(tc.RegisterPlayer(player=f"p{i}", actor="@organiser", command_id=f"r{i}"),
+                  lambda: seed)
+    t.execute(tc.DrawSeating(actor="@organiser", command_id="draw"), lambda: seed)
+    t.execute(tc.StartRound(actor="@director", command_id="round-1"), lambda: seed)
     started = t.collect_events()[-1]
     [order] = t.table_orders(started)
     assert isinstance(order.command, c.ChangeLimits)
@@ -311,8 +320,9 @@ def test_each_round_sends_its_clock_and_a_secret_bet_uses_the_turn() -> None:
 
     player = "p0"
     table = t.state.entrant(player).table or ""
-    t.place_secret_bet(player, table, 3, secret_commitment("banker", 10, "ab" * 16),
-                       actor=player, command_id="secret")
+    t.execute(tc.PlaceSecretBet(player=player, table=table, coup=3,
+                                commitment=secret_commitment("banker", 10, "ab" * 16),
+                                actor=player, command_id="secret"), lambda: seed)
     placed = t.collect_events()[-1]
     [turn] = t.table_orders(placed)
     assert turn.table == table
@@ -335,3 +345,34 @@ def test_a_changed_clock_times_the_next_turns() -> None:
         table.execute(c.ChangeLimits(command_id="lim3", actor="@director", min_stake=20,
                                      max_stake=400, bet_seconds=4000), cards)
     assert refused.value.rule == "settings-bet-clock"
+
+
+def test_a_secret_bet_uses_its_player_s_turn_placed_at_it_or_before_never_after() -> None:
+    table, cards = rotating_table()
+    secret = "@tournament"
+    table.execute(c.PassBetTurn(command_id="secret-cy", actor=secret, player="cy", coup=1,
+                                reason=PassReason.SECRET_BET), cards)
+    assert bettor(table.state) == "ann"  # ahead of cy's turn: the order skips cy
+    table.execute(bet("ann"), cards)
+    check_turn_to_come(table.state, "bob")
+    with pytest.raises(OutOfTurn) as over:
+        check_turn_to_come(table.state, "ann")  # the tournament's check before placing it
+    assert over.value.rule == "not-your-turn"
+    version = table.version
+    table.execute(c.PassBetTurn(command_id="secret-ann", actor=secret, player="ann", coup=1,
+                                reason=PassReason.SECRET_BET), cards)
+    assert table.version == version  # a turn gone by is not used again
+    table.execute(c.PassBetTurn(command_id="secret-bob", actor=secret, player="bob",
+                                reason=PassReason.SECRET_BET), cards)  # in turn
+    assert bettor(table.state) is None
+    assert [(e.player, e.reason) for e in events(table, "BetTurnPassed")] == [
+        ("cy", PassReason.SECRET_BET), ("bob", PassReason.SECRET_BET)]
+    assert [e.player for e in events(table, "BetTurnBegan") if e.coup == 1] == ["ann", "bob"]
+    with pytest.raises(RuleViolation) as own:
+        table.execute(c.PassBetTurn(command_id="x", actor="cy", player="cy",
+                                    reason=PassReason.SECRET_BET), cards)
+    assert own.value.rule == "pass-reason"
+    table.execute(c.CloseBetting(command_id="close"), cards)
+    with pytest.raises(OutOfTurn) as dealing:
+        check_turn_to_come(table.state, "cy")
+    assert dealing.value.rule == "out-of-turn"

@@ -19,6 +19,7 @@ from domain.payouts import Spot
 from domain.settings import TableSettings, Variant
 from domain.table import CROUPIER, TableState
 from domain.table_aggregate import Table
+from domain.variants import rules_for
 from tests.unit.test_table_aggregate import SeededCards
 
 KINDS = ("shuffle", "contribute", "cut", "burn", "award-bank", "take-bank", "decline-bank",
@@ -94,7 +95,7 @@ def accepted(table: Table, command: c.TableCommand, cards: SeededCards) -> bool:
        steps=st.integers(0, 120), physical=st.booleans(), in_turn=st.booleans())
 def test_offered_steps_are_accepted_and_refused_ones_not_offered(
         variant: Variant, seed: int, steps: int, physical: bool, in_turn: bool) -> None:
-    house = TableSettings.default(variant).house_banks  # bets in turn where the house banks
+    house = rules_for(variant).banking.house_bets  # bets in turn where the house banks
     order = BettingOrder.ROTATING if in_turn and house else BettingOrder.FREE
     settings_ = TableSettings.default(variant, betting_order=order)
     table = Table(name="t", settings=settings_, tournament=None, actor="@organiser",

@@ -1,6 +1,6 @@
 # One image for every role of Sabot: the API (`sabot serve`), the workers and the director
 # (`sabot worker`), the scheduler (`sabot worker --beat`). Runs as an unprivileged user.
-#   docker build -f deploy/Dockerfile -t sabot .
+#   docker build -t sabot .
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
