@@ -13,7 +13,7 @@ HTTP route, the CLI, a worker, the director), and marks it dispatched. A handler
 the next dispatch in any process sends the pending effects first (`Dispatcher.relay`).
 Dispatched effects are kept `SABOT_OUTBOX_RETENTION` seconds (24 hours by default, for an
 operator looking into what a command set off), then deleted by the dispatch that comes once an
-hour (`Dispatcher.expire`); pending effects are never deleted.
+hour (`Dispatcher.expire`, in batches of short transactions); pending effects are never deleted.
 A handler runs with the effect's `command_id` bound in the log context (and, relayed, without
 the request id of the request that happens to relay it), which the tasks it sends carry on
 (`workers.logging.trace_headers`).
@@ -63,6 +63,7 @@ DISPATCHED_INDEX = ("CREATE INDEX IF NOT EXISTS outbox_dispatched ON {outbox} (d
                     " WHERE dispatched")
 RELAY_BATCH = 1000
 EXPIRY_INTERVAL = 3600.0  # seconds between two expiries of dispatched effects, per process
+EXPIRY_BATCH = 2000  # effects deleted in one transaction
 
 
 class Wake(msgspec.Struct, frozen=True, tag="wake"):
@@ -201,11 +202,14 @@ class Dispatcher:
         many went. Run from `dispatch` once every `EXPIRY_INTERVAL` seconds."""
         now = self.clock()
         self.next_expiry = now + EXPIRY_INTERVAL
-        with self.database.transaction(write=True) as cursor:
-            deleted = len(self.database.execute(
-                cursor, "DELETE FROM {outbox} WHERE dispatched"
-                " AND (dispatched_at IS NULL OR dispatched_at < ?) RETURNING id",
-                (now - self.retention,)).fetchall())
+        deleted, batch = 0, EXPIRY_BATCH
+        while batch == EXPIRY_BATCH:  # short transactions: writers wait a moment at most
+            with self.database.transaction(write=True) as cursor:
+                batch = len(self.database.execute(
+                    cursor, "DELETE FROM {outbox} WHERE id IN (SELECT id FROM {outbox}"
+                    " WHERE dispatched AND (dispatched_at IS NULL OR dispatched_at < ?)"
+                    f" LIMIT {EXPIRY_BATCH}) RETURNING id", (now - self.retention,)).fetchall())
+            deleted += batch
         if deleted:
             log.info("outbox.expired", effects=deleted, retention=self.retention)
         return deleted

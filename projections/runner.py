@@ -27,6 +27,7 @@ positions in one transaction and runs them again from the first event.
 from __future__ import annotations
 
 import logging
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Protocol, cast
@@ -212,17 +213,20 @@ class Runner:
             applied = {}
             for position in sorted({positions[view.name] for view in moving}):
                 together = [view for view in moving if positions[view.name] == position]
-                events = {view.name: [e for nid, topic, e in decoded
-                                      if nid > position and topic in reads[view.name]]
-                          for view in together}
+                start = bisect_right([nid for nid, _, _ in decoded], position)
+                after_position = decoded[start:]
+                read: dict[frozenset[str], list[Event]] = {}  # by the topics a view reads
+                for view in together:
+                    if reads[view.name] not in read:
+                        read[reads[view.name]] = [e for _, topic, e in after_position
+                                                  if topic in reads[view.name]]
                 folds = [view for view in together if isinstance(view, TableFoldView)]
                 if folds:
-                    fold_together(cursor, folds,
-                                  [e for nid, _, e in decoded if nid > position])
+                    fold_together(cursor, folds, [e for _, _, e in after_position])
                 for view in together:
+                    mine = read[reads[view.name]]
                     if view not in folds:
-                        view.apply(cursor, events[view.name])
-                    mine = events[view.name]
+                        view.apply(cursor, mine)
                     last_at = mine[-1].timestamp if mine else None
                     self.tracking.advance(cursor, view.name, reached, last_at, _now())
                     applied[view.name] = len(mine)
@@ -255,17 +259,18 @@ class Runner:
 
     def rebuild(self, name: str, *, progress: Progress | None = None) -> int:
         """Drop the view and its position, then run it from the first event."""
-        self._reset([name])
+        self.reset([name])
         return self.catch_up(name, progress=progress)
 
     def rebuild_together(self, names: Sequence[str], *, progress: Progress | None = None
                          ) -> tuple[dict[str, int], list[ProjectionFailed]]:
         """Drop the views and their positions, then run them together from the first event
         (`catch_up_together`)."""
-        self._reset(names)
+        self.reset(names)
         return self.catch_up_together(names, progress=progress)
 
-    def _reset(self, names: Sequence[str]) -> None:
+    def reset(self, names: Sequence[str]) -> None:
+        """Drop the views' tables and positions, in one transaction: empty, at event 0."""
         views = [self.view(name) for name in names]
         with self.database.transaction(write=True) as cursor:
             for view in views:

@@ -14,6 +14,7 @@ import pytest
 import structlog
 from redis import Redis
 
+import infra.outbox
 from domain import commands as c
 from domain.bots import next_command
 from domain.errors import OutOfTurn
@@ -163,7 +164,8 @@ class Clock:
 
 
 def test_dispatched_effects_expire_after_the_retention_and_pending_ones_never(
-        database_url: str) -> None:
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(infra.outbox, "EXPIRY_BATCH", 1)  # each effect in its own batch
     clock = Clock()
     with a_service(database_url) as service:
         service.effects = Dispatcher(service.database, retention=3600.0, clock=clock)

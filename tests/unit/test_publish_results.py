@@ -17,32 +17,30 @@ from domain.verdicts import Discrepancy, Verdict
 from infra.mapper import MsgspecMapper
 from infra.results import is_open
 from tests.unit.test_dispute_aggregate import approve
-from tests.unit.test_tournament import ORGANISER, SEED, bust, execute, one_table, refused
+from tests.unit.test_tournament import ORGANISER, SEED, bust, execute, one_table, org, refused
 
 
 def test_results_are_published_once_finished_with_no_dispute_open() -> None:
     mapper = MsgspecMapper()
     tournament = one_table(3)
     refused(tournament, lambda: execute(tournament, PublishResults(open_disputes=[], at=1.0,
-            actor=ORGANISER, command_id="early")),
+            **org("early"))),
             OutOfTurn, "not-finished")
     bust(tournament, 1, p001=10, p002=5)
-    execute(tournament, FinishTournament(actor=ORGANISER, command_id="finish"), SEED)
+    execute(tournament, FinishTournament(**org("finish")), SEED)
     refused(tournament, lambda: execute(tournament,
-            PublishResults(open_disputes=["coup 1 at cup-table-1"], at=2.0, actor=ORGANISER,
-                           command_id="disputed")),
+            PublishResults(open_disputes=["coup 1 at cup-table-1"], at=2.0, **org("disputed"))),
             OutOfTurn, "disputes-open")
     assert tournament.published_at is None
     tournament.collect_events()
     before = Snapshot.take(tournament)
-    execute(tournament, PublishResults(open_disputes=[], at=3.0, actor=ORGANISER,
-            command_id="publish"))
+    execute(tournament, PublishResults(open_disputes=[], at=3.0, **org("publish")))
     [published] = [e for e in tournament.collect_events()
                    if isinstance(e, Tournament.ResultsPublished)]
     assert (published.at, published.actor, published.command_id) == (3.0, ORGANISER, "publish")
     assert (tournament.published_by, tournament.published_at) == (ORGANISER, 3.0)
     refused(tournament, lambda: execute(tournament, PublishResults(open_disputes=[], at=4.0,
-            actor=ORGANISER, command_id="again")),
+            **org("again"))),
             OutOfTurn, "results-published")
     # an older snapshot (taken before the event) and the stored event give the same tournament
     restored: Any = mapper.to_domain_event(mapper.to_stored_event(before)).mutate(None)

@@ -57,6 +57,11 @@ def execute(tournament: Tournament, command: TournamentCommand, seed: bytes = SE
     tournament.execute(command, lambda: seed)
 
 
+def org(command_id: str) -> dict[str, str]:
+    """An organiser's command's `actor` and `command_id`."""
+    return {"actor": ORGANISER, "command_id": command_id}
+
+
 def structure(**overrides: Any) -> TournamentSettings:
     base: dict[str, Any] = {
         "variant": Variant.CHEMIN_DE_FER, "seats_per_table": 8, "starting_chips": 1000,
@@ -80,8 +85,7 @@ class Simulation:
         self.rng = random.Random(seed)
         self.draw_seed = draw_seed
         self.settings = settings
-        self.tournament = Tournament(name="cup", settings=settings, actor=ORGANISER,
-                                     command_id="create")
+        self.tournament = Tournament(name="cup", settings=settings, **org("create"))
         self.events: list[Any] = []
         self.tables: dict[str, TableState] = {}
         self.coups: dict[str, int] = {}
@@ -93,7 +97,7 @@ class Simulation:
             self.command(RegisterPlayer, player=next(self.names))
 
     def command(self, command: Callable[..., TournamentCommand], **fields: Any) -> None:
-        execute(self.tournament, command(actor=ORGANISER, command_id=f"c{len(self.events)}",
+        execute(self.tournament, command(**org(f"c{len(self.events)}"),
                                          **fields), self.draw_seed)
         for recorded in self.tournament.collect_events():
             self.events.append(recorded)
@@ -278,20 +282,19 @@ def test_the_events_replay_to_the_same_tournament_and_survive_the_store_mapper()
 
 
 def registered(players: int, **overrides: Any) -> Tournament:
-    tournament = Tournament(name="cup", settings=structure(**overrides), actor=ORGANISER,
-                            command_id="create")
+    tournament = Tournament(name="cup", settings=structure(**overrides), **org("create"))
     for i in range(players):
-        execute(tournament, RegisterPlayer(player=f"p{i:03}", actor=ORGANISER, command_id=f"r{i}"))
+        execute(tournament, RegisterPlayer(player=f"p{i:03}", **org(f"r{i}")))
     return tournament
 
 
 def test_the_seating_draw_is_reproducible_from_its_seed() -> None:
     tournament = registered(31)
-    execute(tournament, UnregisterPlayer(player="p030", actor=ORGANISER, command_id="unregister"))
+    execute(tournament, UnregisterPlayer(player="p030", **org("unregister")))
     expected = tournament.state.drawn_seating(SEED)
     assert expected == tournament.state.drawn_seating(SEED)
     assert expected != tournament.state.drawn_seating(OTHER_SEED)
-    execute(tournament, DrawSeating(actor=ORGANISER, command_id="draw"), SEED)
+    execute(tournament, DrawSeating(**org("draw")), SEED)
     events = tournament.collect_events()
     drawn = next(e for e in events if isinstance(e, Tournament.SeatingDrawn))
     assert drawn.commitment == commitment(SEED) and drawn.algorithm == "sabot-seating-v1"
@@ -308,7 +311,7 @@ def test_the_seating_draw_is_reproducible_from_its_seed() -> None:
 
 def test_a_draw_that_is_not_the_seeds_is_caught_when_the_seed_is_revealed() -> None:
     tournament = registered(12)
-    execute(tournament, DrawSeating(actor=ORGANISER, command_id="draw"), SEED)
+    execute(tournament, DrawSeating(**org("draw")), SEED)
     seats = tournament.state.seating.seats
     seats[0], seats[1] = seats[1], seats[0]
     with pytest.raises(RuleViolation) as refused:
@@ -333,15 +336,15 @@ def test_the_stream_orders_every_player_once(seed: bytes, players: int) -> None:
 
 def one_table(players: int = 4, **overrides: Any) -> Tournament:
     tournament = registered(players, **{"seats_per_table": players, **overrides})
-    execute(tournament, DrawSeating(actor=ORGANISER, command_id="draw"), SEED)
-    execute(tournament, StartRound(actor=ORGANISER, command_id="round"))
+    execute(tournament, DrawSeating(**org("draw")), SEED)
+    execute(tournament, StartRound(**org("round")))
     return tournament
 
 
 def bust(tournament: Tournament, coup: int, **chips: int) -> list[Any]:
     execute(tournament, RecordBustOuts(
         table="cup-table-1", coup=coup, busted=[Bust(player=p, chips=c) for p, c in chips.items()],
-        actor=ORGANISER, command_id=f"bust{coup}"))
+        **org(f"bust{coup}")))
     return [e for e in tournament.collect_events() if isinstance(e, Tournament.PlayerEliminated)]
 
 
@@ -364,10 +367,9 @@ def test_equal_chips_tie_and_share_the_prizes_of_the_places_they_cover() -> None
     assert [(e.player, e.position, e.tied) for e in eliminated] == [
         ("p001", 2, 2), ("p002", 2, 2)]
     assert tournament.state.decided
-    refused(tournament, lambda: execute(tournament, FinishTournament(actor=ORGANISER,
-            command_id="finish"), OTHER_SEED),
+    refused(tournament, lambda: execute(tournament, FinishTournament(**org("finish")), OTHER_SEED),
             RuleViolation, "seating-commitment")
-    execute(tournament, FinishTournament(actor=ORGANISER, command_id="finish"), SEED)
+    execute(tournament, FinishTournament(**org("finish")), SEED)
     events = tournament.collect_events()
     prizes = {e.player: e.amount for e in events if isinstance(e, Tournament.PrizeAwarded)}
     first_drawn = min(("p001", "p002"), key=lambda p: tournament.state.entrants[p].draw_rank or 0)
@@ -382,7 +384,7 @@ def test_everyone_busting_at_once_ties_the_ones_with_the_most_chips_for_first() 
     tournament = one_table(3, prizes=(7000, 3000))
     eliminated = bust(tournament, 1, p000=400, p001=400, p002=200)
     assert [(e.position, e.tied) for e in eliminated] == [(1, 2), (1, 2), (3, 1)]
-    execute(tournament, FinishTournament(actor=ORGANISER, command_id="finish"), SEED)
+    execute(tournament, FinishTournament(**org("finish")), SEED)
     finished = tournament.collect_events()[-1]
     assert isinstance(finished, Tournament.TournamentFinished)
     assert finished.winners == sorted(["p000", "p001"],
@@ -394,15 +396,15 @@ def test_bust_outs_during_late_registration_are_placed_when_it_closes() -> None:
     tournament = one_table(4, late_rounds=1, reentries=1, seats_per_table=6)
     assert bust(tournament, 1, p000=1000) == []  # a late entrant could still finish below
     assert bust(tournament, 2, p001=1000) == []
-    execute(tournament, ReenterPlayer(player="p000", actor=ORGANISER, command_id="again"))
-    execute(tournament, RegisterPlayer(player="late", actor=ORGANISER, command_id="late"))
+    execute(tournament, ReenterPlayer(player="p000", **org("again")))
+    execute(tournament, RegisterPlayer(player="late", **org("late")))
     seated = [e for e in tournament.collect_events() if isinstance(e, Tournament.PlayerSeatedAt)]
     assert [(e.player, e.chips) for e in seated] == [("p000", 1000), ("late", 1000)]
     with pytest.raises(RuleViolation) as refused:
-        execute(tournament, ReenterPlayer(player="p000", actor=ORGANISER, command_id="twice"))
+        execute(tournament, ReenterPlayer(player="p000", **org("twice")))
     assert refused.value.rule == "not-busted"
     chips = {p: 1000 for p in tournament.state.in_play()}
-    execute(tournament, EndRound(chips=chips, actor=ORGANISER, command_id="end"))
+    execute(tournament, EndRound(chips=chips, **org("end")))
     eliminated = [e for e in tournament.collect_events()
                   if isinstance(e, Tournament.PlayerEliminated)]
     assert [(e.player, e.position, e.round) for e in eliminated] == [("p001", 5, 1)]
@@ -411,19 +413,19 @@ def test_bust_outs_during_late_registration_are_placed_when_it_closes() -> None:
 
 def test_a_round_cut_keeps_the_chip_leaders_and_ties_on_the_line_go_on() -> None:
     tournament = registered(12, advance=4, seats_per_table=6)
-    execute(tournament, DrawSeating(actor=ORGANISER, command_id="draw"), SEED)
-    execute(tournament, StartRound(actor=ORGANISER, command_id="round"))
+    execute(tournament, DrawSeating(**org("draw")), SEED)
+    execute(tournament, StartRound(**org("round")))
     players = tournament.state.in_play()
     chips = {p: 1000 for p in players}
     chips.update({players[0]: 5000, players[1]: 3000, players[2]: 2000})  # 4th place: a tie
     tournament.collect_events()
-    execute(tournament, EndRound(chips=chips, actor=ORGANISER, command_id="end"))
+    execute(tournament, EndRound(chips=chips, **org("end")))
     eliminated = [e for e in tournament.collect_events()
                   if isinstance(e, Tournament.PlayerEliminated)]
     assert eliminated == []  # nine players tied on the line all go on
     chips = {p: 1000 - i for i, p in enumerate(players)}
-    execute(tournament, StartRound(actor=ORGANISER, command_id="round2"))
-    execute(tournament, EndRound(chips=chips, actor=ORGANISER, command_id="end2"))
+    execute(tournament, StartRound(**org("round2")))
+    execute(tournament, EndRound(chips=chips, **org("end2")))
     eliminated = [e for e in tournament.collect_events()
                   if isinstance(e, Tournament.PlayerEliminated)]
     assert [(e.player, e.position, e.coup) for e in eliminated] == [
@@ -472,75 +474,67 @@ def refused(tournament: Tournament, step: Callable[[], object], error: type[Doma
 def test_a_structure_no_tournament_can_play_is_refused(overrides: dict[str, Any],
                                                        rule: str) -> None:
     with pytest.raises(RuleViolation) as caught:
-        Tournament(name="cup", settings=structure(**overrides), actor=ORGANISER,
-                   command_id="create")
+        Tournament(name="cup", settings=structure(**overrides), **org("create"))
     assert caught.value.rule == rule
 
 
 def test_bad_input_is_refused_and_changes_nothing() -> None:
     tournament = registered(9, late_rounds=1)
-    refused(tournament, lambda: execute(tournament, RegisterPlayer(player="p001", actor=ORGANISER,
-            command_id="again")),
+    refused(tournament, lambda: execute(tournament, RegisterPlayer(player="p001", **org("again"))),
             RuleViolation, "already-registered")
     refused(tournament, lambda: execute(tournament, RegisterPlayer(player="@croupier",
-            actor=ORGANISER, command_id="official")),
+            **org("official"))),
             RuleViolation, "player-id")
     refused(tournament, lambda: execute(tournament, UnregisterPlayer(player="ghost",
-            actor=ORGANISER, command_id="ghost")),
+            **org("ghost"))),
             NotFound, "unknown-player")
-    refused(tournament, lambda: execute(tournament, StartRound(actor=ORGANISER,
-            command_id="early")),
+    refused(tournament, lambda: execute(tournament, StartRound(**org("early"))),
             OutOfTurn, "out-of-turn")
-    execute(tournament, DrawSeating(actor=ORGANISER, command_id="draw"), SEED)
+    execute(tournament, DrawSeating(**org("draw")), SEED)
     refused(tournament, lambda: execute(tournament, UnregisterPlayer(player="p001",
-            actor=ORGANISER, command_id="late")),
+            **org("late"))),
             OutOfTurn, "out-of-turn")
-    refused(tournament, lambda: execute(tournament, ReenterPlayer(player="p001", actor=ORGANISER,
-            command_id="reenter")),
+    refused(tournament, lambda: execute(tournament, ReenterPlayer(player="p001", **org("reenter"))),
             RuleViolation, "not-busted")
-    refused(tournament, lambda: execute(tournament, BalanceTables(chips={}, actor=ORGANISER,
-            command_id="bal"), OTHER_SEED),
+    refused(tournament, lambda: execute(tournament, BalanceTables(chips={}, **org("bal")),
+            OTHER_SEED),
             RuleViolation, "seating-commitment")
-    execute(tournament, StartRound(actor=ORGANISER, command_id="round"))
+    execute(tournament, StartRound(**org("round")))
     at_1 = [e.player for e in tournament.state.seated_at("cup-table-1")]
     at_2 = [e.player for e in tournament.state.seated_at("cup-table-2")]
     refused(tournament, lambda: execute(tournament, RecordBustOuts(table="cup-table-1", coup=1,
-            busted=[Bust(player=at_2[0], chips=5)], actor=ORGANISER, command_id="wrong table")),
+            busted=[Bust(player=at_2[0], chips=5)], **org("wrong table"))),
         RuleViolation, "bust-players")
     refused(tournament, lambda: execute(tournament, RecordBustOuts(table="cup-table-9", coup=1,
-            busted=[Bust(player=at_1[0], chips=5)], actor=ORGANISER, command_id="no table")),
+            busted=[Bust(player=at_1[0], chips=5)], **org("no table"))),
         NotFound, "unknown-table")
     refused(tournament, lambda: execute(tournament, RecordBustOuts(table="cup-table-1", coup=1,
-            busted=[Bust(player="ghost", chips=5)], actor=ORGANISER, command_id="ghost")),
+            busted=[Bust(player="ghost", chips=5)], **org("ghost"))),
         NotFound, "unknown-player")
-    refused(tournament, lambda: execute(tournament, ReenterPlayer(player=at_1[0], actor=ORGANISER,
-            command_id="reenter")),
+    refused(tournament, lambda: execute(tournament, ReenterPlayer(player=at_1[0],
+            **org("reenter"))),
             RuleViolation, "not-busted")
-    refused(tournament, lambda: execute(tournament, EndRound(chips={at_1[0]: 10}, actor=ORGANISER,
-            command_id="end")),
+    refused(tournament, lambda: execute(tournament, EndRound(chips={at_1[0]: 10}, **org("end"))),
             RuleViolation, "round-chips")
-    refused(tournament, lambda: execute(tournament, FinishTournament(actor=ORGANISER,
-            command_id="finish"), SEED),
+    refused(tournament, lambda: execute(tournament, FinishTournament(**org("finish")), SEED),
             OutOfTurn, "not-decided")
     chips = {p: 1000 for p in tournament.state.in_play()}
-    execute(tournament, EndRound(chips=chips, actor=ORGANISER,
-            command_id="end"))  # registration closes
-    refused(tournament, lambda: execute(tournament, RegisterPlayer(player="late", actor=ORGANISER,
-            command_id="too late")),
+    execute(tournament, EndRound(chips=chips, **org("end")))  # registration closes
+    refused(tournament, lambda: execute(tournament, RegisterPlayer(player="late",
+            **org("too late"))),
             OutOfTurn, "registration-closed")
 
 
 def test_a_moved_player_without_known_chips_is_refused_before_anything_is_recorded() -> None:
     tournament = registered(9)
-    execute(tournament, DrawSeating(actor=ORGANISER, command_id="draw"), SEED)
-    execute(tournament, StartRound(actor=ORGANISER, command_id="round"))
+    execute(tournament, DrawSeating(**org("draw")), SEED)
+    execute(tournament, StartRound(**org("round")))
     at_2 = [e.player for e in tournament.state.seated_at("cup-table-2")]
     execute(tournament, RecordBustOuts(
         table="cup-table-2", coup=1, busted=[Bust(player=p, chips=1000) for p in at_2[:2]],
-        actor=ORGANISER, command_id="bust"))
+        **org("bust")))
     assert tournament.state.balancing_plan(SEED)
-    refused(tournament, lambda: execute(tournament, BalanceTables(chips={}, actor=ORGANISER,
-            command_id="bal"), SEED),
+    refused(tournament, lambda: execute(tournament, BalanceTables(chips={}, **org("bal")), SEED),
             NotFound, "unknown-chips")
 
 
@@ -566,11 +560,11 @@ def test_any_structure_stays_balanced_and_ends_with_every_place_taken(
 
 
 def test_an_unknown_command_is_refused_by_name() -> None:
-    tournament = Tournament(name="cup", settings=structure(), actor=ORGANISER,
-                            command_id="create")
+    tournament = Tournament(name="cup", settings=structure(), **org("create"))
     before = tournament.version
     with pytest.raises(RuleViolation) as refused_:
-        execute(tournament, SeatPlayer(command_id="x", player="p1", chips=10))  # type: ignore[arg-type]
+        execute(tournament, SeatPlayer(command_id="x", player="p1",
+                chips=10))  # type: ignore[arg-type]
     assert refused_.value.rule == "unknown-command"
     assert str(refused_.value) == "a tournament takes no SeatPlayer command"
     assert tournament.version == before and not tournament.state.entrants
