@@ -145,9 +145,9 @@ def check_turn_to_come(state: TableState, player: str) -> None:
                         rule="not-your-turn")
 
 
-def pass_turn(state: TableState, player: str, reason: PassReason) -> None:
-    """`player`'s turn passes with no bet; a secret bet's may be used before it comes (the
-    player is then skipped)."""
+def check_pass(state: TableState, player: str, reason: PassReason) -> None:
+    """Refuse passing `player`'s turn now: a turn passes in turn, but a secret bet's may be
+    used before it comes (the player is then skipped)."""
     from domain.table import Phase
 
     if state.settings.betting_order != BettingOrder.ROTATING:
@@ -158,6 +158,11 @@ def pass_turn(state: TableState, player: str, reason: PassReason) -> None:
     else:
         state.require(Phase.BETTING, doing="pass the turn to bet")
         check_turn(state, player)
+
+
+def pass_turn(state: TableState, player: str, reason: PassReason) -> None:
+    """`player`'s turn passes with no bet."""
+    check_pass(state, player, reason)
     state.bet_turns.take(state.coup_number + 1, player)
 
 
