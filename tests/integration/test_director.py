@@ -237,7 +237,7 @@ def test_a_tournament_whose_steps_fail_is_tried_again_later_not_at_once(
     service, tournament_id = prepared(sqlite_url, players=4)
     director = Director(service)
     director.tournaments.master = lambda _: (_ for _ in ()).throw(OSError("vault gone"))
-    failures = Failures()
+    failures = Failures(clock=lambda: 0.0)  # frozen: the backoff cannot run out mid-test
     finished: set[uuid.UUID] = set()
     turn(director, finished, failures)  # balancing before the first round needs the seed
     assert failures.waiting(tournament_id) and failures.count[tournament_id] == 1
