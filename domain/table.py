@@ -7,8 +7,10 @@ closes (coverage), the coup is played, settled and paid. Paying moves the chips,
 bank and the rotation. When the cut card has come out, one more coup is dealt and the
 taille ends; an RNG shoe's seed is then revealed.
 
-Every method validates before it changes anything, so a refused step leaves the table as it
-was; the Table aggregate records each step as an event and replays it through these methods.
+Every step validates before it changes anything (a step between coups through its own
+`verify_<step>`, which changes nothing), so a refused step leaves the table as it was, and
+the legal actions are asked of those checks; the Table aggregate records each step as an
+event and replays it through these methods.
 Actors are player ids, or officials whose ids start with `@` (`@croupier`, `@system`): who
 may act for whom is `domain.actors`'.
 
