@@ -48,7 +48,7 @@ from api.routes_views import (
     who_am_i,
 )
 from api.tokens import TokenStore
-from infra.outbox import Deadline
+from infra.outbox import BetDeadline, Deadline
 from infra.service import TableService
 from infra.store import open_service
 from infra.tournaments import Tournaments
@@ -66,6 +66,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     broker = broker_url if broker_url is not None else os.environ.get("SABOT_BROKER_URL", "")
     clock = deadlines or DeadlineClock(broker)
     service.effects.on(Deadline, clock)
+    service.effects.on(BetDeadline, clock)
     channels = channels_plugin(broker)
     tokens = TokenStore(service.database)
     views = ViewReader(service)

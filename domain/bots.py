@@ -17,6 +17,7 @@ from collections.abc import Callable
 import msgspec
 
 from domain import commands as c
+from domain.betting_order import bettor, may_bet
 from domain.defaults import default_draw
 from domain.drawing import Rule
 from domain.errors import RuleViolation
@@ -116,8 +117,9 @@ def auction_bids(state: TableState, rng: random.Random) -> list[tuple[str, int]]
 
 def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
             habits: Habits) -> c.TableCommand:
-    """Each punter who has not yet staked this coup stakes once; then betting closes. Before
-    any stake, a chemin de fer banker may retire (`Habits.retire_rate`)."""
+    """Each punter who has not yet staked this coup stakes once (in turn, where the table
+    says so: a player in turn with no chips to bet passes); then betting closes. Before any
+    stake, a chemin de fer banker may retire (`Habits.retire_rate`)."""
     if state.tie_replay:  # a tied chemin-de-fer coup is played again as it was staked
         return c.CloseBetting(command_id=command_id("close"))
     banker = state.banker
@@ -129,7 +131,7 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
     placed = {b.player for b in state.bets} | {s.player for s in state.stakes} | set(
         state.banco_calls)
     minimum = state.settings.min_stake
-    for player in state.players():
+    for player in may_bet(state):
         if player in placed or player == state.banker or player in state.duel:
             continue
         free = state.seat_of(player).chips - state.committed(player)
@@ -153,6 +155,10 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
         tableau = rng.choice(state.rules.tableaux)
         return c.PlaceStake(command_id=command_id(label), actor=player, player=player,
                             tableau=tableau, amount=amount)
+    turn = bettor(state)
+    if turn is not None:
+        return c.PassBetTurn(command_id=command_id(f"pass-{state.coup_number + 1}-{turn}"),
+                             actor=turn, player=turn)
     return c.CloseBetting(command_id=command_id("close"))
 
 

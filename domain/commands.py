@@ -11,6 +11,7 @@ from typing import get_args
 
 import msgspec
 
+from domain.betting_order import PassReason
 from domain.cards import Card
 from domain.coup import Side
 from domain.errors import RuleViolation
@@ -91,6 +92,15 @@ class PlaceBet(Command, tag="bet"):
     amount: Chips
 
 
+class PassBetTurn(Command, tag="pass-bet"):
+    """In a rotating betting order, `player`'s turn to bet on coup `coup` passes with no bet:
+    the player passes (`pass`), or an official for the clock or a secret bet."""
+
+    player: Name
+    coup: Count | None = None  # None: the coup being staked now
+    reason: PassReason = PassReason.PASS
+
+
 class PlaceStake(Command, tag="stake"):
     player: Name
     tableau: Side
@@ -155,17 +165,19 @@ class ShowDown(Command, tag="show-down"):
 
 class ChangeLimits(Command, tag="change-limits"):
     """An official sets the table's stake limits between coups (a tournament's round whose
-    limits rise); `max_stake` 0: no table maximum."""
+    limits rise); `max_stake` 0: no table maximum; `bet_seconds`: the round's bet clock too
+    (None: unchanged)."""
 
     min_stake: Chips
     max_stake: Chips = 0
+    bet_seconds: Count | None = None
 
 
 TableCommand = (
     SeatPlayer | LeaveTable | AdjustChips | ShuffleShoe | ContributeEntropy | CutShoe
     | BurnCard | AwardBank | DeclineBank | RetireBank | PlaceBet | PlaceStake | CallBanco
     | CloseBetting | DealCard | ShowNaturals | Decide | SettleCoup | PayCoup | RevealSeed
-    | EndTaille | PlayDefault | OfferCard | ShowDown | ChangeLimits
+    | EndTaille | PlayDefault | OfferCard | ShowDown | ChangeLimits | PassBetTurn
 )
 
 TABLE_COMMANDS: tuple[type[Command], ...] = get_args(TableCommand)

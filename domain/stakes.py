@@ -7,7 +7,7 @@ stakes and their banco calls, and closes betting: the variant's coverage rule
 
 from __future__ import annotations
 
-from domain import coverage
+from domain import betting_order, coverage
 from domain.coup import Coup
 from domain.errors import RuleViolation
 from domain.payouts import Bet, Spot
@@ -35,6 +35,7 @@ class Staking(TableBase, kw_only=True):
 
     def verify_place_bet(self, player: str, spot: Spot, amount: int) -> None:
         self.require(Phase.BETTING, doing="bet")
+        betting_order.check_turn(self, player)
         if not self.house_banks:
             raise RuleViolation("at this table punters stake on a tableau against the bank",
                                 rule="bet-kind")
@@ -48,7 +49,17 @@ class Staking(TableBase, kw_only=True):
     def place_bet(self, player: str, spot: Spot, amount: int) -> None:
         """A bet on a spot banked by the house (punto banco, the family game)."""
         self.verify_place_bet(player, spot, amount)
+        betting_order.take_turn(self, player)
         self.bets.append(Bet(player, spot, amount))
+
+    def verify_pass_bet_turn(self, player: str, reason: betting_order.PassReason
+                             = betting_order.PassReason.PASS) -> None:
+        betting_order.check_pass(self, player, reason)
+
+    def pass_bet_turn(self, player: str,
+                      reason: betting_order.PassReason = betting_order.PassReason.PASS) -> None:
+        """In a rotating betting order, `player`'s turn passes with no bet."""
+        betting_order.pass_turn(self, player, reason)
 
     def verify_place_stake(self, player: str, tableau: Side, amount: int) -> None:
         self.require(Phase.BETTING, doing="stake")
@@ -94,6 +105,7 @@ class Staking(TableBase, kw_only=True):
     def verify_close_betting(self) -> coverage.Coverage | None:
         """The coverage of the stakes against a player's bank (None: the house banks)."""
         self.require(Phase.BETTING, doing="close betting")
+        betting_order.check_turns_over(self)
         rules = self.rules
         rules.banking.check_close(self)
         if rules.coverage is None:

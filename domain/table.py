@@ -28,6 +28,7 @@ from functools import partial
 
 import msgspec
 
+from domain import betting_order
 from domain.actors import CROUPIER
 from domain.bank_rotation import BankRotation
 from domain.cards import Card
@@ -73,6 +74,7 @@ class TableState(Seating, Taille, BankRotation, Staking, CoupFlow, kw_only=True)
         """Every step between coups, who takes it, and the checks that would let it be taken."""
         players, stake, offered = self.players(), self.settings.min_stake, self.bank_offered_to
         to_offered = [offered] if offered is not None else []
+        turn = betting_order.bettor(self)
         bank = max(self.settings.min_stake, self.bank_required)
         T = TableState
         return [
@@ -89,8 +91,10 @@ class TableState(Seating, Taille, BankRotation, Staking, CoupFlow, kw_only=True)
                                             for p in to_offered]),
             (Action("decline-bank", offered), [partial(T.verify_decline_bank, player=p)
                                                for p in to_offered]),
-            (Action("bet", None), [partial(T.verify_place_bet, player=p, spot=spot, amount=stake)
+            (Action("bet", turn), [partial(T.verify_place_bet, player=p, spot=spot, amount=stake)
                                    for p in players for spot in Spot]),
+            (Action("pass-bet", turn), [partial(T.verify_pass_bet_turn, player=p)
+                                        for p in players]),
             (Action("stake", None), [partial(T.verify_place_stake, player=p, tableau=t,
                                              amount=stake)
                                      for p in players for t in self.rules.tableaux]),

@@ -11,6 +11,7 @@ from enum import StrEnum
 import msgspec
 
 from domain import coverage
+from domain.betting_order import BetTurns
 from domain.cards import Card
 from domain.coup import Coup, Side
 from domain.errors import NotFound, OutOfTurn, RuleViolation
@@ -102,6 +103,7 @@ class TableBase(msgspec.Struct, kw_only=True):
     commission_box: dict[str, int] = msgspec.field(default_factory=dict)  # payouts.BOX_UNITS
     chips_in: int = 0  # brought to the table: seats and adjustments
     chips_out: int = 0  # carried away by players who left
+    bet_turns: BetTurns = msgspec.field(default_factory=BetTurns)  # who had their turn to bet
 
     @property
     def chips_at_table(self) -> int:

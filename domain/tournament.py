@@ -34,6 +34,7 @@ import msgspec
 
 from domain import balancing, prizes, seating, stages
 from domain.balancing import Break, Move
+from domain.betting_order import BettingOrder
 from domain.entrants import Bust, Entrant, Exit, Status
 from domain.errors import NotFound, OutOfTurn, RuleViolation
 from domain.formats import Advance, Dealing, Limits, Stage, TieBreak, check_stages
@@ -41,6 +42,7 @@ from domain.prizes import BASIS_POINTS, Placement, Result
 from domain.seating import Draw, Seating
 from domain.settings import TableSettings, Variant
 from domain.stages import Clock, Phase, PlayOff, Step
+from domain.variants import rules_for
 
 MAX_SEATS = 14
 DISQUALIFIED = 0  # the "coup" of an exit the organiser decided
@@ -80,6 +82,8 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
     tables: int | None = None
     tie_break: TieBreak = TieBreak.SHARE
     dealing: Dealing = Dealing.AUTOMATIC
+    betting_order: BettingOrder = BettingOrder.FREE  # rotating: bets in turn, each coup
+    bet_seconds: int = 0  # each turn's time to bet (a stage may set its own); 0: none
 
     def plan(self) -> tuple[Stage, ...]:
         """The stages, the format's common fields filled in where a stage leaves them out."""
@@ -89,15 +93,18 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
         return tuple(msgspec.structs.replace(
             stage, coups=self.coups_per_round if stage.coups is None else stage.coups,
             minutes=self.minutes_per_round if stage.minutes is None else stage.minutes,
-            limits=stage.limits or common) for stage in stages)
+            limits=stage.limits or common,
+            bet_seconds=self.bet_seconds if stage.bet_seconds is None else stage.bet_seconds)
+            for stage in stages)
 
     def table_settings(self) -> TableSettings:
         """The settings every table of the tournament is opened with: the first round's
-        minimum and the largest maximum of the format."""
+        minimum and the largest maximum of the format, its betting order and first clock."""
         plan = self.plan()
         return TableSettings.default(
             self.variant, min_stake=plan[0].limits[0].min_stake,
-            max_stake=max(limits.max_stake for stage in plan for limits in stage.limits))
+            max_stake=max(limits.max_stake for stage in plan for limits in stage.limits),
+            betting_order=self.betting_order, bet_seconds=plan[0].bet_seconds or 0)
 
     def check(self) -> TournamentSettings:
         """Refuse a structure no tournament can be played with."""
@@ -129,7 +136,9 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
             raise RuleViolation("a tournament draws onto one table at least",
                                 rule="tournament-tables")
         plan = self.plan()
-        check_stages(plan, self.starting_chips, self.seats_per_table, self.tables)
+        check_stages(plan, self.starting_chips, self.seats_per_table, self.tables,
+                     betting_order=self.betting_order,
+                     house_banks=rules_for(Variant(self.variant)).banking.house_bets)
         if plan[0].rounds and self.late_rounds > plan[0].rounds:
             raise RuleViolation("late registration closes within the first stage",
                                 rule="tournament-late")

@@ -28,10 +28,12 @@ from eventsourcing.domain import Aggregate, event
 from domain import tournament_commands as tc
 from domain.actors import is_official, require_actor
 from domain.balancing import Break
+from domain.betting_order import BettingOrder, PassReason
 from domain.commands import (
     AdjustChips,
     ChangeLimits,
     LeaveTable,
+    PassBetTurn,
     SeatPlayer,
     TableCommand,
     require_known,
@@ -191,11 +193,12 @@ class Tournament(Aggregate):
         min_stake: int = 0
         max_stake: int = 0
         tables: list[str] | None = None  # the open tables, whose limits follow the round's
+        bet_seconds: int = 0  # the round's bet clock, which the tables follow too
 
     @event(RoundStarted)
     def _round_started(self, round: int, coups: int | None, minutes: int | None, at: float,
-                       min_stake: int, max_stake: int, tables: list[str] | None, actor: str,
-                       command_id: str) -> None:
+                       min_stake: int, max_stake: int, tables: list[str] | None,
+                       bet_seconds: int, actor: str, command_id: str) -> None:
         if self.state.round + 1 != round:
             raise RuleViolation(f"the next round is not {round}", rule="round-mismatch")
         self.state.start_round(at)
@@ -487,7 +490,8 @@ class Tournament(Aggregate):
         limits = stage.limits_for(state.stage_round + 1)
         self._round_started(round=state.round + 1, coups=stage.coups, minutes=stage.minutes,
                             at=at, min_stake=limits.min_stake, max_stake=limits.max_stake,
-                            tables=list(state.tables), actor=actor, command_id=command_id)
+                            tables=list(state.tables), bet_seconds=stage.bet_seconds or 0,
+                            actor=actor, command_id=command_id)
 
     def _reveal_secret_bet(self, player: str, spot: str, amount: int, nonce: str,
                            outcome: Outcome, actor: str, command_id: str) -> None:
@@ -637,10 +641,16 @@ class Tournament(Aggregate):
                     command_id=f"{key}/reset/{player}", actor=actor, player=player,
                     delta=delta, reason=f"{name}: every stack reset")) for player, delta
                     in reset.items()]
-            case Tournament.RoundStarted(tables=[*tables], min_stake=low, max_stake=high):
+            case Tournament.RoundStarted(tables=[*tables], min_stake=low, max_stake=high,
+                                         bet_seconds=seconds):
                 return [TableOrder(table, ChangeLimits(
                     command_id=f"{key}/limits/{table}", actor=actor, min_stake=low,
-                    max_stake=high)) for table in tables]
+                    max_stake=high, bet_seconds=seconds)) for table in tables]
+            case Tournament.SecretBetPlaced(player=player, table=table, coup=coup) if (
+                    self.state.settings.betting_order == BettingOrder.ROTATING):
+                return [TableOrder(table, PassBetTurn(  # the turn's bet is the secret one
+                    command_id=f"{key}/secret-turn/{player}", actor=actor, player=player,
+                    coup=coup, reason=PassReason.SECRET_BET))]
             case Tournament.SecretBetRevealed(player=player, table=table, delta=delta) if delta:
                 return [TableOrder(table, AdjustChips(
                     command_id=f"{key}/secret/{player}", actor=actor, player=player,

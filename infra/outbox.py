@@ -1,7 +1,8 @@
 """The outbox: a command's follow-up effects, recorded in its own transaction, then dispatched.
 
 A table command may call for more than its events: waking the table's live subscribers
-(`Wake`), scheduling the deadline of the decision it now awaits (`Deadline`). The service
+(`Wake`), scheduling the deadline of the decision it now awaits (`Deadline`) or of the turn
+to bet it now awaits (`BetDeadline`, a rotating betting order with a bet clock). The service
 works them out from the table it saved (`follow_ups`) and passes them to `save(...,
 outbox=...)`; the recorders (`OutboxSQLiteRecorder`, `OutboxPostgresRecorder`) write them
 to the `outbox` table in the same transaction as the events, so an effect exists exactly
@@ -30,6 +31,7 @@ from typing import Any
 import msgspec
 import structlog
 
+from domain.betting_order import bettor
 from domain.coup import Side
 from domain.table_aggregate import Table
 from infra.database import Database
@@ -59,7 +61,16 @@ class Deadline(msgspec.Struct, frozen=True, tag="deadline"):
     seconds: float
 
 
-Effect = Wake | Deadline
+class BetDeadline(msgspec.Struct, frozen=True, tag="bet-deadline"):
+    """The table awaits `player`'s turn to bet on `coup`: pass it after `seconds`."""
+
+    table_id: uuid.UUID
+    coup: int
+    player: str
+    seconds: float
+
+
+Effect = Wake | Deadline | BetDeadline
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(Effect)
 
@@ -72,6 +83,10 @@ def follow_ups(table: Table) -> list[Effect]:
     if side is not None and state.settings.decision_seconds:
         effects.append(Deadline(table.id, state.coup_number, side,
                                 state.settings.decision_seconds))
+    player = bettor(state)
+    if player is not None and state.settings.bet_seconds:
+        effects.append(BetDeadline(table.id, state.coup_number + 1, player,
+                                   state.settings.bet_seconds))
     return effects
 
 
@@ -123,7 +138,8 @@ class Dispatcher:
         self.next_expiry = 0.0  # the first dispatch expires what is due
 
     def on(self, kind: type[Any], handler: Callable[[Any], object]) -> None:
-        """Dispatch the effects of `kind` (`Wake`, `Deadline`) to `handler` in this process."""
+        """Dispatch the effects of `kind` (`Wake`, `Deadline`, `BetDeadline`) to `handler` in
+        this process."""
         self.handlers[kind] = handler
 
     def dispatch(self, command_id: str, effects: Sequence[Effect]) -> None:

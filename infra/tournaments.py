@@ -47,6 +47,7 @@ from eventsourcing.utils import get_topic
 
 from domain import commands as c
 from domain import tournament_commands as tc
+from domain.betting_order import check_turn_to_come
 from domain.bots import playable
 from domain.errors import OutOfTurn, RuleViolation
 from domain.formats import Dealing
@@ -209,6 +210,7 @@ class Tournaments:
         at = self.service.state(Table.create_id(table))
         if at.phase in (Phase.PLAYING, Phase.SETTLED):
             raise OutOfTurn(f"the coup at {table} is being dealt", rule="betting-closed")
+        check_turn_to_come(at, player)  # betting in turn, a secret bet is a turn's bet
         return self.execute(tournament_id, tc.PlaceSecretBet(
             player=player, table=table, coup=at.coup_number + 1, commitment=commitment,
             actor=actor, command_id=command_id))
