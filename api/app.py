@@ -52,7 +52,6 @@ from infra.outbox import BetDeadline, Deadline
 from infra.service import TableService
 from infra.store import open_service
 from infra.tournaments import Tournaments
-from workers import heartbeat
 
 MAX_BODY = 64 * 1024
 """A command is a few hundred bytes; anything near this is not one."""
@@ -70,7 +69,6 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     service.effects.on(BetDeadline, clock)
     channels = channels_plugin(broker)
     tokens = TokenStore(service.database)
-    heartbeat.create_table(service.database)
     views = ViewReader(service)
     disputes = Disputes(service.database_url)
     app = Litestar(

@@ -42,21 +42,12 @@ STALE_SECONDS = 60
 PURGE_SECONDS = 60
 REPLAYED = "Idempotent-Replayed"
 
-SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS {api_idempotency} ("
-    " scoped_key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER,"
-    " body TEXT, claimed_ms BIGINT NOT NULL)"
-)
-
-
 class Idempotency:
     """Claims, answers and expiry of idempotency keys in one database."""
 
     def __init__(self, database: Database) -> None:
         self.database = database
         self._purged_ms = 0
-        with database.transaction(write=True) as cursor:
-            database.execute(cursor, SCHEMA)
 
     def run(self, scoped_key: str, fingerprint: str, status: int,
             respond: Callable[[], Any]) -> Any:

@@ -40,27 +40,6 @@ from infra.settings import outbox_retention
 
 log = structlog.get_logger("sabot.outbox")
 
-SCHEMA: dict[str, str] = {
-    "sqlite": "CREATE TABLE IF NOT EXISTS {outbox} ("
-              " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-              " command_id TEXT NOT NULL,"
-              " kind TEXT NOT NULL,"
-              " effect BLOB NOT NULL,"
-              " dispatched INTEGER NOT NULL DEFAULT 0,"
-              " dispatched_at REAL)",
-    "postgres": "CREATE TABLE IF NOT EXISTS {outbox} ("
-                " id bigserial PRIMARY KEY,"
-                " command_id text NOT NULL,"
-                " kind text NOT NULL,"
-                " effect bytea NOT NULL,"
-                " dispatched boolean NOT NULL DEFAULT false,"
-                " dispatched_at double precision)",
-}
-PENDING_INDEX = ("CREATE INDEX IF NOT EXISTS outbox_pending ON {outbox} (id)"
-                 " WHERE NOT dispatched")
-DISPATCHED_AT = {"sqlite": "dispatched_at REAL", "postgres": "dispatched_at double precision"}
-DISPATCHED_INDEX = ("CREATE INDEX IF NOT EXISTS outbox_dispatched ON {outbox} (dispatched_at)"
-                    " WHERE dispatched")
 RELAY_BATCH = 1000
 EXPIRY_INTERVAL = 3600.0  # seconds between two expiries of dispatched effects, per process
 EXPIRY_BATCH = 2000  # effects deleted in one transaction
@@ -111,21 +90,6 @@ def follow_ups(table: Table) -> list[Effect]:
     return effects
 
 
-def create_table(database: Database) -> None:
-    """The outbox table; one made before expiry gets its `dispatched_at` column (its rows
-    dispatched before then have none, and go at the first expiry)."""
-    with database.transaction(write=True) as cursor:
-        database.execute(cursor, SCHEMA[database.dialect])
-        database.execute(cursor, PENDING_INDEX)
-        column = DISPATCHED_AT[database.dialect]
-        if database.dialect == "postgres":  # SQLite has no ADD COLUMN IF NOT EXISTS
-            database.execute(cursor, f"ALTER TABLE {{outbox}} ADD COLUMN IF NOT EXISTS {column}")
-        elif not database.execute(cursor, "SELECT 1 FROM pragma_table_info('outbox')"
-                                  " WHERE name = 'dispatched_at'").fetchone():
-            database.execute(cursor, f"ALTER TABLE {{outbox}} ADD COLUMN {column}")
-        database.execute(cursor, DISPATCHED_INDEX)
-
-
 def record(database: Database, cursor: Any, command_id: str | None,
            effects: Sequence[Effect]) -> None:
     """Write `effects` in the transaction of `cursor` (the command's own)."""
@@ -144,10 +108,6 @@ class _Outboxed:
     """The chained recorders, writing `save(..., outbox=[...])`'s effects with the events."""
 
     database: Database
-
-    def create_table(self) -> None:
-        super().create_table()  # type: ignore[misc]
-        create_table(self.database)
 
     def _insert_events(self, cursor: Any, stored_events: Sequence[Any], **kwargs: Any) -> Any:
         ids = super()._insert_events(cursor, stored_events, **kwargs)  # type: ignore[misc]

@@ -19,8 +19,9 @@ from domain import commands as c
 from domain.bots import next_command
 from domain.errors import OutOfTurn
 from domain.settings import TableSettings, Variant
+from infra import migrations
 from infra.live_push import RedisWake, channel_of
-from infra.outbox import Deadline, Dispatcher, Effect, Wake, create_table
+from infra.outbox import Deadline, Dispatcher, Effect, Wake
 from infra.service import TableService, seeds_from
 from tests.integration.test_workers import at_the_punters_decision
 from workers.logging import trace_headers
@@ -207,11 +208,13 @@ def test_an_outbox_made_before_expiry_gets_the_dispatch_time_and_its_old_rows_ex
     with a_service(database_url) as service:
         a_table(service, "legacy")
         database = service.database
-        with database.transaction(write=True) as cursor:  # the outbox as it was made before
+        with database.transaction(write=True) as cursor:  # the outbox as it was made before,
             database.execute(cursor, "DROP INDEX {outbox_dispatched}")
             database.execute(cursor, "ALTER TABLE {outbox} DROP COLUMN dispatched_at")
             database.execute(cursor, "UPDATE {outbox} SET dispatched = ?", (True,))
-        create_table(database)
+            for table in ("schema_version", "api_token_generation"):  # before migrations too
+                database.execute(cursor, "DROP TABLE {" + table + "}")
+        migrations.upgrade(database)
         dispatcher = Dispatcher(database, retention=3600.0, clock=clock)
         assert dispatcher.expire() == 1  # dispatched before the time was kept: expired
         assert outbox(service) == []
