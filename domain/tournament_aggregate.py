@@ -44,10 +44,10 @@ from domain.errors import NotFound, OutOfTurn, RuleViolation
 from domain.payouts import Bet, Spot, house_bets
 from domain.prizes import Placement
 from domain.seating import SEATING_ALGORITHM
-from domain.settings import Variant
 from domain.shoe import commitment
 from domain.stages import Phase
 from domain.tournament import Intervention, SecretBet, TournamentSettings, TournamentState
+from domain.variants import rules_for
 
 TOURNAMENT = "@tournament"  # the actor of the table commands a player's step calls for
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-70a2a0e00000")
@@ -671,7 +671,7 @@ class Tournament(Aggregate):
 
     def _side(self, seat: int) -> Side | None:
         """À deux tableaux, odd seats are on the right tableau and even ones on the left."""
-        if self.state.settings.variant is not Variant.DEUX_TABLEAUX:
+        if not rules_for(self.state.settings.variant).seats_on_sides:
             return None
         return Side.RIGHT if seat % 2 else Side.LEFT
 
