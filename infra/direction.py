@@ -27,6 +27,7 @@ from typing import Protocol
 from domain import commands as c
 from domain import tournament_commands as tc
 from domain.balancing import Move
+from domain.betting_order import check_turn_to_come
 from domain.bots import playable
 from domain.coup import Outcome, Side
 from domain.entrants import Bust, Status
@@ -35,7 +36,7 @@ from domain.stages import Phase as TournamentPhase
 from domain.stages import Step
 from domain.table import Phase, TableState
 from domain.table_aggregate import Table
-from domain.tournament import TournamentState, secret_commitment
+from domain.tournament import SecretBet, TournamentState, secret_commitment
 from domain.tournament_aggregate import TableOrder
 
 ORGANISER = "@organiser"
@@ -186,6 +187,26 @@ def play_step(desk: Desk, state: TournamentState, step: Step) -> Tick:
     balance(desk, f"{here}/balance")
     desk.do(tc.EndStep(actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
     return Tick.ACTED
+
+
+def secret_bet_on(table: TableState, name: str, player: str, commitment: str, *, actor: str,
+                  command_id: str) -> tc.PlaceSecretBet:
+    """A player's secret bet on the next coup of their table `name`: refused once that coup is
+    being dealt, or, betting in turn, once the player's turn has passed (it is a turn's bet)."""
+    if table.phase in (Phase.PLAYING, Phase.SETTLED):
+        raise OutOfTurn(f"the coup at {name} is being dealt", rule="betting-closed")
+    check_turn_to_come(table, player)
+    return tc.PlaceSecretBet(player=player, table=name, coup=table.coup_number + 1,
+                             commitment=commitment, actor=actor, command_id=command_id)
+
+
+def secret_bet_reveal(bet: SecretBet, table_events: Iterable[object], spot: str, amount: int,
+                      nonce: str, *, actor: str, command_id: str) -> tc.RevealSecretBet:
+    """The reveal of a secret bet, its coup's outcome read off its table's events;
+    `SecretBetNotDealt` while the coup is not settled."""
+    return tc.RevealSecretBet(player=bet.player, spot=spot, amount=amount, nonce=nonce,
+                              outcome=dealt_outcome(table_events, bet.table, bet.coup),
+                              actor=actor, command_id=command_id)
 
 
 def dealt_outcome(events: Iterable[object], table: str, coup: int) -> Outcome:

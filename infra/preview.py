@@ -35,9 +35,10 @@ from infra.direction import (
     DIRECTOR,
     ORGANISER,
     Tick,
-    dealt_outcome,
     direct,
     mirrored,
+    secret_bet_on,
+    secret_bet_reveal,
 )
 from infra.memory import MemoryStore
 from infra.service import seeds_from
@@ -156,17 +157,14 @@ class MemoryDesk:
 
     def place_secret_bet(self, player: str, commitment: str, command_id: str) -> None:
         table = self.state().entrant(player).table or ""
-        coup = self.store.state(Table.create_id(table)).coup_number + 1
-        self.do(tc.PlaceSecretBet(player=player, table=table, coup=coup, commitment=commitment,
-                                  actor=player, command_id=command_id))
+        self.do(secret_bet_on(self.store.state(Table.create_id(table)), table, player,
+                              commitment, actor=player, command_id=command_id))
 
     def reveal_secret_bet(self, player: str, spot: str, amount: int, nonce: str,
                           command_id: str) -> None:
         bet = self.state().secret_bet_of(player)
-        outcome = dealt_outcome(self.store.events_of(Table.create_id(bet.table)), bet.table,
-                                bet.coup)
-        self.do(tc.RevealSecretBet(player=player, spot=spot, amount=amount, nonce=nonce,
-                                   outcome=outcome, actor=player, command_id=command_id))
+        self.do(secret_bet_reveal(bet, self.store.events_of(Table.create_id(bet.table)), spot,
+                                  amount, nonce, actor=player, command_id=command_id))
 
     def round_ended(self) -> None:
         """Nothing to checkpoint: nothing is kept."""

@@ -47,7 +47,6 @@ from eventsourcing.utils import get_topic
 
 from domain import commands as c
 from domain import tournament_commands as tc
-from domain.betting_order import check_turn_to_come
 from domain.bots import playable
 from domain.errors import OutOfTurn, RuleViolation
 from domain.formats import Dealing
@@ -65,9 +64,10 @@ from infra.direction import (
     ORGANISER,
     Tick,
     bank_retirements,
-    dealt_outcome,
     direct,
     mirrored,
+    secret_bet_on,
+    secret_bet_reveal,
 )
 from infra.errors import SeedAlreadySealed
 from infra.leases import Lease, Leases
@@ -207,23 +207,17 @@ class Tournaments:
                          actor: str, command_id: str) -> Recorded:
         """A player's secret bet on their table's next coup: only its commitment is kept."""
         table = self.state(tournament_id).entrant(player).table or ""
-        at = self.service.state(Table.create_id(table))
-        if at.phase in (Phase.PLAYING, Phase.SETTLED):
-            raise OutOfTurn(f"the coup at {table} is being dealt", rule="betting-closed")
-        check_turn_to_come(at, player)  # betting in turn, a secret bet is a turn's bet
-        return self.execute(tournament_id, tc.PlaceSecretBet(
-            player=player, table=table, coup=at.coup_number + 1, commitment=commitment,
-            actor=actor, command_id=command_id))
+        return self.execute(tournament_id, secret_bet_on(
+            self.service.state(Table.create_id(table)), table, player, commitment, actor=actor,
+            command_id=command_id))
 
     def reveal_secret_bet(self, tournament_id: uuid.UUID, player: str, spot: str, amount: int,
                           nonce: str, *, actor: str, command_id: str) -> Recorded:
         """Reveal a secret bet once its coup's cards are dealt; it is paid at the table."""
         bet = self.state(tournament_id).secret_bet_of(player)
-        outcome = dealt_outcome(self.service.events_of(Table.create_id(bet.table)), bet.table,
-                                bet.coup)
-        return self.execute(tournament_id, tc.RevealSecretBet(
-            player=player, spot=spot, amount=amount, nonce=nonce, outcome=outcome, actor=actor,
-            command_id=command_id))
+        return self.execute(tournament_id, secret_bet_reveal(
+            bet, self.service.events_of(Table.create_id(bet.table)), spot, amount, nonce,
+            actor=actor, command_id=command_id))
 
     # --- applying and mirroring on the tables --------------------------------------
 
