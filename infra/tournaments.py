@@ -64,6 +64,7 @@ from infra.direction import (
     ORGANISER,
     Tick,
     bank_retirements,
+    chips_of,
     direct,
     mirrored,
     secret_bet_on,
@@ -122,8 +123,7 @@ class Tournaments:
 
     def chips(self, tournament_id: uuid.UUID) -> dict[str, int]:
         """Each player in play's chips at their table, their bank included."""
-        return {player: table.holding(player)
-                for table in self.tables(tournament_id).values() for player in table.players()}
+        return chips_of(self.tables(tournament_id).values())
 
     def view(self, tournament_id: uuid.UUID, now: float | None = None) -> TournamentView:
         return view_of(self.tournament(tournament_id), self.tables(tournament_id),
@@ -479,7 +479,7 @@ class Results(msgspec.Struct, frozen=True, kw_only=True):
 def view_of(tournament: Tournament, tables: dict[str, TableState], lease: Lease | None,
             now: float) -> TournamentView:
     state = tournament.state
-    chips = {p: t.holding(p) for t in tables.values() for p in t.players()}
+    chips = chips_of(tables.values())
     winners = [r.player for r in state.results() if r.position == 1]
     finished = state.phase is TournamentPhase.FINISHED
     left = winners if finished else state.in_play() if state.seating else list(state.entrants)
