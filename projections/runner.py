@@ -157,11 +157,11 @@ class Runner:
                 progress(moved.reached, moved.head)
 
     def catch_up_together(self, names: Sequence[str], *, progress: Progress | None = None
-                          ) -> tuple[dict[str, int], list[ProjectionFailed]]:
+                          ) -> tuple[dict[str, int], dict[str, ProjectionFailed]]:
         """Bring the views `names` to the head in shared batches: each event is read and
         decoded once for all of them, and each table folded once for the table views at the
         same position (`projections.table_fold.fold_together`); the events applied to each
-        view, and the views stopped by an event (each as `catch_up` reports it).
+        view, and the views stopped by an event (each with the error `catch_up` raises).
 
         A shared batch commits every view's rows and position together, or none. When one
         fails, each view goes on alone (`catch_up`), so the view that cannot apply an event
@@ -183,12 +183,12 @@ class Runner:
                 applied[name] += count
             if progress is not None:
                 progress(moved.reached, moved.head)
-        failed = []
+        failed = {}
         for name in [view.name for view in views] + [n for n in names if n in stopped]:
             try:
                 applied[name] += self.catch_up(name, progress=progress)
             except ProjectionFailed as error:
-                failed.append(error)
+                failed[name] = error
         return applied, failed
 
     def _batch(self, views: Sequence[View], until: int | None, size: int) -> Moved | None:
@@ -265,7 +265,7 @@ class Runner:
         return self.catch_up(name, progress=progress)
 
     def rebuild_together(self, names: Sequence[str], *, progress: Progress | None = None
-                         ) -> tuple[dict[str, int], list[ProjectionFailed]]:
+                         ) -> tuple[dict[str, int], dict[str, ProjectionFailed]]:
         """Drop the views and their positions, then run them together from the first event
         (`catch_up_together`)."""
         self.reset(names)

@@ -39,7 +39,7 @@ def catch_up_rate(url: str) -> tuple[int, float]:
         started = time.perf_counter()
         applied, stopped = runner.catch_up_together(NAMES)
         elapsed = time.perf_counter() - started
-        assert stopped == [] and all(applied.values()), (applied, stopped)
+        assert stopped == {} and all(applied.values()), (applied, stopped)
         return events, events / elapsed
 
 
