@@ -155,6 +155,8 @@ class Runner:
             applied += moved.applied.get(name, 0)
             if progress is not None:
                 progress(moved.reached, moved.head)
+            if moved.reached >= moved.head:
+                return applied  # the head this call set out for (later events: the next call)
 
     def catch_up_together(self, names: Sequence[str], *, progress: Progress | None = None
                           ) -> tuple[dict[str, int], dict[str, ProjectionFailed]]:
@@ -183,6 +185,9 @@ class Runner:
                 applied[name] += count
             if progress is not None:
                 progress(moved.reached, moved.head)
+            if moved.reached >= moved.head:
+                views = []  # all at the head this call set out for (later events: next call)
+                break
         failed = {}
         for name in [view.name for view in views] + [n for n in names if n in stopped]:
             try:
