@@ -69,7 +69,8 @@ class CreateTournament(FormatChoice, kw_only=True, forbid_unknown_fields=True):
 
 
 class PreviewFormat(FormatChoice, kw_only=True, forbid_unknown_fields=True):
-    """A format to play `runs` times with `players` house bots, `pace` seconds a coup."""
+    """A format to play `runs` times with `players` house bots, `pace` seconds a coup's
+    dealing (and the format's bet clock, if any, at every turn)."""
 
     players: Annotated[int, msgspec.Meta(ge=2, le=200)]
     runs: Annotated[int, msgspec.Meta(ge=1, le=10)] = 3

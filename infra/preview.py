@@ -5,10 +5,12 @@ Tables held in memory (`infra.memory`, no database, no file), directed by the di
 decisions (`infra.direction.direct`) on a `MemoryDesk`, the bots dealing every table. The
 master seed of run i is the SHA-256 of the preview's seed and i; the seating and every shoe
 derive from it as in a real tournament (so a run is the tournament `--seed` would play). The
-clock moves `pace` seconds a coup (betting and dealing), so rounds by minutes end as they
-would at the tables. The preview reports the expected duration (coups, and minutes at that
-pace), the spread of the stacks at each round's end (where the cuts are made), and how often
-a tie on a cut's line needed a play-off.
+clock moves each step by `pace` seconds of dealing (the bets made within it) and, where the
+stage bets in turn against a bet clock, by every turn of the fullest table's betting run out,
+so rounds by minutes end as they would at the tables. The preview reports the expected
+duration (coups; minutes at that clock, and at the dealing pace alone), the spread of the
+stacks at each round's end (where the cuts are made), and how often a tie on a cut's line
+needed a play-off.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import msgspec
 
 from domain import commands as c
 from domain import tournament_commands as tc
+from domain.betting_order import BettingOrder
 from domain.shoe import commitment
 from domain.table import TableState
 from domain.table_aggregate import Table
@@ -39,7 +42,7 @@ from infra.direction import (
 from infra.memory import MemoryStore
 from infra.service import seeds_from
 
-PACE = 45  # seconds a coup takes at a table, betting and dealing included
+PACE = 45  # seconds a coup's dealing takes at a table (its betting too, without a bet clock)
 
 
 class Spread(msgspec.Struct, frozen=True, kw_only=True):
@@ -55,7 +58,8 @@ class Spread(msgspec.Struct, frozen=True, kw_only=True):
 
 class Run(msgspec.Struct, frozen=True, kw_only=True):
     coups: int  # steps: each a coup at every table
-    minutes: float
+    minutes: float  # at the dealing pace, every turn of a bet clock run out
+    minutes_dealing: float  # at the dealing pace alone: every player betting at once
     rounds: int
     playoffs: int
     spreads: list[Spread]
@@ -77,6 +81,7 @@ class Preview(msgspec.Struct, frozen=True, kw_only=True):
     pace_seconds: int
     coups: Range
     minutes: Range
+    minutes_dealing: Range
     rounds: Range
     runs_with_playoff: int  # runs where a tie on a cut's line needed a play-off
     playoffs: int  # play-off coups over every run
@@ -86,21 +91,21 @@ class Preview(msgspec.Struct, frozen=True, kw_only=True):
 
 class MemoryDesk:
     """The director's `Desk` on a `MemoryStore`: one tournament, its tables dealt by the bots,
-    its clock `pace` seconds a step of coups."""
+    its clock moved by `step_seconds` at every step."""
 
     epoch = 0  # a single director, never replaced
 
     def __init__(self, settings: TournamentSettings, seed: bytes, pace: int) -> None:
         self._master = hashlib.sha256(seed).digest()
         self.store = MemoryStore(seeds_from(self._master))
-        self.pace, self.steps = pace, 0
+        self.pace, self.seconds = pace, 0
         self.tournament = Tournament(name="preview", settings=settings, actor=ORGANISER,
                                      command_id="create", master=commitment(self._master))
         self.tournament_id = self.tournament.id
         self.store.record(self.tournament, "create")
 
     def now(self) -> float:
-        return self.steps * float(self.pace)
+        return float(self.seconds)
 
     def state(self) -> TournamentState:
         return self.tournament.state
@@ -126,7 +131,8 @@ class MemoryDesk:
                                          lambda t: t.execute(command, self.seating_seed))
         first = recorded.version - len(recorded.events)
         for event in self.store.events_of(self.tournament_id, gt=first, lte=recorded.version):
-            self.steps += isinstance(event, Tournament.StepStarted)
+            if isinstance(event, Tournament.StepStarted):
+                self.seconds += step_seconds(self.state(), self.tables().values(), self.pace)
             for order in self.tournament.table_orders(event):
                 if self.table(order.table) is None:
                     self.open_table(order.table, f"{self.tournament_id}/open/{order.table}",
@@ -176,10 +182,21 @@ def play_once(settings: TournamentSettings, players: int, seed: bytes, pace: int
     while (tick := direct(desk, desk.now())) is Tick.ACTED:
         continue
     assert tick is Tick.FINISHED  # nothing makes a preview's tournament wait
-    return summary(desk.store.events_of(desk.tournament_id), pace)
+    return summary(desk.store.events_of(desk.tournament_id), pace, desk.seconds)
 
 
-def summary(events: list[Tournament.Event], pace: int) -> Run:
+def step_seconds(state: TournamentState, tables: Iterable[TableState], pace: int) -> int:
+    """How long a step of the round under way takes at the tables: the dealing pace and,
+    where the stage bets in turn against a clock, every turn of the fullest table's betting
+    run out (the longest a coup may take)."""
+    clock = state.current.bet_seconds or 0
+    if state.settings.betting_order is not BettingOrder.ROTATING or not clock:
+        return pace
+    return pace + clock * max((len(table.players()) for table in tables), default=0)
+
+
+def summary(events: list[Tournament.Event], pace: int, seconds: float) -> Run:
+    """A run from its tournament's events; `seconds`: the time its steps took."""
     stage, steps, playoffs = "", 0, 0
     spreads: list[Spread] = []
     for event in events:
@@ -195,7 +212,8 @@ def summary(events: list[Tournament.Event], pace: int) -> Run:
                 spreads.append(Spread(stage=stage, round=number, players=len(stacks),
                                       smallest=stacks[0], median=int(statistics.median(stacks)),
                                       largest=stacks[-1]))
-    return Run(coups=steps, minutes=round(steps * pace / 60, 1),
+    return Run(coups=steps, minutes=round(seconds / 60, 1),
+               minutes_dealing=round(steps * pace / 60, 1),
                rounds=len(spreads), playoffs=playoffs, spreads=spreads)
 
 
@@ -211,6 +229,7 @@ def preview(settings: TournamentSettings, players: int, runs: int, *, seed: byte
     return Preview(players=players, runs=runs, pace_seconds=pace,
                    coups=Range.of([r.coups for r in done]),
                    minutes=Range.of([r.minutes for r in done]),
+                   minutes_dealing=Range.of([r.minutes_dealing for r in done]),
                    rounds=Range.of([r.rounds for r in done]),
                    runs_with_playoff=sum(1 for r in done if r.playoffs),
                    playoffs=sum(r.playoffs for r in done), spreads=median.spreads, each=done)

@@ -10,7 +10,7 @@ import pytest
 from api.cli import main
 from domain.presets import preset
 from domain.tournament import TournamentSettings
-from infra.preview import Run, play_once, summary
+from infra.preview import Run, play_once, step_seconds, summary
 from infra.service import TableService
 from infra.tournaments import Director
 
@@ -34,12 +34,12 @@ def play_on_the_store(url: str, settings: TournamentSettings, players: int, seed
 
         def tick() -> None:
             state = tournaments.state(tournament_id)
-            if state.step is not None:
+            if state.step is not None and (state.round, state.step.number) not in steps:
                 steps.add((state.round, state.step.number))
-            now[0] = len(steps) * float(pace)
+                now[0] += step_seconds(state, tournaments.tables(tournament_id).values(), pace)
 
         director.run(tournament_id, on_tick=tick, idle=0.0)
-        return summary(service.events_of(tournament_id), pace)
+        return summary(service.events_of(tournament_id), pace, now[0])
     finally:
         service.close()
 

@@ -42,11 +42,12 @@ def watch() -> Iterator[list[str]]:
 
 
 def test_a_preview_reports_duration_stacks_at_the_cuts_and_play_offs() -> None:
-    heats = preset("punto-banco-heats", coups_per_round=3, tables=2)
+    heats = preset("punto-banco-heats", coups_per_round=3, tables=2, bet_seconds=0)
     seen: list[int] = []
     found = preview(heats, 12, 2, seed=b"look", pace=60, on_run=lambda run: seen.append(run.coups))
     assert found.runs == len(found.each) == len(seen) == 2
     assert found.coups.mean == 3 * 4 and found.minutes.mean == 12.0  # 4 rounds of 3 coups
+    assert found.minutes_dealing == found.minutes  # no bet clock
     assert [s.stage for s in found.spreads] == ["heats", "heats", "semi-final", "final"]
     players = [s.players for s in found.spreads]
     assert players[0] == 12 and players == sorted(players, reverse=True) and players[-1] == 4
@@ -95,9 +96,25 @@ def test_a_tie_on_the_cut_line_is_reported_as_play_offs() -> None:
 def test_rounds_by_minutes_end_by_minutes_at_the_stated_pace() -> None:
     """Four rounds of three minutes, a hundred coups allowed: a minute a coup plays three a
     round, half a minute six; the minutes stay twelve."""
-    timed = preset("punto-banco-heats", coups_per_round=100, minutes_per_round=3, tables=2)
+    timed = preset("punto-banco-heats", coups_per_round=100, minutes_per_round=3, tables=2,
+                   bet_seconds=0)
     slow = preview(timed, 12, 1, seed=b"clock", pace=60)
     fast = preview(timed, 12, 1, seed=b"clock", pace=30)
     assert slow.coups.mean == 4 * 3 and fast.coups.mean == 4 * 6
     assert slow.minutes.mean == fast.minutes.mean == 12.0
     assert slow.pace_seconds == 60 and fast.pace_seconds == 30
+
+
+def test_minutes_count_the_format_s_bet_clock_at_every_turn() -> None:
+    """12 players on 2 tables betting in turn, 20 s a turn, a minute's dealing a coup: the
+    heats' 6 coups take 60 + 6 x 20 s each (6 players a table), the semi-final's 3 as many
+    (its 6 players at one table), the final's 3, 60 + 4 x 20 s: 34 minutes; 12 at the
+    dealing pace alone. Rounds of 3 minutes: one coup each, the final's two."""
+    heats = preset("punto-banco-heats", coups_per_round=3, tables=2)
+    assert heats.bet_seconds == 20
+    found = preview(heats, 12, 1, seed=b"look", pace=60)
+    assert found.coups.mean == 12 and found.minutes_dealing.mean == 12.0
+    assert found.minutes.mean == (6 * 180 + 3 * 180 + 3 * 140) / 60 == 34.0
+    timed = preview(msgspec.structs.replace(heats, coups_per_round=100, minutes_per_round=3),
+                    12, 1, seed=b"look", pace=60)
+    assert timed.coups.mean == 1 + 1 + 1 + 2  # 180 s a coup, then the final's 140 s twice
