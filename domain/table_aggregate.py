@@ -74,9 +74,7 @@ class Table(Aggregate):
 
     def execute(self, command: c.TableCommand, cards: CardSource) -> None:
         """Check `command` (its actor's right, the rules) and record what it does."""
-        if not isinstance(command, c.TABLE_COMMANDS):
-            raise RuleViolation(f"a table takes no {type(command).__name__} command",
-                                rule="unknown-command")
+        c.require_known(command, c.TABLE_COMMANDS, "a table")
         s = self.state
         actor = command.actor
         who = {"actor": actor, "command_id": command.command_id}

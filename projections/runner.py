@@ -137,6 +137,8 @@ class Runner:
         and the first batch that passes it clears the failure."""
         view = self.view(name)
         applied, size = 0, self.batch_size
+        if until is None and self._at_head(view.name):
+            return 0  # the common case of a read: no write transaction, no wait for writers
         while True:
             try:
                 moved = self._batch([view], until, size)
@@ -153,13 +155,15 @@ class Runner:
             applied += moved.applied.get(name, 0)
             if progress is not None:
                 progress(moved.reached, moved.head)
+            if moved.reached >= moved.head:
+                return applied  # the head this call set out for (later events: the next call)
 
     def catch_up_together(self, names: Sequence[str], *, progress: Progress | None = None
-                          ) -> tuple[dict[str, int], list[ProjectionFailed]]:
+                          ) -> tuple[dict[str, int], dict[str, ProjectionFailed]]:
         """Bring the views `names` to the head in shared batches: each event is read and
         decoded once for all of them, and each table folded once for the table views at the
         same position (`projections.table_fold.fold_together`); the events applied to each
-        view, and the views stopped by an event (each as `catch_up` reports it).
+        view, and the views stopped by an event (each with the error `catch_up` raises).
 
         A shared batch commits every view's rows and position together, or none. When one
         fails, each view goes on alone (`catch_up`), so the view that cannot apply an event
@@ -181,12 +185,15 @@ class Runner:
                 applied[name] += count
             if progress is not None:
                 progress(moved.reached, moved.head)
-        failed = []
+            if moved.reached >= moved.head:
+                views = []  # all at the head this call set out for (later events: next call)
+                break
+        failed = {}
         for name in [view.name for view in views] + [n for n in names if n in stopped]:
             try:
                 applied[name] += self.catch_up(name, progress=progress)
             except ProjectionFailed as error:
-                failed.append(error)
+                failed[name] = error
         return applied, failed
 
     def _batch(self, views: Sequence[View], until: int | None, size: int) -> Moved | None:
@@ -263,7 +270,7 @@ class Runner:
         return self.catch_up(name, progress=progress)
 
     def rebuild_together(self, names: Sequence[str], *, progress: Progress | None = None
-                         ) -> tuple[dict[str, int], list[ProjectionFailed]]:
+                         ) -> tuple[dict[str, int], dict[str, ProjectionFailed]]:
         """Drop the views and their positions, then run them together from the first event
         (`catch_up_together`)."""
         self.reset(names)
@@ -298,6 +305,14 @@ class Runner:
         return Lag(name, position.notification_id, head, int(behind), at, seconds,
                    failed.notification_id if failed else None, failed.error if failed else None)
 
+    def _at_head(self, name: str) -> bool:
+        """Whether the view is at the last notification (so at the committed head too)."""
+        with self.database.transaction(write=False) as cursor:
+            row = self.database.execute(
+                cursor, "SELECT notification_id FROM {view_tracking} WHERE projection = ?",
+                (name,)).fetchone()
+            return row is not None and int(row["notification_id"]) >= self._head(cursor)
+
     def _head(self, cursor: Any) -> int:
         row = self.database.execute(
             cursor, "SELECT MAX({nid}) AS head FROM {stored_events}"
@@ -315,11 +330,12 @@ class Runner:
             "SELECT {nid} AS nid, originator_id, originator_version, topic, state"
             " FROM {stored_events} WHERE {nid} > ? AND {nid} <= ?"
             " AND topic IN (" + marks + ") ORDER BY {nid} LIMIT ?")
+        binary = {"binary": True} if self.database.dialect == "postgres" else {}  # no hex bytea
         rows: list[Any] = []
         low, span = after, SPAN * size
         while len(rows) < size and low < head:
             high = min(head, low + span)
-            cursor.execute(select, (low, high, *topics, size - len(rows)))
+            cursor.execute(select, (low, high, *topics, size - len(rows)), **binary)
             rows.extend(cursor.fetchall())
             low, span = high, span * 2
         from_db_id = self.database.from_db_id

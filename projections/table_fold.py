@@ -7,7 +7,9 @@ first. So a `TableFoldView` keeps, per table, the Table aggregate as its events 
 does not follow the last one applied) plus the view's own working notes (`memo`, a msgspec
 Struct). Both are stored per table in `view_<name>_tables` (the aggregate as an eventsourcing
 snapshot through the store's mapper) and written back once per batch, in the batch's
-transaction, with the view's rows.
+transaction, with the view's rows. Table views at the same position share the replay
+(`fold_together`): each table is loaded, replayed and snapshotted once for all of them, each
+view observing it with its own notes.
 
 A subclass says what an event means for it (`observe(folded, event, before)`, with the
 table's seats and bank as they were before the event) and writes its rows for each table the
