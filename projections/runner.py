@@ -227,7 +227,8 @@ class Runner:
                     if reads[view.name] not in read:
                         read[reads[view.name]] = [e for _, topic, e in after_position
                                                   if topic in reads[view.name]]
-                folds = [view for view in together if isinstance(view, TableFoldView)]
+                folds = [view for view in together if isinstance(view, TableFoldView)
+                         and type(view).apply is TableFoldView.apply]  # not one that filters
                 if folds:
                     fold_together(cursor, folds, [e for _, _, e in after_position])
                 for view in together:
