@@ -49,6 +49,7 @@ COUPS = int(os.environ.get("SABOT_FAULT_COUPS", "12"))
 FORMAT = msgspec.structs.replace(SETTINGS, coups_per_round=COUPS)
 PLAYERS = 14
 SEED = "fa017ed5"
+AUDIT_EVERY = 4  # seconds: the scheduler and the workers have work during the faults
 FINISH = 240.0  # seconds the tournament may take once the faults are over
 CLOCK = (Tournament.DirectorAppointed, Tournament.TournamentPaused, Tournament.TournamentResumed)
 
@@ -125,6 +126,8 @@ class Topology:
                     "SABOT_LOG_JSON": "true"}
         commands = compose_commands(f"faults-{uuid.uuid4().hex[:8]}", self.ports)
         workers = commands.pop("workers")
+        beat = commands["beat"]  # the scheduled audit every few seconds instead of hourly
+        beat[beat.index("--audit-every") + 1] = str(AUDIT_EVERY)
         self.commands = {**commands, "workers-1": workers, "workers-2": workers}
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.last: dict[str, Any] = {}  # each replica's last answer to /ready
@@ -159,6 +162,11 @@ class Topology:
 
     def log(self, role: str) -> str:
         return (self.folder / f"{role}.log").read_text()[-3000:]
+
+    def logged(self, event: str) -> int:
+        """How many log lines of every process name `event`."""
+        return sum(log.read_text().count(f'"event": "{event}"')
+                   for log in self.folder.glob("*.log"))
 
     def stop(self) -> None:
         with self.lock:
@@ -275,18 +283,19 @@ def undisturbed(database: str, played: TableService, tournament_id: uuid.UUID) -
     directed by one director on an embedded store with nothing killed."""
     opening = [e for e in played.events_of(tournament_id)
                if isinstance(e, Tournament.PlayerRegistered | Tournament.SeatingDrawn)]
-    service = TableService(url=database)
-    tournaments = Tournaments(service)
     created = next(iter(played.events_of(tournament_id)))
-    alone = tournaments.create(created.name, FORMAT, seed=bytes.fromhex(SEED),
-                               command_id=created.command_id)
-    for event in opening:
-        if isinstance(event, Tournament.PlayerRegistered):
-            tournaments.register(alone, event.player, bot=event.bot, command_id=event.command_id)
-        else:
-            tournaments.start(alone, command_id=event.command_id)
-    Director(service).run(alone)
-    return record(service, alone)
+    with TableService(url=database) as service:
+        tournaments = Tournaments(service)
+        alone = tournaments.create(created.name, FORMAT, seed=bytes.fromhex(SEED),
+                                   command_id=created.command_id)
+        for event in opening:
+            if isinstance(event, Tournament.PlayerRegistered):
+                tournaments.register(alone, event.player, bot=event.bot,
+                                     command_id=event.command_id)
+            else:
+                tournaments.start(alone, command_id=event.command_id)
+        Director(service).run(alone)
+        return record(service, alone)
 
 
 def test_a_tournament_survives_every_role_killed_and_both_servers_restarted(
@@ -310,6 +319,7 @@ def test_a_tournament_survives_every_role_killed_and_both_servers_restarted(
 
     service = TableService(url=postgres.url)
     faults: list[tuple[str, str]] = []
+    began = time.monotonic()
 
     def events() -> int:
         try:
@@ -324,6 +334,7 @@ def test_a_tournament_survives_every_role_killed_and_both_servers_restarted(
         until(f"play before {what}", lambda: events() >= before + 40, 120)
         status = organiser.send("GET", path, "-").json()["status"]
         faults.append((what, status))
+        print(f"{time.monotonic() - began:6.1f} s  {what} ({status}, {events()} events)")
 
     def killed(role: str) -> None:
         played_on(f"kill -9 {role}")
@@ -351,16 +362,23 @@ def test_a_tournament_survives_every_role_killed_and_both_servers_restarted(
     redis.start()
     until("both replicas ready again", lambda: all(topology.ready(u) for u in topology.urls),
           seen=lambda: topology.last)
+    audits = topology.logged("audit.ok")  # the scheduler, Redis and the workers work again
+    until("a scheduled audit after Redis restarted", lambda: topology.logged("audit.ok") > audits)
 
     until("the tournament's end",
           lambda: organiser.send("GET", path, "-").json()["status"] == "finished", FINISH)
+    print(f"{time.monotonic() - began:6.1f} s  finished; exits: {topology.exits}, "
+          f"{topology.logged('audit.ok')} audits")
+    assert topology.logged("audit.broken") == 0
     assert all(status != "finished" for _, status in faults), faults
     # a process may only have refused to start while PostgreSQL recovered (exit 2)
     assert all(code == 2 for _, code in topology.exits), (
         topology.exits, [topology.log(role) for role, _ in topology.exits])
 
-    got = record(service, tournament_id)
     expected = undisturbed(sqlite_url, service, tournament_id)
+    settled = time.monotonic() + 30  # the director closes every table after the finish
+    while (got := record(service, tournament_id)) != expected and time.monotonic() < settled:
+        time.sleep(0.5)
     assert got["results"] == expected["results"]
     assert got["decisions"] == expected["decisions"]
     assert len(got["tables"]) == len(expected["tables"])
