@@ -41,7 +41,7 @@ from domain.tournament_aggregate import Tournament
 from infra.service import TableService
 from infra.tournaments import Director, Tournaments
 from tests.conftest import IN_CI
-from tests.e2e.test_deploy import KEY, ROOT, compose_commands, free_port
+from tests.e2e.test_deploy import KEY, ROOT, compose_commands, free_port, mounts, sabot_services
 from tests.integration.test_tournament_run import SETTINGS
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
@@ -129,16 +129,31 @@ class Topology:
         beat = commands["beat"]  # the scheduled audit every few seconds instead of hourly
         beat[beat.index("--audit-every") + 1] = str(AUDIT_EVERY)
         self.commands = {**commands, "workers-1": workers, "workers-2": workers}
+        services = sabot_services()
+        for role in self.commands:  # a working directory each, with compose's volumes in it
+            self.home(role, services[role.removesuffix("-1").removesuffix("-2")]
+                      if role.startswith("workers") else services[role])
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.last: dict[str, Any] = {}  # each replica's last answer to /ready
         self.exits: list[tuple[str, int]] = []  # processes that exited by themselves
         self.stopping = threading.Event()
         self.lock = threading.Lock()
 
+    def home(self, role: str, service: dict[str, Any]) -> Path:
+        """The role's working directory, as its container's: the named volumes it mounts
+        there are folders shared with the other roles that mount them."""
+        home = self.folder / role
+        home.mkdir(exist_ok=True)
+        for path, volume in mounts(service).items():
+            (self.folder / "volumes" / volume).mkdir(parents=True, exist_ok=True)
+            if not (home / path).exists():
+                (home / path).symlink_to(self.folder / "volumes" / volume)
+        return home
+
     def start(self, role: str) -> None:
         log = (self.folder / f"{role}.log").open("a")
         self.processes[role] = subprocess.Popen(
-            [sys.executable, "-m", "api.cli", *self.commands[role]], cwd=self.folder,
+            [sys.executable, "-m", "api.cli", *self.commands[role]], cwd=self.folder / role,
             env=self.env, stdout=subprocess.DEVNULL, stderr=log)
 
     def supervise(self, stop: threading.Event) -> None:
@@ -300,8 +315,9 @@ def undisturbed(database: str, played: TableService, tournament_id: uuid.UUID) -
 
 def test_a_tournament_survives_every_role_killed_and_both_servers_restarted(
         private_servers: tuple[PrivatePostgres, PrivateRedis], topology: Topology,
-        sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)  # the store's signing key, shared with the topology's processes
+        sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the auditor sees the checkpoints where the director's container keeps them
+    monkeypatch.chdir(topology.home("auditor", sabot_services()["director"]))
     postgres, redis = private_servers
     with TableService(url=postgres.url, secret_key=bytes.fromhex(KEY)) as service:
         token = TokenStore(service.database).issue(Grant(role=Role.ORGANISER))
@@ -407,6 +423,6 @@ def test_a_tournament_survives_every_role_killed_and_both_servers_restarted(
         assert versions == list(range(versions[0], versions[0] + len(versions))), command_id
     service.close()
     verified = subprocess.run([sys.executable, "-m", "api.cli", "audit", "verify",
-                               "--database", postgres.url], cwd=tmp_path, capture_output=True,
+                               "--database", postgres.url], capture_output=True,
                               text=True, env=topology.env, timeout=300)
     assert verified.returncode == 0, verified.stdout[-2000:] + verified.stderr[-2000:]
