@@ -13,7 +13,8 @@ replica. Then: the results (positions, prizes, winner), the tournament's decisio
 table's events (with their command ids) equal those of the same tournament played by one
 director on an embedded store; no command id was applied twice; `sabot audit verify` passes.
 
-`SABOT_FAULT_COUPS` (coups a round, default 12) makes a longer soak.
+`SABOT_FAULT_CYCLES=N` makes a soak: the faults N times over, in a tournament N times as long
+(about 60 to 100 s a cycle on the 2-core machine).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ from tests.e2e.test_deploy import KEY, ROOT, compose_commands, free_port, mounts
 from tests.integration.test_tournament_run import SETTINGS
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
-COUPS = int(os.environ.get("SABOT_FAULT_COUPS", "12"))
+CYCLES = int(os.environ.get("SABOT_FAULT_CYCLES", "1"))  # rounds of faults (a soak: more)
+COUPS = 12 * CYCLES
 FORMAT = msgspec.structs.replace(SETTINGS, coups_per_round=COUPS)
 PLAYERS = 14
 SEED = "fa017ed5"
@@ -356,31 +358,37 @@ def test_a_tournament_survives_every_role_killed_and_both_servers_restarted(
         played_on(f"kill -9 {role}")
         topology.kill(role)
 
-    # the organiser's pause leaves for api-1, which dies under it; sent again to api-2
-    played_on("kill -9 api-1 during a pause")
-    pausing = threading.Thread(target=lambda: organiser.send("POST", f"{path}/pause", "pause"))
-    pausing.start()
-    time.sleep(0.05)
-    topology.kill("api-1")
-    pausing.join()
-    paused = organiser.send("POST", f"{path}/pause", "pause", replica=1)
-    assert paused.status_code == 200 and paused.json()["status"] == "paused", paused.text
-    assert organiser.send("POST", f"{path}/resume", "resume", replica=1).status_code == 200
-    for role in ("workers-1", "director", "beat", "api-2"):
-        killed(role)
-    played_on("PostgreSQL stopped")
-    postgres.stop("immediate")  # as a crash: recovery replays its write-ahead log
-    time.sleep(2)
-    postgres.start()
-    played_on("Redis restarted")
-    redis.stop()
-    time.sleep(1)
-    redis.start()
-    until("both replicas ready again", lambda: all(topology.ready(u) for u in topology.urls),
-          seen=lambda: topology.last)
-    audits = topology.logged("audit.ok")  # the scheduler, Redis and the workers work again
-    until("a scheduled audit after Redis restarted", lambda: topology.logged("audit.ok") > audits)
+    def faults_once(cycle: int) -> None:
+        # the organiser's pause leaves for api-1, which dies under it; sent again to api-2
+        played_on("kill -9 api-1 during a pause")
+        pause = f"pause-{cycle}"
+        pausing = threading.Thread(target=organiser.send, args=("POST", f"{path}/pause", pause))
+        pausing.start()
+        time.sleep(0.05)
+        topology.kill("api-1")
+        pausing.join()
+        paused = organiser.send("POST", f"{path}/pause", pause, replica=1)
+        assert paused.status_code == 200 and paused.json()["status"] == "paused", paused.text
+        resumed = organiser.send("POST", f"{path}/resume", f"resume-{cycle}", replica=1)
+        assert resumed.status_code == 200, resumed.text
+        for role in ("workers-1", "director", "beat", "api-2"):
+            killed(role)
+        played_on("PostgreSQL stopped")
+        postgres.stop("immediate")  # as a crash: recovery replays its write-ahead log
+        time.sleep(2)
+        postgres.start()
+        played_on("Redis restarted")
+        redis.stop()
+        time.sleep(1)
+        redis.start()
+        until("both replicas ready again",
+              lambda: all(topology.ready(u) for u in topology.urls), seen=lambda: topology.last)
+        audits = topology.logged("audit.ok")  # the scheduler, Redis and the workers work again
+        until("a scheduled audit after Redis restarted",
+              lambda: topology.logged("audit.ok") > audits)
 
+    for cycle in range(CYCLES):
+        faults_once(cycle)
     until("the tournament's end",
           lambda: organiser.send("GET", path, "-").json()["status"] == "finished", FINISH)
     print(f"{time.monotonic() - began:6.1f} s  finished; exits: {topology.exits}, "
@@ -412,7 +420,7 @@ def test_a_tournament_survives_every_role_killed_and_both_servers_restarted(
 
     pauses = [e for e in service.events_of(tournament_id)
               if isinstance(e, Tournament.TournamentPaused)]
-    assert len(pauses) == 1, pauses  # the pause sent twice was recorded once
+    assert len(pauses) == CYCLES, pauses  # each pause sent twice was recorded once
     applied: dict[str, tuple[uuid.UUID, list[int]]] = {}
     for stream, stream_events_ in stream_events(service, tournament_id).items():
         for event in stream_events_:
