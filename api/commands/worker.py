@@ -96,7 +96,19 @@ def run(args: argparse.Namespace) -> int:
         from workers.director import start_when_ready
 
         start_when_ready(settings.database_url)
+    # celery sets its worker's exit code to 1 when it stops on an "Unrecoverable error" (kombu
+    # failing to re-open a Redis connection lost while it restored unacknowledged messages,
+    # for one), but `worker_main` returns nothing: read it as the worker shuts down
+    from celery import signals
+    from kombu.exceptions import OperationalError
+
+    codes: list[int | None] = []
+    signals.worker_shutdown.connect(lambda sender, **_: codes.append(sender.exitcode),
+                                    weak=False)
     app.worker_main(argv)
+    if any(codes):
+        raise OperationalError("celery stopped the worker on an error it could not recover "
+                               "from (the log above names it)")
     return 0
 
 
