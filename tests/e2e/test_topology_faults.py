@@ -127,7 +127,8 @@ class Topology:
         self.env = {**os.environ, "PYTHONPATH": str(ROOT), "SABOT_DATABASE_URL": database,
                     "SABOT_BROKER_URL": broker, "SABOT_SECRET_KEY": KEY,
                     "SABOT_LOG_JSON": "true"}
-        commands = compose_commands(f"faults-{uuid.uuid4().hex[:8]}", self.ports)
+        self.queue = f"faults-{uuid.uuid4().hex[:8]}"
+        commands = compose_commands(self.queue, self.ports)
         workers = commands.pop("workers")
         beat = commands["beat"]  # the scheduled audit every few seconds instead of hourly
         beat[beat.index("--audit-every") + 1] = str(AUDIT_EVERY)
@@ -186,9 +187,24 @@ class Topology:
         return sum(log.read_text().count(f'"event": "{event}"')
                    for log in self.folder.glob("*.log"))
 
+    def orphans(self) -> list[int]:
+        """This topology's processes left behind by a parent that died (adopted by init)."""
+        found = []
+        for proc in Path("/proc").iterdir():
+            try:
+                command = (proc / "cmdline").read_bytes()
+                ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid == 1 and self.queue.encode() in command:
+                found.append(int(proc.name))
+        return found
+
     def stop(self) -> None:
         with self.lock:
             self.stopping.set()
+        for pid in self.orphans():
+            os.kill(pid, signal.SIGKILL)
         for process in self.processes.values():
             process.terminate()
         for process in self.processes.values():
@@ -399,6 +415,8 @@ def test_a_tournament_survives_every_role_killed_and_both_servers_restarted(
     print(f"{time.monotonic() - began:6.1f} s  finished; exits: {topology.exits}, "
           f"{topology.logged('audit.ok')} audits")
     assert topology.logged("audit.broken") == 0
+    until("no process outliving its killed parent (the scheduler's child, once)",
+          lambda: not topology.orphans(), 15, seen=topology.orphans)
     assert all(status != "finished" for _, status in faults), faults
     # a process only ever exited as a service's failure (exit 2, one line): refusing to start
     # while PostgreSQL or Redis was down, or celery giving up on a lost Redis connection; never
