@@ -19,7 +19,7 @@ demo: $(STAMP)          ## the main job on the embedded default (SQLite, no serv
 test: $(STAMP) browser  ## the whole test suite, with lint and types
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -p no:cacheprovider
+	$(BIN)/python -m pytest -p no:cacheprovider --durations=30
 
 browser:                ## Debian's chromium for the page tests (tests/e2e/test_page.py), if missing
 	@if [ -x /usr/bin/chromium ]; then :; \

@@ -48,11 +48,10 @@ from api.routes_views import (
     who_am_i,
 )
 from api.tokens import TokenStore
-from infra.outbox import Deadline
+from infra.outbox import BetDeadline, Deadline
 from infra.service import TableService
 from infra.store import open_service
 from infra.tournaments import Tournaments
-from workers import heartbeat
 
 MAX_BODY = 64 * 1024
 """A command is a few hundred bytes; anything near this is not one."""
@@ -67,9 +66,9 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     broker = broker_url if broker_url is not None else os.environ.get("SABOT_BROKER_URL", "")
     clock = deadlines or DeadlineClock(broker)
     service.effects.on(Deadline, clock)
+    service.effects.on(BetDeadline, clock)
     channels = channels_plugin(broker)
     tokens = TokenStore(service.database)
-    heartbeat.create_table(service.database)
     views = ViewReader(service)
     disputes = Disputes(service.database_url)
     app = Litestar(

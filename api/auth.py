@@ -36,8 +36,8 @@ ACTORS = {Role.ORGANISER: "@organiser", Role.CROUPIER: "@croupier",
           Role.AUDITOR: "@auditor", Role.FLOOR_MANAGER: "@floor-manager"}
 
 PLAYER_STEPS = frozenset({
-    "contribute", "cut", "award-bank", "decline-bank", "retire-bank", "bet", "stake", "banco",
-    "decide", "offer-card", "show-down",
+    "contribute", "cut", "award-bank", "decline-bank", "retire-bank", "bet", "pass-bet", "stake",
+    "banco", "decide", "offer-card", "show-down",
 })
 """What a player may ask for themselves (taking the bank offered to them is `award-bank`)."""
 

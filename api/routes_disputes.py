@@ -47,7 +47,8 @@ from api.problems import ApiProblem
 from api.routes_tables import IdempotencyKey, TableRef, blocking, grant_of
 from api.routes_tournaments import _invalid_body, command_id_of
 from api.tokens import Grant, Role
-from domain.dispute_aggregate import Approval, Dispute, Verdict
+from domain.dispute_aggregate import Approval, Dispute
+from domain.verdicts import Verdict
 from infra.disputes import DisputeService
 from infra.dossier import dossier
 from infra.references import table_id_of

@@ -17,7 +17,7 @@ follows a command (live push, a decision's deadline) is the service's to dispatc
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 import msgspec
@@ -43,7 +43,6 @@ from domain.commands import TableCommand
 from domain.limits import MAX_COMMAND_ID
 from domain.settings import TableSettings
 from infra.references import table_id_of
-from infra.service import Recorded as ServiceRecorded
 from infra.service import TableService
 
 if TYPE_CHECKING:
@@ -109,17 +108,19 @@ def command_of(raw: Any, grant: Grant, key: str | None) -> TableCommand:
 
 
 async def once(request: Request[Any, Any, State], grant: Grant, key: str | None, raw: Any,
-               status: int, respond: Callable[[], Awaitable[Recorded]]) -> Recorded:
-    """`respond()`, under the IETF `Idempotency-Key` rules when the request has a key (a
-    replayed answer comes as a litestar `Response` holding the first answer's body), counted
-    and timed by its kind (`api.metrics`)."""
+               status: int, respond: Callable[[], Recorded]) -> Recorded:
+    """`respond()` in a worker thread (it may block on the store), under the IETF
+    `Idempotency-Key` rules when the request has a key, in the same thread (a replayed answer
+    comes as a litestar `Response` holding the first answer's body), counted and timed by
+    its kind (`api.metrics`)."""
     kind = raw.get("kind") if isinstance(raw, dict) and status == 200 else "open"
     metrics: Metrics = request.app.state.metrics
     if key is None:
-        return cast(Recorded, await metrics.timed(str(kind), respond))
+        return cast(Recorded, await metrics.timed(str(kind), lambda: blocking(respond)))
     keys: Idempotency = request.app.state.idempotency
     scoped, asked = auth.scope_key(grant, key), fingerprint(request.method, request.url.path, raw)
-    answer = await metrics.timed(str(kind), lambda: keys.run(scoped, asked, status, respond))
+    answer = await metrics.timed(str(kind),
+                                 lambda: blocking(keys.run, scoped, asked, status, respond))
     return cast(Recorded, answer)
 
 
@@ -135,18 +136,17 @@ class TablesController(Controller):
         auth.may_open_tables(grant)
         raw = decode_json(await request.body())
 
-        async def open_it() -> Recorded:
+        service = self._service(request)
+
+        def open_it() -> Recorded:
             try:
                 body = msgspec.convert(raw, OpenTable)
             except msgspec.ValidationError as error:
                 raise invalid(error) from None
             settings = settings_of(body)
             command_id = auth.scope_command_id(grant, idempotency_key or f"open/{uuid.uuid4()}")
-            service = self._service(request)
-            recorded: ServiceRecorded = await blocking(
-                lambda: service.open_table(body.name, settings, command_id=command_id,
-                                           tournament=body.tournament,
-                                           actor=auth.actor_of(grant)))
+            recorded = service.open_table(body.name, settings, command_id=command_id,
+                                          tournament=body.tournament, actor=auth.actor_of(grant))
             return Recorded(recorded.table_id, recorded.version, recorded.events)
 
         return await once(request, grant, idempotency_key, raw, 201, open_it)
@@ -154,10 +154,15 @@ class TablesController(Controller):
     @get("/{table:str}", summary="A table as the caller may see it",
          security=BEARER_OR_ANONYMOUS, responses=problems(400, 401, 404))
     async def show_table(self, request: Request[Any, Any, State], table: TableRef) -> TableView:
-        grant = await grant_of(request)
+        tokens: TokenStore = request.app.state.tokens
         service = self._service(request)
-        found = await blocking(service.table, table_id_of(table))
-        return table_view(found, grant)
+        authorization = request.headers.get("Authorization")
+
+        def show() -> TableView:  # the token and the table in one worker thread
+            grant = auth.authenticate(tokens, authorization)
+            return table_view(service.table(table_id_of(table)), grant)
+
+        return await blocking(show)
 
     @post("/{table:str}/commands", status_code=200, summary="Send a table one command",
           operation_class=CommandOperation, security=BEARER,
@@ -169,16 +174,17 @@ class TablesController(Controller):
         table_id = table_id_of(table)
         raw = decode_json(await request.body())
 
-        async def send() -> Recorded:
+        service = self._service(request)
+
+        def send() -> Recorded:
             command = command_of(raw, grant, idempotency_key)
             auth.may_send(grant, table_id, command)
-            service = self._service(request)
-            recorded: ServiceRecorded = await blocking(service.execute, table_id, command)
+            recorded = service.execute(table_id, command)
             events = recorded.events
             if any(e["type"] in _HIDDEN_CARDS for e in events):
                 state = recorded.state
                 if state is None:  # a command id sent again: its first answer, not the table
-                    state = await blocking(service.state, table_id)
+                    state = service.state(table_id)
                 events = visible_events(state, grant, events)
             return Recorded(recorded.table_id, recorded.version, events)
 

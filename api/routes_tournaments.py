@@ -69,7 +69,8 @@ class CreateTournament(FormatChoice, kw_only=True, forbid_unknown_fields=True):
 
 
 class PreviewFormat(FormatChoice, kw_only=True, forbid_unknown_fields=True):
-    """A format to play `runs` times with `players` house bots, `pace` seconds a coup."""
+    """A format to play `runs` times with `players` house bots, `pace` seconds a coup's
+    dealing (and the format's bet clock, if any, at every turn)."""
 
     players: Annotated[int, msgspec.Meta(ge=2, le=200)]
     runs: Annotated[int, msgspec.Meta(ge=1, le=10)] = 3
@@ -206,7 +207,7 @@ class TournamentsController(Controller):
     async def preview(self, request: Request[Any, Any, State],
                       data: JSONBody[PreviewFormat]) -> Preview:
         """Expected duration, the stacks at each round's end, how often a play-off was needed;
-        each run is a whole tournament on a throwaway store (seconds a run)."""
+        each run is a whole tournament of bots in memory, nothing recorded."""
         organiser(await grant_of(request))
         settings = settings_of(data)
         return await blocking(lambda: preview(settings, data.players, data.runs,

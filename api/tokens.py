@@ -8,9 +8,13 @@ token is looked up by its hash, the table's primary key; its public `id` (listed
 token list`, taken by `sabot token revoke`) is the first 12 hex digits of that hash.
 
 Every token expires (`DEFAULT_LIFETIME`, 90 days, unless issued for another time, at most
-`MAX_LIFETIME`). Lookups are cached for `CACHE_SECONDS` in the process; a revocation clears
-its token from this process's cache at once, and other processes see it within
-`CACHE_SECONDS`.
+`MAX_LIFETIME`). A `TokenStore` keeps the tokens it looked up in memory, tagged with the
+tokens' generation (`api_token_generation`, one row that every issue and revocation moves on
+in its own transaction) read before them. Each lookup reads that one row first (one
+statement; PostgreSQL: one round trip, no transaction) and forgets every cached token when it
+moved, so a token revoked through any process (another API replica, `sabot token revoke`) is
+refused by every process from its next request on. The tables are the migrations'
+(`infra.migrations`).
 """
 
 from __future__ import annotations
@@ -18,11 +22,10 @@ from __future__ import annotations
 import hashlib
 import secrets
 import threading
-import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import ClassVar
+from typing import Any
 
 import msgspec
 
@@ -33,24 +36,9 @@ PREFIX = "sabot_"
 ID_DIGITS = 12
 DEFAULT_LIFETIME = timedelta(days=90)
 MAX_LIFETIME = timedelta(days=3650)
-CACHE_SECONDS = 5.0
-
-SCHEMA = {
-    "sqlite": "CREATE TABLE IF NOT EXISTS {api_tokens} ("
-    " token_hash TEXT PRIMARY KEY,"
-    " role TEXT NOT NULL,"
-    " player TEXT,"
-    " tables TEXT NOT NULL DEFAULT '',"
-    " created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
-    "postgres": "CREATE TABLE IF NOT EXISTS {api_tokens} ("
-    " token_hash text PRIMARY KEY,"
-    " role text NOT NULL,"
-    " player text,"
-    " tables text NOT NULL DEFAULT '',"
-    " created_at timestamptz NOT NULL DEFAULT now())",
-}
-LIFECYCLE = ("expires_at", "revoked_at")
-"""Columns added to tokens issued before they expired (ISO 8601 text, UTC)."""
+CACHE_SIZE = 10_000
+GENERATION = "SELECT generation FROM {api_token_generation}"
+NEXT_GENERATION = "UPDATE {api_token_generation} SET generation = generation + 1"
 
 
 class Role(StrEnum):
@@ -108,21 +96,11 @@ class Issued(msgspec.Struct, frozen=True):
 class TokenStore:
     """Issued tokens in the `api_tokens` table of one database."""
 
-    _cache: ClassVar[dict[str, tuple[float, Issued | None]]] = {}
-    _cache_lock: ClassVar[threading.Lock] = threading.Lock()
-
     def __init__(self, database: Database) -> None:
         self.database = database
-        with database.transaction(write=True) as cursor:
-            database.execute(cursor, SCHEMA[database.dialect])  # holds the schema lock
-            if database.dialect == "postgres":
-                for column in LIFECYCLE:
-                    database.execute(cursor, "ALTER TABLE {api_tokens} ADD COLUMN IF NOT EXISTS "
-                                     f"{column} TEXT")
-                return
-            rows = database.execute(cursor, "PRAGMA table_info(api_tokens)").fetchall()
-            for column in sorted(set(LIFECYCLE) - {row["name"] for row in rows}):
-                database.execute(cursor, f"ALTER TABLE {{api_tokens}} ADD COLUMN {column} TEXT")
+        self._cache: dict[str, Issued | None] = {}
+        self._generation: int | None = None  # the tokens' generation the cache holds
+        self._lock = threading.Lock()
 
     def issue(self, grant: Grant, lifetime: timedelta = DEFAULT_LIFETIME) -> str:
         """A new token for `grant`; the caller shows it once, only its hash is kept."""
@@ -139,6 +117,7 @@ class TokenStore:
                 " VALUES (?, ?, ?, ?, ?)",
                 (digest(token), grant.role.value, grant.player, tables, expires),
             )
+            self.database.execute(cursor, NEXT_GENERATION)  # a lookup may have cached "none"
         return token
 
     def grant(self, token: str) -> Grant | None:
@@ -149,21 +128,30 @@ class TokenStore:
         return issued.grant
 
     def lookup(self, token: str) -> Issued | None:
-        """The issued token (valid or not), from the cache when looked up lately."""
+        """The issued token (valid or not), from the cache unless the tokens' generation
+        moved since it was cached."""
         if not token.startswith(PREFIX):
             return None
         key = digest(token)
-        with self._cache_lock:
-            cached = self._cache.get(key)
-        if cached is not None and time.monotonic() - cached[0] < CACHE_SECONDS:
-            return cached[1]
+        generation = self._read_generation()  # before the token: a later change moves it
+        with self._lock:
+            if self._generation is None or generation > self._generation:
+                self._cache.clear()
+                self._generation = generation
+            elif generation == self._generation and key in self._cache:
+                return self._cache[key]  # (a lookup that read an older one reads the row)
         found = self._select("token_hash = ?", key)
         issued = found[0] if found else None
-        with self._cache_lock:
-            if len(self._cache) > 10_000:
-                self._cache.clear()
-            self._cache[key] = (time.monotonic(), issued)
+        with self._lock:
+            if self._generation == generation:
+                if len(self._cache) >= CACHE_SIZE:
+                    self._cache.clear()
+                self._cache[key] = issued
         return issued
+
+    def _read_generation(self) -> int:
+        row: Any = self.database.read_one(GENERATION)
+        return int(row["generation"])
 
     def issued(self) -> list[Issued]:
         return self._select("1 = 1")
@@ -182,11 +170,9 @@ class TokenStore:
             rows = self.database.execute(
                 cursor, "UPDATE {api_tokens} SET revoked_at = COALESCE(revoked_at, ?)"
                 f" WHERE {where} RETURNING token_hash", (_now().isoformat(), value)).fetchall()
+            self.database.execute(cursor, NEXT_GENERATION)
         if not rows:
             raise KeyError(f"no token {text if not text.startswith(PREFIX) else '(given)'}")
-        with self._cache_lock:
-            for row in rows:
-                self._cache.pop(row["token_hash"], None)
         return self._select("token_hash = ?", rows[0]["token_hash"])[0]
 
     def _select(self, where: str, *params: str) -> list[Issued]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from domain.errors import OutOfTurn
 
+CROUPIER = "@croupier"
+
 
 def is_official(actor: str) -> bool:
     """Officials act for anyone at the table."""

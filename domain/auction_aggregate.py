@@ -10,10 +10,14 @@ at the table (the service records `AwardBank` there with `how="auction"`).
 from __future__ import annotations
 
 import uuid
+from typing import assert_never
 
 import msgspec
 from eventsourcing.domain import Aggregate, event
 
+from domain import auction_commands as ac
+from domain.actors import require_actor
+from domain.commands import require_known
 from domain.errors import OutOfTurn, RuleViolation
 
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-0a0c710e0000")
@@ -63,6 +67,29 @@ class BankAuction(Aggregate):
     def highest(self) -> Bid | None:
         return max(self.bids, key=lambda b: b.amount) if self.bids else None
 
+    def execute(self, command: ac.AuctionCommand) -> None:
+        """Check `command` (its actor's right, the auction's rules) and record what it does."""
+        require_known(command, ac.AUCTION_COMMANDS, "an auction")
+        actor = command.actor
+        who = {"actor": actor, "command_id": command.command_id}
+        if self.closed:
+            raise OutOfTurn("the auction is closed", rule="auction-closed")
+        match command:
+            case ac.PlaceBid(player=p, amount=amount, chips=chips, standing=standing):
+                require_actor(actor, p, f"bid for {p}", rule="not-your-bid")
+                if standing or amount > chips:
+                    raise RuleViolation(f"{p} cannot put up {amount} (has {chips})",
+                                        rule="bid-beyond-chips")
+                self._bid_placed(player=p, amount=amount, **who)
+            case ac.CloseAuction():
+                require_actor(actor, None, "close the auction", rule="official-step")
+                best = self.highest
+                if best is None:
+                    raise RuleViolation("nobody bid for the bank", rule="auction-no-bids")
+                self._awarded(player=best.player, amount=best.amount, **who)
+            case _:
+                assert_never(command)
+
     class BidPlaced(Aggregate.Event):
         player: str
         amount: int
@@ -70,7 +97,7 @@ class BankAuction(Aggregate):
         command_id: str
 
     @event(BidPlaced)
-    def place_bid(self, player: str, amount: int, actor: str, command_id: str) -> None:
+    def _bid_placed(self, player: str, amount: int, actor: str, command_id: str) -> None:
         if self.closed:
             raise OutOfTurn("the auction is closed", rule="auction-closed")
         floor = self.minimum if self.highest is None else self.highest.amount + 1
@@ -85,16 +112,9 @@ class BankAuction(Aggregate):
         command_id: str
 
     @event(BankAwarded)
-    def _award(self, player: str, amount: int, actor: str, command_id: str) -> None:
+    def _awarded(self, player: str, amount: int, actor: str, command_id: str) -> None:
+        if self.closed or Bid(player, amount) != self.highest:
+            raise RuleViolation(f"the bank goes to the highest bid, not {player}'s {amount}",
+                                rule="award-mismatch")
         self.winner = Bid(player, amount)
         self.closed = True
-
-    def close(self, actor: str, command_id: str) -> Bid:
-        """Award the bank to the highest bid."""
-        if self.closed:
-            raise OutOfTurn("the auction is closed", rule="auction-closed")
-        best = self.highest
-        if best is None:
-            raise RuleViolation("nobody bid for the bank", rule="auction-no-bids")
-        self._award(player=best.player, amount=best.amount, actor=actor, command_id=command_id)
-        return best

@@ -36,7 +36,8 @@ from typing import NamedTuple
 from domain.cards import point
 from domain.coup import Coup, Side
 from domain.policies import punter_draws
-from domain.settings import TableSettings, Variant
+from domain.settings import TableSettings
+from domain.variants import rules_for
 
 _VALUES = range(10)
 _NON_NATURAL = frozenset(range(8))
@@ -79,7 +80,7 @@ def banker_expectations(
     Raises ValueError when the coup is not at the à deux tableaux banker's decision, a stake or
     count is negative, or the unseen cards cannot hold the tableaux' hidden hands and a third card.
     """
-    if coup.settings.variant is not Variant.DEUX_TABLEAUX:
+    if not rules_for(coup.settings).drawing.banker_free:
         raise ValueError("banker_expectation is the à deux tableaux banker's policy")
     if coup.to_act() is not Side.BANKER or coup.awaits_offer():
         raise ValueError("the coup is not at the banker's decision")

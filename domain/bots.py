@@ -17,12 +17,11 @@ from collections.abc import Callable
 import msgspec
 
 from domain import commands as c
-from domain.coup import tableaux_of
+from domain.betting_order import bettor, may_bet
 from domain.defaults import default_draw
 from domain.drawing import Rule
 from domain.errors import RuleViolation
 from domain.payouts import Spot
-from domain.settings import Variant
 from domain.table import CROUPIER, Phase, TableState
 
 CommandId = Callable[[str], str]
@@ -118,12 +117,13 @@ def auction_bids(state: TableState, rng: random.Random) -> list[tuple[str, int]]
 
 def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
             habits: Habits) -> c.TableCommand:
-    """Each punter who has not yet staked this coup stakes once; then betting closes. Before
-    any stake, a chemin de fer banker may retire (`Habits.retire_rate`)."""
+    """Each punter who has not yet staked this coup stakes once (in turn, where the table
+    says so: a player in turn with no chips to bet passes); then betting closes. Before any
+    stake, a chemin de fer banker may retire (`Habits.retire_rate`)."""
     if state.tie_replay:  # a tied chemin-de-fer coup is played again as it was staked
         return c.CloseBetting(command_id=command_id("close"))
     banker = state.banker
-    if (habits.retire_rate and banker is not None and state.variant is Variant.CHEMIN_DE_FER
+    if (habits.retire_rate and banker is not None and state.rules.passing.shoe_passes
             and not state.stakes and not state.banco_calls
             and rng.random() < habits.retire_rate):
         return c.RetireBank(command_id=command_id(f"retire-{state.coup_number}"),
@@ -131,7 +131,7 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
     placed = {b.player for b in state.bets} | {s.player for s in state.stakes} | set(
         state.banco_calls)
     minimum = state.settings.min_stake
-    for player in state.players():
+    for player in may_bet(state):
         if player in placed or player == state.banker or player in state.duel:
             continue
         free = state.seat_of(player).chips - state.committed(player)
@@ -147,14 +147,18 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
         amount = rng.randint(minimum, ceiling)
         if habits.unit:  # 1 to 5 units, as far as the free chips and the maximum go
             amount = max(minimum, min(habits.unit * rng.randint(1, 5), ceiling))
-        if state.settings.house_banks:
+        if state.house_banks:
             spots = [Spot.PUNTER, Spot.BANKER] + ([Spot.TIE] if state.settings.tie_pays else [])
             return c.PlaceBet(command_id=command_id(label), actor=player, player=player,
                               spot=rng.choices(spots, weights=[10, 10, 1][: len(spots)])[0],
                               amount=amount)
-        tableau = rng.choice(tableaux_of(state.variant))
+        tableau = rng.choice(state.rules.tableaux)
         return c.PlaceStake(command_id=command_id(label), actor=player, player=player,
                             tableau=tableau, amount=amount)
+    turn = bettor(state)
+    if turn is not None:
+        return c.PassBetTurn(command_id=command_id(f"pass-{state.coup_number + 1}-{turn}"),
+                             actor=turn, player=turn)
     return c.CloseBetting(command_id=command_id("close"))
 
 
@@ -164,7 +168,8 @@ def _calls_banco(state: TableState, player: str, free: int, rng: random.Random,
     readily: it is their right to go again)."""
     if not state.settings.banco_allowed or player in state.banco_calls or free < state.bank:
         return False
-    if state.variant is Variant.DEUX_TABLEAUX and state.bancos_in_a_row >= 2:
+    limit = state.rules.bancos_per_bank
+    if limit is not None and state.bancos_in_a_row >= limit:
         return False
     return rng.random() < (habits.suivi_rate if player == state.banco_suivi
                            else habits.banco_rate)
@@ -199,6 +204,5 @@ def _play(state: TableState, rng: random.Random, command_id: CommandId,
 def playable(state: TableState) -> bool:
     """Whether bots can go on: enough players with chips to make a coup."""
     with_chips = [p for p in state.seated() if state.seat_of(p).chips >= state.settings.min_stake]
-    needed = 2 if state.variant is not Variant.PUNTO_BANCO else 1
-    return len(with_chips) >= needed
+    return len(with_chips) >= state.rules.banking.players_needed
 

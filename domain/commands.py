@@ -11,8 +11,10 @@ from typing import get_args
 
 import msgspec
 
+from domain.betting_order import PassReason
 from domain.cards import Card
 from domain.coup import Side
+from domain.errors import RuleViolation
 from domain.limits import Chips, CommandId, Count, Name, Reason
 from domain.payouts import Spot
 
@@ -20,6 +22,13 @@ from domain.payouts import Spot
 class Command(msgspec.Struct, kw_only=True, tag_field="kind"):
     command_id: CommandId
     actor: str = "@croupier"
+
+
+def require_known(command: object, known: tuple[type[Command], ...], taker: str) -> None:
+    """Refuse, by its name, a command that is none of `known` (what `taker` takes)."""
+    if not isinstance(command, known):
+        raise RuleViolation(f"{taker} takes no {type(command).__name__} command",
+                            rule="unknown-command")
 
 
 class SeatPlayer(Command, tag="seat"):
@@ -81,6 +90,15 @@ class PlaceBet(Command, tag="bet"):
     player: Name
     spot: Spot
     amount: Chips
+
+
+class PassBetTurn(Command, tag="pass-bet"):
+    """In a rotating betting order, `player`'s turn to bet on coup `coup` passes with no bet:
+    the player passes (`pass`), or an official for the clock or a secret bet."""
+
+    player: Name
+    coup: Count | None = None  # None: the coup being staked now
+    reason: PassReason = PassReason.PASS
 
 
 class PlaceStake(Command, tag="stake"):
@@ -147,17 +165,19 @@ class ShowDown(Command, tag="show-down"):
 
 class ChangeLimits(Command, tag="change-limits"):
     """An official sets the table's stake limits between coups (a tournament's round whose
-    limits rise); `max_stake` 0: no table maximum."""
+    limits rise); `max_stake` 0: no table maximum; `bet_seconds`: the round's bet clock too
+    (None: unchanged)."""
 
     min_stake: Chips
     max_stake: Chips = 0
+    bet_seconds: Count | None = None
 
 
 TableCommand = (
     SeatPlayer | LeaveTable | AdjustChips | ShuffleShoe | ContributeEntropy | CutShoe
     | BurnCard | AwardBank | DeclineBank | RetireBank | PlaceBet | PlaceStake | CallBanco
     | CloseBetting | DealCard | ShowNaturals | Decide | SettleCoup | PayCoup | RevealSeed
-    | EndTaille | PlayDefault | OfferCard | ShowDown | ChangeLimits
+    | EndTaille | PlayDefault | OfferCard | ShowDown | ChangeLimits | PassBetTurn
 )
 
 TABLE_COMMANDS: tuple[type[Command], ...] = get_args(TableCommand)

@@ -26,26 +26,12 @@ from enum import StrEnum
 import msgspec
 
 from domain.cards import Card, is_natural, point, value
-from domain.drawing import Rule, banker_rule, punter_rule
+from domain.drawing import Rule
 from domain.errors import OutOfTurn, RuleViolation
 from domain.settings import TableSettings, Variant
-
-
-class Side(StrEnum):
-    """A hand at the table. Single-tableau variants use PUNTER and BANKER."""
-
-    PUNTER = "punter"
-    RIGHT = "right"
-    LEFT = "left"
-    BANKER = "banker"
-
-
-class Outcome(StrEnum):
-    """A tableau's result against the banker."""
-
-    PUNTER = "punter"
-    BANKER = "banker"
-    TIE = "tie"
+from domain.sides import Outcome as Outcome
+from domain.sides import Side as Side
+from domain.variants import banker_rule, punter_rule, rules_for
 
 
 class Step(StrEnum):
@@ -68,9 +54,7 @@ class LegalStep(msgspec.Struct, frozen=True):
 
 def tableaux_of(variant: Variant) -> tuple[Side, ...]:
     """The punters' hands of a variant, in deal order."""
-    if variant is Variant.DEUX_TABLEAUX:
-        return (Side.RIGHT, Side.LEFT)
-    return (Side.PUNTER,)
+    return rules_for(variant).tableaux
 
 
 def compare(punter: list[Card], banker: list[Card], *, natural_beats_three: bool) -> Outcome:
@@ -280,7 +264,7 @@ class Coup(msgspec.Struct, kw_only=True):
         return compare(
             self.hands[side],
             self.hands[Side.BANKER],
-            natural_beats_three=self.settings.variant is Variant.SIMPLIFIED,
+            natural_beats_three=rules_for(self.settings).natural_beats_three,
         )
 
     # --- one side's view ---------------------------------------------------------------

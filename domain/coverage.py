@@ -17,17 +17,24 @@ toujours par couvrir les pontes à droite et à gauche, en commençant par celui
 le plus près du banquier": the engaged stakes are paid right and left alternately, first the
 punters seated on their tableau's side, then those seated on the other side, then the
 standing punters, who "sont toujours payés les derniers".
+
+`CheminDeFerCoverage` and `TwoTableauxCoverage` are the variants' coverage rules: each reads
+the table (`TableBase`) for the orders, the banco and the hand holders, and covers its bank.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from itertools import zip_longest
+from typing import TYPE_CHECKING
 
 import msgspec
 
-from domain.coup import Side
 from domain.settings import HandHolder
+from domain.sides import Side
+
+if TYPE_CHECKING:
+    from domain.table_base import TableBase
 
 
 class Stake(msgspec.Struct, frozen=True):
@@ -154,3 +161,61 @@ def deux_tableaux(
         for pair in zip_longest(right, left):
             in_pay_order += [s for s in pair if s is not None]
     return Coverage(tuple(in_pay_order), tuple(returned), None, dict(hand_holders))
+
+
+def _banco(state: TableBase) -> tuple[list[str], set[str], str | None]:
+    """The punters' priority order, the standing punters, and the banco that has priority."""
+    order = state.punter_order()
+    standing = {s.player for s in state.seats if s.standing}
+    return order, standing, banco_winner(state.banco_calls, order, state.banco_suivi, standing)
+
+
+class CheminDeFerCoverage:
+    """One tableau; the punters' hand goes by the table's `hand_holder` setting."""
+
+    def cover(self, state: TableBase) -> Coverage:
+        order, standing, winner = _banco(state)
+        return chemin_de_fer(state.bank, state.stakes, order, winner,
+                             state.settings.hand_holder, standing)
+
+
+class TwoTableauxCoverage:
+    """Two tableaux, each covered in its own order; each hand held where it was left."""
+
+    def cover(self, state: TableBase) -> Coverage:
+        _, _, winner = _banco(state)
+        orders = {t: _tableau_order(state, t) for t in (Side.RIGHT, Side.LEFT)}
+        holders = {t: h for t in orders if (h := _holder_with_stake(state, t, orders[t]))}
+        sides = {s.player: None if s.standing else s.side for s in state.seats}
+        return deux_tableaux(state.bank, state.stakes, orders, winner, holders, sides)
+
+
+def side_order(state: TableBase, side: Side) -> list[str]:
+    """A side's seated punters from the hand holder outward, the closest ones after."""
+    mine = [s.player for s in state.seats if s.side is side and not s.standing
+            and s.player != state.banker]
+    holder = state.hand_holders.get(side)
+    if holder in mine:
+        i = mine.index(holder)
+        mine = mine[i:] + mine[:i]
+    return mine
+
+
+def seat_hand_holders(state: TableBase) -> None:
+    """Each tableau's hand to the first punter of its side, unless its holder still sits there."""
+    for side in (Side.RIGHT, Side.LEFT):
+        if state.hand_holders.get(side) not in side_order(state, side):
+            order = side_order(state, side)
+            if order:
+                state.hand_holders[side] = order[0]
+
+
+def _tableau_order(state: TableBase, tableau: Side) -> list[str]:
+    other = Side.LEFT if tableau is Side.RIGHT else Side.RIGHT
+    standing = [s.player for s in state.seats if s.standing]
+    return side_order(state, tableau) + side_order(state, other) + standing
+
+
+def _holder_with_stake(state: TableBase, tableau: Side, order: list[str]) -> str | None:
+    staking = {s.player for s in state.stakes if s.tableau is tableau}
+    return next((p for p in order if p in staking), None)

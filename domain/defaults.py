@@ -13,7 +13,7 @@ from domain.banker_expectation import banker_should_draw
 from domain.cards import point, value, value_counts
 from domain.coup import Side
 from domain.policies import banker_draws, punter_draws
-from domain.settings import BankerStrategy, Variant
+from domain.settings import BankerStrategy
 from domain.table import TableState
 
 
@@ -24,7 +24,7 @@ def default_draw(state: TableState, side: Side) -> bool:
     own = point(coup.hands[side][:2])
     if side is not Side.BANKER:
         return punter_draws(state.settings, own)
-    if state.variant is not Variant.DEUX_TABLEAUX:
+    if not state.rules.drawing.banker_free:
         return banker_draws(state.settings, own, coup.given(coup.tableaux[0]))
     assert state.covered is not None
     stakes = {t: state.covered.engaged_on(t) for t in coup.tableaux}

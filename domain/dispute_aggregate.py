@@ -19,12 +19,16 @@ from __future__ import annotations
 
 import re
 import uuid
-from enum import StrEnum
+from typing import assert_never
 
 import msgspec
 from eventsourcing.domain import Aggregate, event
 
+from domain import dispute_commands as dc
+from domain.actors import require_actor
+from domain.commands import require_known
 from domain.errors import OutOfTurn, RuleViolation
+from domain.verdicts import Discrepancy, Verdict
 
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-d15b07e00000")
 
@@ -44,25 +48,6 @@ def corrected_coup(reason: str) -> tuple[str, int] | None:
     """The table and coup a chips event's reason says it corrects, if it is a correction."""
     match = _CORRECTED.match(reason)
     return (match.group(2), int(match.group(1))) if match else None
-
-
-class Verdict(StrEnum):
-    OPEN = "open"  # not replayed yet
-    CONSISTENT = "consistent"
-    DISCREPANCIES = "discrepancies"
-    UNVERIFIABLE = "unverifiable"  # the replay could not be run (e.g. the coup is unfinished)
-
-
-class Discrepancy(msgspec.Struct, frozen=True, kw_only=True):
-    """One fact of the coup where the record and the replay disagree."""
-
-    what: str  # e.g. "card", "outcome", "payout", "commission", "bank"
-    where: str  # e.g. "position 12", "punter", "p1", "event 57"
-    expected: str
-    recorded: str
-
-    def describe(self) -> str:
-        return f"{self.what} at {self.where}: expected {self.expected}, recorded {self.recorded}"
 
 
 class Approval(msgspec.Struct, frozen=True, kw_only=True):
@@ -122,8 +107,39 @@ class Dispute(Aggregate):
         roles = {a.role for a in self.approvals}
         return ORGANISER in roles and bool(roles & SECOND_APPROVERS)
 
-    def approve(self, role: str, by: str, actor: str, command_id: str) -> None:
-        """Approve the proposed correction as `by`, acting in `role`."""
+    def execute(self, command: dc.DisputeCommand) -> None:
+        """Check `command` (its actor's right, the dispute's rules) and record what it does."""
+        require_known(command, dc.DISPUTE_COMMANDS, "a dispute")
+        actor = command.actor
+        who = {"actor": actor, "command_id": command.command_id}
+        match command:
+            case dc.RecordVerdict(verdict=verdict, discrepancies=found, notes=notes,
+                                  corrections=corrections):
+                require_actor(actor, None, "record a verdict", rule="official-step")
+                self._replayed(verdict=verdict, discrepancies=list(found), notes=list(notes),
+                               **who)
+                if corrections:
+                    self._proposed(corrections=dict(corrections), **who)
+            case dc.ApproveCorrection(role=role, by=by):
+                require_actor(actor, by, f"approve as {by}", rule="not-yourself")
+                self._approve(role, by)
+                self._approved(role=role, by=by, **who)
+            case dc.ApplyCorrection(table=table):
+                require_actor(actor, None, "apply a correction", rule="official-step")
+                if not self.approved:
+                    raise OutOfTurn("the correction needs the organiser's and an auditor's or a "
+                                    "floor manager's approval", rule="not-approved")
+                if not self.applied:
+                    self._applied(corrections=dict(self.corrections),
+                                  approvals=list(self.approvals),
+                                  reason=correction_reason(table, self.coup, self.id,
+                                                           self.reason), **who)
+            case _:
+                assert_never(command)
+
+    def _approve(self, role: str, by: str) -> None:
+        """Refuse an approval: none to give, already applied, not an approver, or the same
+        role or person twice."""
         if not self.corrections:
             raise OutOfTurn("this dispute proposes no correction to approve",
                             rule="no-correction")
@@ -138,18 +154,6 @@ class Dispute(Aggregate):
         if any(a.by == by for a in self.approvals):
             raise OutOfTurn(f"{by} already approved: the second approval is someone else's",
                             rule="same-approver")
-        self._approved(role=role, by=by, actor=actor, command_id=command_id)
-
-    def apply(self, table: str, actor: str, command_id: str) -> None:
-        """Record that the compensating events were recorded (`table`: the disputed table's
-        name)."""
-        if not self.approved:
-            raise OutOfTurn("the correction needs the organiser's and an auditor's or a floor "
-                            "manager's approval", rule="not-approved")
-        if not self.applied:
-            self._applied(corrections=dict(self.corrections), approvals=list(self.approvals),
-                          reason=correction_reason(table, self.coup, self.id, self.reason),
-                          actor=actor, command_id=command_id)
 
     class Replayed(Event):
         verdict: Verdict
@@ -157,7 +161,7 @@ class Dispute(Aggregate):
         notes: list[str]
 
     @event(Replayed)
-    def record_verdict(self, verdict: Verdict, discrepancies: list[Discrepancy],
+    def _replayed(self, verdict: Verdict, discrepancies: list[Discrepancy],
                        notes: list[str], actor: str, command_id: str) -> None:
         if self.verdict is not Verdict.OPEN:
             raise OutOfTurn(f"the dispute was already decided ({self.verdict})",
@@ -175,7 +179,7 @@ class Dispute(Aggregate):
         corrections: dict[str, int]
 
     @event(CorrectionProposed)
-    def propose(self, corrections: dict[str, int], actor: str, command_id: str) -> None:
+    def _proposed(self, corrections: dict[str, int], actor: str, command_id: str) -> None:
         if self.verdict is not Verdict.DISCREPANCIES or self.corrections:
             raise OutOfTurn("a correction follows a verdict of discrepancies, once",
                             rule="dispute-correction")

@@ -23,6 +23,7 @@ from enum import StrEnum
 
 import msgspec
 
+from domain.betting_order import BettingOrder, check_betting
 from domain.errors import RuleViolation
 
 
@@ -76,6 +77,7 @@ class Stage(msgspec.Struct, frozen=True, kw_only=True):
     advance: Advance | None = None
     chips: ChipRule = ChipRule.CARRY
     secret_bet: bool = False  # one hidden bet a player per round
+    bet_seconds: int | None = None  # a turn's bet clock; None: the format's
 
     def limits_for(self, round_in_stage: int) -> Limits:
         """The limits of the stage's round `round_in_stage` (1 the first)."""
@@ -83,7 +85,8 @@ class Stage(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def check_stages(stages: Sequence[Stage], starting_chips: int, seats: int,
-                 tables: int | None) -> None:
+                 tables: int | None, *, betting_order: BettingOrder = BettingOrder.FREE,
+                 house_banks: bool = True) -> None:
     """Refuse stages no tournament can play, each with a named rule."""
     if not stages:
         raise RuleViolation("a format has one stage at least", rule="format-stages")
@@ -91,6 +94,10 @@ def check_stages(stages: Sequence[Stage], starting_chips: int, seats: int,
     for number, stage in enumerate(stages, 1):
         last = number == len(stages)
         where = f"stage {number} ({stage.name})"
+        try:
+            check_betting(betting_order, stage.bet_seconds or 0, house_banks)
+        except RuleViolation as refused:
+            raise RuleViolation(f"{where}: {refused.message}", rule=refused.rule) from None
         if stage.rounds < 0 or (stage.rounds == 0 and not last):
             raise RuleViolation(f"{where}: only the last stage may play until one is left "
                                 "(rounds 0); the others play one round or more",

@@ -20,12 +20,13 @@ from fractions import Fraction
 import msgspec
 
 from domain.cards import value_counts
-from domain.drawing import Rule, punter_rule
+from domain.drawing import Rule
 from domain.errors import RuleViolation
 from domain.policies import banker_draws, punter_draws
 from domain.settings import PunterFive, TableSettings, Variant
+from domain.variants import punter_rule, rules_for
 
-ODDS_VARIANTS = (Variant.PUNTO_BANCO, Variant.CHEMIN_DE_FER, Variant.SIMPLIFIED)
+ODDS_VARIANTS = tuple(v for v in Variant if not rules_for(v).drawing.banker_free)
 
 _BANKER, _PLAYER, _TIE = 0, 1, 2
 _STOOD = 10  # index of "the punter stood" in the banker's drawing table, after the values 0-9
@@ -87,21 +88,22 @@ class Odds(msgspec.Struct, frozen=True, kw_only=True):
         player = self.probability(Outcome.PLAYER)
         tie = self.probability(Outcome.TIE)
         commission = Fraction(self.commission_bp, 10_000)
-        lost_on_tie = tie if self.variant is Variant.SIMPLIFIED else Fraction(0)
+        rules = rules_for(self.variant)
+        lost_on_tie = tie if rules.payout.even_bets_lose_on_tie else Fraction(0)
         match bet:
             case Outcome.BANKER:
                 return -(banker * (1 - commission) - player - lost_on_tie)
             case Outcome.PLAYER:
                 return -(player - banker - lost_on_tie)
             case Outcome.TIE:
-                if self.variant is Variant.CHEMIN_DE_FER:
+                if not rules.tie_bet:
                     return None
                 return -(self.tie_pays * tie - (1 - tie))
 
 
 def exact_odds(settings: TableSettings) -> Odds:
     """Count every ordered six-card sequence of a full shoe by the outcome of its coup."""
-    if settings.variant not in ODDS_VARIANTS:
+    if rules_for(settings).drawing.banker_free:
         raise RuleViolation(
             "exact odds cover punto banco, chemin de fer and the family game: the à deux "
             "tableaux banker decides freely",

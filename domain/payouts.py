@@ -21,12 +21,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 import msgspec
 
-from domain.coup import Outcome, Side
 from domain.coverage import Stake
 from domain.settings import TableSettings
+from domain.sides import Outcome, Side
+
+if TYPE_CHECKING:
+    from domain.table_base import TableBase
 
 
 class Spot(StrEnum):
@@ -137,3 +141,35 @@ def against_bank(
     boxes = {banker: box_after} if box_after != box else {}
     return Settlement(tuple(payouts), winnings - commission, commission, commission,
                       boxes).check()
+
+
+class HousePays:
+    """Punto banco: the house pays its bets."""
+
+    even_bets_lose_on_tie = False  # the odds' default: Player and Banker lost on a tie
+
+    def settle(self, state: TableBase, outcomes: dict[Side, Outcome]) -> Settlement:
+        return house_bets(state.settings, outcomes[Side.PUNTER], state.bets,
+                          state.commission_box)
+
+
+class DuelPays(HousePays):
+    """The family game: the duel's winner takes the stakes, the house pays the side bets."""
+
+    even_bets_lose_on_tie = True
+
+    def settle(self, state: TableBase, outcomes: dict[Side, Outcome]) -> Settlement:
+        side_bets = super().settle(state, outcomes)
+        won = duel(outcomes[Side.PUNTER], state.duel[0], state.duel[1],
+                   state.settings.duel_stake)
+        return Settlement(won.payouts + side_bets.payouts, 0, side_bets.commission,
+                          side_bets.house_net, side_bets.boxes).check()
+
+
+class BankPays(HousePays):
+    """Chemin de fer, à deux tableaux: the engaged stakes are paid out of the bank."""
+
+    def settle(self, state: TableBase, outcomes: dict[Side, Outcome]) -> Settlement:
+        assert state.covered is not None and state.banker is not None
+        return against_bank(state.settings, outcomes, state.covered.engaged, state.banker,
+                            state.commission_box.get(state.banker, 0))

@@ -13,8 +13,9 @@ choice, the documented default is:
 
 from __future__ import annotations
 
-from domain.drawing import Rule, banker_rule, punter_rule
-from domain.settings import TableSettings, Variant
+from domain.drawing import Rule
+from domain.settings import TableSettings
+from domain.variants import banker_rule, punter_rule, rules_for
 
 
 def punter_draws(settings: TableSettings, point: int) -> bool:
@@ -30,12 +31,4 @@ def banker_draws(settings: TableSettings, point: int, given: int | None) -> bool
     rule = banker_rule(settings, point, given)
     if rule is not Rule.CHOICE:
         return rule is Rule.DRAW
-    if settings.variant is Variant.CHEMIN_DE_FER:
-        fixed = settings.model_without_options()
-        return banker_rule(fixed, point, given) is Rule.DRAW
-    if settings.variant is Variant.SIMPLIFIED:
-        return settings.banker_draws_on_five
-    raise ValueError(
-        "the à deux tableaux banker's default needs the stakes and the unseen cards: "
-        "domain.banker_expectation.banker_should_draw"
-    )
+    return rules_for(settings).drawing.banker_default(settings, point, given)

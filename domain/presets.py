@@ -4,8 +4,10 @@ with its common fields overridden (`preset(name, coups_per_round=..., ...)`).
 - `punto-banco-heats`: a casino punto-banco event. Heats of two rounds at 7-seat tables, the
   limits rising each round; the top two of each table and two wildcards (the best stacks of
   the rest) go to a one-round semi-final, whose top four play a one-round final, everyone
-  restarting level. A tie on the line of a cut is played off by an extra coup. Late
-  registration and one re-entry through the first round; 50/30/20 of the pool to the top three.
+  restarting level. Players bet in turn, the first bettor one seat to the left each coup,
+  with 20 seconds on the bet clock for each turn. A tie on the line of a cut is played off by
+  an extra coup. Late registration and one re-entry through the first round; 50/30/20 of the
+  pool to the top three.
 - `chemin-de-fer-freeze-out`: a chemin-de-fer freeze-out at 8-seat tables: no cut, players
   are out when they cannot cover the round's minimum stake, the limits doubling every round;
   the tables break down to one; after eight rounds the biggest stack wins if more than one
@@ -19,6 +21,7 @@ from typing import Any
 
 import msgspec
 
+from domain.betting_order import BettingOrder
 from domain.errors import NotFound
 from domain.formats import Advance, ChipRule, Limits, Stage, TieBreak
 from domain.settings import Variant
@@ -29,6 +32,7 @@ PRESETS: dict[str, TournamentSettings] = {
         variant=Variant.PUNTO_BANCO, seats_per_table=7, starting_chips=10_000, min_stake=100,
         max_stake=1_000, coups_per_round=15, buy_in=100, prizes=(5000, 3000, 2000),
         late_rounds=1, reentries=1, tie_break=TieBreak.PLAY_OFF,
+        betting_order=BettingOrder.ROTATING, bet_seconds=20,
         stages=(
             Stage(name="heats", rounds=2,
                   limits=(Limits(min_stake=100, max_stake=1_000),

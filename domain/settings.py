@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from domain.betting_order import BettingOrder, check_betting
 from domain.limits import MAX_CHIPS
 
 MAX_DECISION_SECONDS = 3600
@@ -97,14 +98,11 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     push_on_tie: bool = True  # the family game loses Banque and Ponte bets on a tie (003)
     duel_stake: int = 10  # the family game: what Banque and Ponte each put up
     decision_seconds: int = 0  # a hand's time to decide before the default is played; 0: none
+    betting_order: BettingOrder = BettingOrder.FREE  # rotating: bets in turn (betting_order)
+    bet_seconds: int = 0  # a turn's time to bet before it passes with no bet; 0: none
     min_stake: int = 1
     max_stake: int = 0  # 0: no table maximum
     preset: Preset = Preset.SEEDS  # the house rules the defaults came from
-
-    @property
-    def house_banks(self) -> bool:
-        """Punto banco and the family game's side bets are banked by the house."""
-        return self.variant in (Variant.PUNTO_BANCO, Variant.SIMPLIFIED)
 
     @property
     def commission_bp(self) -> int:
@@ -134,6 +132,9 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
         if not 0 <= self.decision_seconds <= MAX_DECISION_SECONDS:
             raise RuleViolation(f"a decision's time limit is 0 (none) to {MAX_DECISION_SECONDS} s",
                                 rule="settings-decision-time")
+        from domain.variants import rules_for  # the variants' rules read these settings
+
+        check_betting(self.betting_order, self.bet_seconds, rules_for(self).banking.house_bets)
         if not (0 <= self.burn_cards <= MAX_CARDS and 0 <= self.cut_card_from_end <= MAX_CARDS):
             raise RuleViolation(f"burn and cut card counts are 0 to {MAX_CARDS}",
                                 rule="settings-burn")

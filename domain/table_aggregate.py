@@ -18,8 +18,10 @@ from typing import assert_never
 import msgspec
 from eventsourcing.domain import Aggregate, event
 
+from domain import betting_order
 from domain import commands as c
 from domain.actors import require_actor
+from domain.betting_order import PassReason
 from domain.card_source import CardSource
 from domain.cards import Card, card
 from domain.coup import Coup, Outcome, Side, Step
@@ -72,12 +74,11 @@ class Table(Aggregate):
 
     def execute(self, command: c.TableCommand, cards: CardSource) -> None:
         """Check `command` (its actor's right, the rules) and record what it does."""
-        if not isinstance(command, c.TABLE_COMMANDS):
-            raise RuleViolation(f"a table takes no {type(command).__name__} command",
-                                rule="unknown-command")
+        c.require_known(command, c.TABLE_COMMANDS, "a table")
         s = self.state
         actor = command.actor
         who = {"actor": actor, "command_id": command.command_id}
+        turn = (s.coup_number, betting_order.bettor(s))
         match command:
             case c.SeatPlayer(player=p, chips=chips, side=side, standing=standing):
                 require_actor(actor, p, f"seat {p}", rule="not-yourself")
@@ -118,6 +119,11 @@ class Table(Aggregate):
                 require_actor(actor, p, f"stake for {p}", rule="not-your-stake")
                 self._bet_placed(coup=s.coup_number + 1, player=p, spot=spot, amount=amount,
                                  **who)
+            case c.PassBetTurn(player=p, coup=number, reason=reason):
+                require_actor(actor, p, f"pass the turn to bet for {p}", rule="not-your-stake")
+                if betting_order.pass_due(s, actor, p, number, reason):
+                    self._bet_turn_passed(coup=s.coup_number + 1, player=p, reason=reason,
+                                          **who)
             case c.PlaceStake(player=p, tableau=tableau, amount=amount):
                 require_actor(actor, p, f"stake for {p}", rule="not-your-stake")
                 self._stake_placed(coup=s.coup_number + 1, player=p, tableau=tableau,
@@ -169,14 +175,25 @@ class Table(Aggregate):
                 self._card_offered(coup=s.coup_number, **who)
             case c.ShowDown():
                 self._banker_showed_down(coup=s.coup_number, **who)
-            case c.ChangeLimits(min_stake=low, max_stake=high):
+            case c.ChangeLimits(min_stake=low, max_stake=high, bet_seconds=seconds):
                 require_actor(actor, None, "change the stake limits", rule="official-step")
                 if s.phase in (Phase.PLAYING, Phase.SETTLED):  # stakes placed already stand
                     raise OutOfTurn("the stake limits change between coups, not during one",
                                     rule="limits-mid-coup")
-                self._limits_changed(min_stake=low, max_stake=high, **who)
+                self._limits_changed(min_stake=low, max_stake=high, bet_seconds=seconds, **who)
             case _:
                 assert_never(command)
+        self._record_bet_turn(turn, actor, command.command_id)
+
+    def _record_bet_turn(self, before: tuple[int, str | None], actor: str,
+                         command_id: str) -> None:
+        """A rotating order's turn that the command opened: whose it is, and its clock."""
+        s = self.state
+        player = betting_order.bettor(s)
+        if player is not None and (s.coup_number, player) != before:
+            self._bet_turn_began(coup=s.coup_number + 1, player=player,
+                                 seconds=s.settings.bet_seconds, actor=actor,
+                                 command_id=command_id)
 
     def _shoe(self) -> ShoeState:
         if self.state.shoe is None:
@@ -314,12 +331,15 @@ class Table(Aggregate):
 
         min_stake: int = 1
         max_stake: int = 0
+        bet_seconds: int | None = None  # the bet clock too (None: unchanged)
 
     @event(LimitsChanged)
-    def _limits_changed(self, min_stake: int, max_stake: int, actor: str,
-                        command_id: str) -> None:
+    def _limits_changed(self, min_stake: int, max_stake: int, bet_seconds: int | None,
+                        actor: str, command_id: str) -> None:
+        settings = self.state.settings
         self.state.settings = msgspec.structs.replace(
-            self.state.settings, min_stake=min_stake, max_stake=max_stake).check()
+            settings, min_stake=min_stake, max_stake=max_stake,
+            bet_seconds=settings.bet_seconds if bet_seconds is None else bet_seconds).check()
 
     # --- the shoe -----------------------------------------------------------------
 
@@ -432,6 +452,35 @@ class Table(Aggregate):
                     command_id: str) -> None:
         self._check_coup(coup, next_one=True)
         self.state.place_bet(player, spot, amount)
+
+    class BetTurnBegan(Event):
+        """Informational: in a rotating order, `player`'s turn to bet on `coup` began, with
+        `seconds` on the bet clock (0: none)."""
+
+        coup: int
+        player: str
+        seconds: int
+
+    @event(BetTurnBegan)
+    def _bet_turn_began(self, coup: int, player: str, seconds: int, actor: str,
+                        command_id: str) -> None:
+        self._check_coup(coup, next_one=True)
+        turn = betting_order.bettor(self.state)
+        if player != turn:
+            raise _mismatch("the turn to bet of", player, f"it {turn}'s")
+
+    class BetTurnPassed(Event):
+        """In a rotating order, `player`'s turn to bet on `coup` passed with no bet."""
+
+        coup: int
+        player: str
+        reason: PassReason
+
+    @event(BetTurnPassed)
+    def _bet_turn_passed(self, coup: int, player: str, reason: PassReason, actor: str,
+                         command_id: str) -> None:
+        self._check_coup(coup, next_one=True)
+        self.state.pass_bet_turn(player, reason)
 
     class StakePlaced(Event):
         coup: int

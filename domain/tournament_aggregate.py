@@ -3,9 +3,11 @@ prizes, every step an event.
 
 Each `@event` method records one past-tense event whose application is the matching step of
 the pure `TournamentState`; a refused step raises before the event is kept, and replaying the
-events through the same steps rebuilds the same tournament. The public helpers below them take
-what only the caller has (the secret seed, the chips on the tables), compute the steps from the
-state, check them, then record them. Every event carries the actor and the command id.
+events through the same steps rebuilds the same tournament. `Tournament.execute` takes a
+command (`domain.tournament_commands`) with what only the caller has (the chips on the tables;
+the secret seed through a port), checks the actor and the director's epoch, computes the steps
+from the state, checks them, then records them. Every event carries the actor and the command
+id.
 
 The Table aggregates hold the chips during play. `table_orders` turns a tournament event into
 the table commands that mirror it: a seat is a `SeatPlayer`; a move takes the chips off the old
@@ -17,30 +19,35 @@ coup, or cut at a round's end, leave their table (`LeaveTable`).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import assert_never
 
 import msgspec
 from eventsourcing.domain import Aggregate, event
 
-from domain.actors import is_official
-from domain.commands import AdjustChips, ChangeLimits, LeaveTable, SeatPlayer, TableCommand
+from domain import tournament_commands as tc
+from domain.actors import is_official, require_actor
+from domain.balancing import Break
+from domain.betting_order import BettingOrder, PassReason
+from domain.commands import (
+    AdjustChips,
+    ChangeLimits,
+    LeaveTable,
+    PassBetTurn,
+    SeatPlayer,
+    TableCommand,
+    require_known,
+)
 from domain.coup import Outcome, Side
+from domain.entrants import Bust, Status
 from domain.errors import NotFound, OutOfTurn, RuleViolation
 from domain.payouts import Bet, Spot, house_bets
-from domain.settings import Variant
+from domain.prizes import Placement
+from domain.seating import SEATING_ALGORITHM
 from domain.shoe import commitment
-from domain.tournament import (
-    SEATING_ALGORITHM,
-    Break,
-    Bust,
-    Intervention,
-    Phase,
-    Placement,
-    SecretBet,
-    Status,
-    TournamentSettings,
-    TournamentState,
-)
+from domain.stages import Phase
+from domain.tournament import Intervention, SecretBet, TournamentSettings, TournamentState
+from domain.variants import rules_for
 
 TOURNAMENT = "@tournament"  # the actor of the table commands a player's step calls for
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-70a2a0e00000")
@@ -95,7 +102,7 @@ class Tournament(Aggregate):
         player: str
 
     @event(PlayerUnregistered)
-    def unregister(self, player: str, actor: str, command_id: str) -> None:
+    def _unregistered(self, player: str, actor: str, command_id: str) -> None:
         self.state.unregister(player)
 
     class PlayerReentered(Event):
@@ -186,11 +193,12 @@ class Tournament(Aggregate):
         min_stake: int = 0
         max_stake: int = 0
         tables: list[str] | None = None  # the open tables, whose limits follow the round's
+        bet_seconds: int = 0  # the round's bet clock, which the tables follow too
 
     @event(RoundStarted)
     def _round_started(self, round: int, coups: int | None, minutes: int | None, at: float,
-                       min_stake: int, max_stake: int, tables: list[str] | None, actor: str,
-                       command_id: str) -> None:
+                       min_stake: int, max_stake: int, tables: list[str] | None,
+                       bet_seconds: int, actor: str, command_id: str) -> None:
         if self.state.round + 1 != round:
             raise RuleViolation(f"the next round is not {round}", rule="round-mismatch")
         self.state.start_round(at)
@@ -357,28 +365,109 @@ class Tournament(Aggregate):
     def _finished(self, winners: list[str], seed: str, actor: str, command_id: str) -> None:
         self.state.finish(bytes.fromhex(seed), winners)
 
-    # --- commands: what the orchestration calls -------------------------------------
-    # A director's commands carry its lease's epoch: one from an older epoch is refused.
+    # --- commands: what the organiser, the players and the director ask ------------
 
-    def register(self, player: str, actor: str, command_id: str, bot: bool = False) -> None:
+    def execute(self, command: tc.TournamentCommand, seed: Callable[[], bytes]) -> None:
+        """Check `command` (its actor's right, a director's epoch, the rules) and record what
+        it does. `seed`: the seating seed, asked for only by the steps that need it (the
+        draw, balancing, breaking a table, the finish)."""
+        require_known(command, tc.TOURNAMENT_COMMANDS, "a tournament")
+        state = self.state
+        actor = command.actor
+        who = {"actor": actor, "command_id": command.command_id}
+        match command:
+            case tc.RegisterPlayer(player=p, bot=bot):
+                require_actor(actor, p, f"register {p}", rule="not-yourself")
+                self._register(p, bot, **who)
+            case tc.UnregisterPlayer(player=p):
+                require_actor(actor, p, f"unregister {p}", rule="not-yourself")
+                self._unregistered(player=p, **who)
+            case tc.ReenterPlayer(player=p):
+                require_actor(actor, p, f"re-enter {p}", rule="not-yourself")
+                self._reenter(p, **who)
+            case tc.DrawSeating():
+                require_actor(actor, None, "draw the seats", rule="official-step")
+                self._draw_seating(seed(), **who)
+            case tc.AppointDirector(epoch=epoch):
+                require_actor(actor, None, "appoint a director", rule="official-step")
+                self._appointed(epoch=epoch, **who)
+            case tc.PauseTournament(at=at):
+                require_actor(actor, None, "pause", rule="official-step")
+                self._paused(at=at, **who)
+            case tc.ResumeTournament(at=at):
+                require_actor(actor, None, "resume", rule="official-step")
+                self._resumed(at=at, **who)
+            case tc.StartRound(at=at, epoch=epoch):
+                require_actor(actor, None, "start a round", rule="official-step")
+                state.check_epoch(epoch)
+                self._start_round(at, **who)
+            case tc.StartStep(coups=coups, chips=chips, epoch=epoch):
+                require_actor(actor, None, "start a step", rule="official-step")
+                state.check_epoch(epoch)
+                self._step_started(round=state.round, step=state.steps + 1, coups=dict(coups),
+                                   chips=dict(chips), **who)
+            case tc.EndStep(epoch=epoch):
+                require_actor(actor, None, "end a step", rule="official-step")
+                state.check_epoch(epoch)
+                if state.step is None:
+                    raise RuleViolation("no step is under way", rule="step-mismatch")
+                self._step_ended(round=state.round, step=state.step.number, **who)
+            case tc.EndRound(chips=chips, epoch=epoch):
+                require_actor(actor, None, "end a round", rule="official-step")
+                state.check_epoch(epoch)
+                self._end_round(chips, **who)
+            case tc.SettlePlayOff(table=table, chips=chips, epoch=epoch):
+                require_actor(actor, None, "settle a play-off", rule="official-step")
+                state.check_epoch(epoch)
+                self._playoff_played(round=state.round, table=table, chips=dict(chips), **who)
+                self._place_due(**who)
+            case tc.RecordBustOuts(table=table, coup=coup, busted=busted, epoch=epoch):
+                require_actor(actor, None, "record bust-outs", rule="official-step")
+                state.check_epoch(epoch)
+                self._busted(table=table, coup=coup, busted=list(busted), **who)
+                self._place_due(**who)
+            case tc.BalanceTables(chips=chips, epoch=epoch, breaking=breaking):
+                require_actor(actor, None, "balance the tables", rule="official-step")
+                state.check_epoch(epoch)
+                self._balance(seed(), chips, breaking, **who)
+            case tc.PlaceSecretBet(player=p, table=table, coup=coup, commitment=committed):
+                require_actor(actor, p, f"place {p}'s secret bet", rule="not-yourself")
+                self._secret_bet_placed(player=p, table=table, coup=coup, commitment=committed,
+                                        **who)
+            case tc.RevealSecretBet(player=p, spot=spot, amount=amount, nonce=nonce,
+                                    outcome=outcome):
+                require_actor(actor, p, f"reveal {p}'s secret bet", rule="not-yourself")
+                self._reveal_secret_bet(p, spot, amount, nonce, outcome, **who)
+            case tc.Intervene():
+                require_actor(actor, None, "intervene", rule="official-step")
+                self._intervene(command, seed, **who)
+            case tc.FinishTournament(epoch=epoch):
+                require_actor(actor, None, "finish the tournament", rule="official-step")
+                state.check_epoch(epoch)
+                self._finish(seed(), **who)
+            case tc.PublishResults(at=at, open_disputes=open_disputes):
+                require_actor(actor, None, "publish the results", rule="official-step")
+                self._publish_results(open_disputes, at, **who)
+            case _:
+                assert_never(command)
+
+    def _register(self, player: str, bot: bool, actor: str, command_id: str) -> None:
         """Register a player; after the draw (late registration) seat them at once. A player
         who busted registers again to re-enter, while the format allows it."""
         entrant = self.state.entrants.get(player)
         if entrant is not None and entrant.status is Status.OUT:
-            self.reenter(player, actor, command_id)
+            self._reenter(player, actor, command_id)
             return
         self._registered(player=player, bot=bot, actor=actor, command_id=command_id)
         if self.state.seating is not None:
             self._seat_late(player, actor, command_id)
 
-    def reenter(self, player: str, actor: str, command_id: str) -> None:
-        """A busted player buys in again during late registration and is seated at once."""
+    def _reenter(self, player: str, actor: str, command_id: str) -> None:
         entry = self.state.entrant(player).entries + 1
         self._reentered(player=player, entry=entry, actor=actor, command_id=command_id)
         self._seat_late(player, actor, command_id)
 
-    def draw_seating(self, seed: bytes, actor: str, command_id: str) -> None:
-        """Draw the seats from the secret seed, recording only its commitment."""
+    def _draw_seating(self, seed: bytes, actor: str, command_id: str) -> None:
         seats = self.state.drawn_seating(seed)
         entrants = list(self.state.entrants)
         self._drawn(commitment=commitment(seed), algorithm=SEATING_ALGORITHM, entrants=entrants,
@@ -389,20 +478,8 @@ class Tournament(Aggregate):
             self._seated(player=seat.player, table=seat.table, seat=seat.seat, chips=chips,
                          actor=actor, command_id=command_id)
 
-    def appoint(self, epoch: int, actor: str, command_id: str) -> None:
-        self._appointed(epoch=epoch, actor=actor, command_id=command_id)
-
-    def pause(self, at: float, actor: str, command_id: str) -> None:
-        self._paused(at=at, actor=actor, command_id=command_id)
-
-    def resume(self, at: float, actor: str, command_id: str) -> None:
-        self._resumed(at=at, actor=actor, command_id=command_id)
-
-    def start_round(self, actor: str, command_id: str, at: float = 0.0,
-                    epoch: int | None = None) -> None:
-        """Start the next round at `at`; a stage's first round starts the stage first."""
+    def _start_round(self, at: float, actor: str, command_id: str) -> None:
         state = self.state
-        state.check_epoch(epoch)
         state.ready_for_round()
         stage = state.current
         if state.stage_round == 0:
@@ -413,32 +490,12 @@ class Tournament(Aggregate):
         limits = stage.limits_for(state.stage_round + 1)
         self._round_started(round=state.round + 1, coups=stage.coups, minutes=stage.minutes,
                             at=at, min_stake=limits.min_stake, max_stake=limits.max_stake,
-                            tables=list(state.tables), actor=actor, command_id=command_id)
+                            tables=list(state.tables), bet_seconds=stage.bet_seconds or 0,
+                            actor=actor, command_id=command_id)
 
-    def start_step(self, coups: Mapping[str, int], chips: Mapping[str, int], actor: str,
-                   command_id: str, epoch: int | None = None) -> None:
-        self.state.check_epoch(epoch)
-        self._step_started(round=self.state.round, step=self.state.steps + 1,
-                           coups=dict(coups), chips=dict(chips), actor=actor,
-                           command_id=command_id)
-
-    def end_step(self, actor: str, command_id: str, epoch: int | None = None) -> None:
-        self.state.check_epoch(epoch)
-        step = self.state.step
-        if step is None:
-            raise RuleViolation("no step is under way", rule="step-mismatch")
-        self._step_ended(round=self.state.round, step=step.number, actor=actor,
-                         command_id=command_id)
-
-    def place_secret_bet(self, player: str, table: str, coup: int, commitment: str,
-                         actor: str, command_id: str) -> None:
-        self._secret_bet_placed(player=player, table=table, coup=coup, commitment=commitment,
-                                actor=actor, command_id=command_id)
-
-    def reveal_secret_bet(self, player: str, spot: str, amount: int, nonce: str,
-                          outcome: Outcome, actor: str, command_id: str) -> None:
-        """Reveal a secret bet once its coup is dealt (`outcome`: the punter's hand's
-        result); it is paid at the table's odds."""
+    def _reveal_secret_bet(self, player: str, spot: str, amount: int, nonce: str,
+                           outcome: Outcome, actor: str, command_id: str) -> None:
+        """A secret bet is paid at the table's odds."""
         bet = self.state.secret_bet_of(player)
         try:
             placed = Bet(player=player, spot=Spot(spot), amount=amount)
@@ -450,11 +507,7 @@ class Tournament(Aggregate):
                                   amount=amount, nonce=nonce, outcome=outcome.value,
                                   delta=delta, actor=actor, command_id=command_id)
 
-    def end_round(self, chips: Mapping[str, int], actor: str, command_id: str,
-                  epoch: int | None = None) -> None:
-        """End the round with every player's chips (secret bets never revealed forfeited
-        first); place whoever the round's end puts out."""
-        self.state.check_epoch(epoch)
+    def _end_round(self, chips: Mapping[str, int], actor: str, command_id: str) -> None:
         left = dict(chips)
         for player, amount in self.state.forfeits(chips).items():
             self._secret_bet_forfeited(player=player, amount=amount,
@@ -465,28 +518,9 @@ class Tournament(Aggregate):
                           command_id=command_id)
         self._place_due(actor, command_id)
 
-    def settle_playoff(self, table: str, chips: Mapping[str, int], actor: str,
-                       command_id: str, epoch: int | None = None) -> None:
-        """Record a play-off coup's result; place whoever the cut then puts out."""
-        self.state.check_epoch(epoch)
-        self._playoff_played(round=self.state.round, table=table, chips=dict(chips),
-                             actor=actor, command_id=command_id)
-        self._place_due(actor, command_id)
-
-    def record_bust_outs(self, table: str, coup: int, busted: Sequence[Bust], actor: str,
-                         command_id: str, epoch: int | None = None) -> None:
-        """The players a coup at a table left without chips, with their chips at its start."""
-        self.state.check_epoch(epoch)
-        self._busted(table=table, coup=coup, busted=list(busted), actor=actor,
-                     command_id=command_id)
-        self._place_due(actor, command_id)
-
-    def balance(self, seed: bytes, chips: Mapping[str, int], actor: str,
-                command_id: str, epoch: int | None = None, breaking: str | None = None) -> None:
-        """Break and move until the tables are balanced; `chips`: each player's chips now (only
-        the players who move are read). Call after every seat, bust-out and round end.
-        `breaking`: a table the organiser breaks first."""
-        self.state.check_epoch(epoch)
+    def _balance(self, seed: bytes, chips: Mapping[str, int], breaking: str | None,
+                 actor: str, command_id: str) -> None:
+        """Call after every seat, bust-out and round end."""
         plan = self.state.balancing_plan(seed, breaking)
         for step in plan:
             if not isinstance(step, Break) and step.player not in chips:
@@ -501,30 +535,29 @@ class Tournament(Aggregate):
                             to_table=step.to_table, seat=step.seat, chips=chips[step.player],
                             actor=actor, command_id=command_id)
 
-    def intervene(self, kind: str, player: str, reason: str, chips: Mapping[str, int],
-                  actor: str, command_id: str, *, delta: int = 0, table: str | None = None,
-                  seed: bytes | None = None) -> None:
-        """An organiser's intervention, recorded with its reason and the chips before and
-        after: `move` (to `table`), `break-table` (`table`, reseated from the seed),
-        `disqualify`, `correct-chips` and `penalise` (by `delta`), `add-late-player`.
-        `chips`: each player's chips now."""
-        record = {"kind": kind, "reason": reason, "actor": actor, "command_id": command_id}
+    def _intervene(self, command: tc.Intervene, seed: Callable[[], bytes], actor: str,
+                   command_id: str) -> None:
+        """Recorded with its reason and the chips before and after."""
+        kind, player, chips, table = (command.intervention, command.player, command.chips,
+                                      command.table)
+        record = {"kind": kind, "reason": command.reason, "actor": actor,
+                  "command_id": command_id}
         if kind == "add-late-player":
-            self.register(player, actor, command_id)
+            self._register(player, False, actor, command_id)
             start = self.state.settings.starting_chips
             self._intervened(player=player, chips_before=0, chips_after=start,
                              table=self.state.entrant(player).table, **record)
             return
         if kind == "break-table":
-            if seed is None or table is None:
+            if table is None:
                 raise RuleViolation("breaking a table names it", rule="break-table")
-            self.state.balancing_plan(seed, table)  # refused before anything is recorded
+            self.state.balancing_plan(seed(), table)  # refused before anything is recorded
             self._intervened(player="", chips_before=0, chips_after=0, table=table, **record)
-            self.balance(seed, chips, actor, command_id, breaking=table)
+            self._balance(seed(), chips, table, actor, command_id)
             return
         entrant = self.state.entrant(player)
         before = chips.get(player, entrant.chips)
-        after = {"disqualify": 0, "move": before}.get(kind, before + delta)
+        after = {"disqualify": 0, "move": before}.get(kind, before + command.delta)
         where = table if kind == "move" else entrant.table
         if kind == "move" and (table is None or not self.state.free_seats(table)
                                or table not in self.state.tables):
@@ -539,10 +572,8 @@ class Tournament(Aggregate):
                         command_id=command_id)
         self._place_due(actor, command_id)
 
-    def finish(self, seed: bytes, actor: str, command_id: str,
-               epoch: int | None = None) -> None:
-        """Once one player is left: award the prizes, then finish, revealing the seed."""
-        self.state.check_epoch(epoch)
+    def _finish(self, seed: bytes, actor: str, command_id: str) -> None:
+        """Award the prizes, then finish, revealing the seed."""
         self.state.require_decided()
         self.state.verify(seed)
         prizes = self.state.prizes()
@@ -610,10 +641,16 @@ class Tournament(Aggregate):
                     command_id=f"{key}/reset/{player}", actor=actor, player=player,
                     delta=delta, reason=f"{name}: every stack reset")) for player, delta
                     in reset.items()]
-            case Tournament.RoundStarted(tables=[*tables], min_stake=low, max_stake=high):
+            case Tournament.RoundStarted(tables=[*tables], min_stake=low, max_stake=high,
+                                         bet_seconds=seconds):
                 return [TableOrder(table, ChangeLimits(
                     command_id=f"{key}/limits/{table}", actor=actor, min_stake=low,
-                    max_stake=high)) for table in tables]
+                    max_stake=high, bet_seconds=seconds)) for table in tables]
+            case Tournament.SecretBetPlaced(player=player, table=table, coup=coup) if (
+                    self.state.settings.betting_order == BettingOrder.ROTATING):
+                return [TableOrder(table, PassBetTurn(  # the turn's bet is the secret one
+                    command_id=f"{key}/secret-turn/{player}", actor=actor, player=player,
+                    coup=coup, reason=PassReason.SECRET_BET))]
             case Tournament.SecretBetRevealed(player=player, table=table, delta=delta) if delta:
                 return [TableOrder(table, AdjustChips(
                     command_id=f"{key}/secret/{player}", actor=actor, player=player,
@@ -634,7 +671,7 @@ class Tournament(Aggregate):
 
     def _side(self, seat: int) -> Side | None:
         """À deux tableaux, odd seats are on the right tableau and even ones on the left."""
-        if self.state.settings.variant is not Variant.DEUX_TABLEAUX:
+        if not rules_for(self.state.settings.variant).seats_on_sides:
             return None
         return Side.RIGHT if seat % 2 else Side.LEFT
 
@@ -655,10 +692,9 @@ class Tournament(Aggregate):
         self.published_by = actor
         self.published_at = at
 
-    def publish_results(self, open_disputes: Sequence[str], at: float, actor: str,
-                        command_id: str) -> None:
-        """The `PublishResults` command: once finished, once, and only when no dispute of
-        its tables is open (`open_disputes`: each one described, e.g. "coup 3 at t1")."""
+    def _publish_results(self, open_disputes: Sequence[str], at: float, actor: str,
+                         command_id: str) -> None:
+        """Once finished, once, and only when no dispute of its tables is open."""
         if self.state.phase is not Phase.FINISHED:
             raise OutOfTurn("the results are published once the tournament is finished",
                             rule="not-finished")

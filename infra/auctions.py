@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import uuid
 
-from domain.actors import require_actor
 from domain.auction_aggregate import BankAuction
+from domain.auction_commands import AuctionCommand, CloseAuction, PlaceBid
 from domain.commands import AwardBank
 from domain.errors import OutOfTurn, RuleViolation
 from domain.settings import FirstBank
 from domain.table import Phase
-from infra.service import Recorded, TableService
+from infra.memory import Store
+from infra.service import Recorded
 
 
 class AuctionDesk:
-    def __init__(self, service: TableService) -> None:
+    def __init__(self, service: Store) -> None:
         self.service = service
 
     def auction(self, auction_id: uuid.UUID) -> BankAuction:
@@ -47,23 +48,15 @@ class AuctionDesk:
     def bid(self, auction_id: uuid.UUID, player: str, amount: int, *, command_id: str,
             actor: str | None = None) -> Recorded:
         """A seated player offers to put `amount` in the bank."""
-        require_actor(actor or player, player, f"bid for {player}", rule="not-your-bid")
-        table_id = self.auction(auction_id).table_id
-        seat = self.service.state(table_id).seat_of(player)
-        if seat.standing or amount > seat.chips:
-            raise RuleViolation(f"{player} cannot put up {amount} (has {seat.chips})",
-                                rule="bid-beyond-chips")
-        return self.service.apply_once(
-            auction_id, "auction", command_id,
-            lambda auction: auction.place_bid(player=player, amount=amount,
-                                              actor=actor or player, command_id=command_id))
+        seat = self.service.state(self.auction(auction_id).table_id).seat_of(player)
+        return self.execute(auction_id, PlaceBid(
+            player=player, amount=amount, chips=seat.chips, standing=seat.standing,
+            actor=actor or player, command_id=command_id))
 
     def close(self, auction_id: uuid.UUID, *, command_id: str,
               actor: str = "@croupier") -> Recorded:
         """Award the bank to the highest bid and put it up at the table."""
-        closed = self.service.apply_once(
-            auction_id, "auction", command_id,
-            lambda auction: auction.close(actor=actor, command_id=command_id))
+        closed = self.execute(auction_id, CloseAuction(actor=actor, command_id=command_id))
         auction = self.auction(auction_id)
         assert auction.winner is not None
         award = AwardBank(command_id=f"{command_id}:award", actor=actor,
@@ -73,3 +66,7 @@ class AuctionDesk:
         return Recorded(placed.table_id, placed.version, closed.events + placed.events,
                         placed.aggregate)
 
+    def execute(self, auction_id: uuid.UUID, command: AuctionCommand) -> Recorded:
+        """Apply one command to an auction, once, whatever the retries and races."""
+        return self.service.apply_once(auction_id, "auction", command.command_id,
+                                       lambda auction: auction.execute(command))

@@ -1,11 +1,11 @@
-"""One step of a bot-played table through the store, auctions included.
+"""One step of a bot-played table through a store, auctions included.
 
-`sabot play`, the tournament's workers and the tests drive tables with this: when a table
-wants its first bank and its settings say auction, the bots bid at the auction desk;
-otherwise the table's next command comes from `domain.bots.next_command`. The bots' random
-choices and the command ids both follow from the game's seed and the table's version, so a
-step taken twice (a redelivered task) sends the same command, applied once, and the same
-seed plays the same game in any process.
+`sabot play`, the tournament's workers, the preview (on `infra.memory`'s store) and the tests
+drive tables with this: when a table wants its first bank and its settings say auction, the
+bots bid at the auction desk; otherwise the table's next command comes from
+`domain.bots.next_command`. The bots' random choices and the command ids both follow from the
+game's seed and the table's version, so a step taken twice (a redelivered task) sends the same
+command, applied once, and the same seed plays the same game in any process.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ from domain.settings import FirstBank
 from domain.table import Phase, TableState
 from domain.table_aggregate import Table
 from infra.auctions import AuctionDesk
-from infra.service import Recorded, TableService
+from infra.memory import Store
+from infra.service import Recorded
 
 
-def play_step(service: TableService, table_id: uuid.UUID, seed: bytes, prefix: str) -> Recorded:
+def play_step(service: Store, table_id: uuid.UUID, seed: bytes, prefix: str) -> Recorded:
     """Move the table on by one command (or one whole auction): the table is loaded once,
     the bots choose from it, and it decides. What was recorded, the table after included."""
     def choose(table: Table) -> TableCommand:
@@ -52,7 +53,7 @@ class _Auction(Exception):
         self.bids, self.ids = bids, ids
 
 
-def _auction(service: TableService, table_id: uuid.UUID, bids: list[tuple[str, int]],
+def _auction(service: Store, table_id: uuid.UUID, bids: list[tuple[str, int]],
              ids: str) -> Recorded:
     desk = AuctionDesk(service)
     auction_id = desk.open(table_id, command_id=f"{ids}:auction")
@@ -65,7 +66,7 @@ def _auction(service: TableService, table_id: uuid.UUID, bids: list[tuple[str, i
     return Recorded(table_id, closed.version, events + closed.events, closed.aggregate)
 
 
-def play_coups(service: TableService, table_id: uuid.UUID, seed: bytes, prefix: str,
+def play_coups(service: Store, table_id: uuid.UUID, seed: bytes, prefix: str,
                until: int, on_step: Callable[[TableState], object] = lambda _: None) -> int:
     """Play until the table has closed coup `until` (and revealed a finished taille's seed),
     or until it cannot go on; returns the events recorded. `on_step` sees the table after

@@ -9,6 +9,8 @@ to eventsourcing's. `Database` gives them one way to do it on SQLite and on Post
   back. Writing takes the write lock at once (SQLite `BEGIN IMMEDIATE`), so a read made in a
   write transaction is still true when the transaction commits; reading sees one consistent
   snapshot (SQLite WAL read transaction, PostgreSQL `REPEATABLE READ READ ONLY`).
+* `read_one(template)`: the first row of one read, in as few round trips as the database
+  allows (PostgreSQL: one statement on an autocommit connection, no transaction around it);
 * `to_db_id` / `from_db_id`: UUIDs as each database stores them (hex text / `uuid`).
 
 Rows are read by column name (`sqlite3.Row` and psycopg's `dict_row` both allow it).
@@ -82,11 +84,21 @@ class Database(ABC):
     @abstractmethod
     def from_db_id(self, value: Any) -> UUID: ...
 
+    @abstractmethod
+    def read_one(self, template: str, params: Any = ()) -> Any:
+        """The first row (or None) of one read statement, on its own."""
+
     def execute(self, cursor: Any, template: str, params: Any = ()) -> Any:
-        if template.lstrip().upper().startswith("CREATE ") and not _SCHEMA_LOCKED.get():
-            self.lock_schema(cursor)
+        if template.lstrip().upper().startswith("CREATE "):
+            self.lock_schema_once(cursor)
         cursor.execute(self.sql(template), params)
         return cursor
+
+    def lock_schema_once(self, cursor: Any) -> None:
+        """`lock_schema`, unless this thread holds the schema lock for a whole block
+        (`schema_lock`), which this transaction's lock would wait for."""
+        if not _SCHEMA_LOCKED.get():
+            self.lock_schema(cursor)
 
     @abstractmethod
     def lock_schema(self, cursor: Any) -> None:
@@ -124,6 +136,10 @@ class SQLiteDatabase(Database):
         ):
             yield cursor
 
+    def read_one(self, template: str, params: Any = ()) -> Any:
+        with self.transaction(write=False) as cursor:
+            return self.execute(cursor, template, params).fetchone()
+
     def to_db_id(self, originator_id: UUID) -> str:
         return originator_id.hex
 
@@ -155,6 +171,10 @@ class PostgresDatabase(Database):
             if not write:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             yield cursor
+
+    def read_one(self, template: str, params: Any = ()) -> Any:
+        with self.datastore.get_connection() as connection:  # autocommit: no BEGIN, no ROLLBACK
+            return connection.execute(self.sql(template), params).fetchone()
 
     def to_db_id(self, originator_id: UUID) -> UUID:
         return originator_id

@@ -30,9 +30,11 @@ from contextlib import suppress
 from eventsourcing.persistence import IntegrityError
 
 from domain import commands as c
-from domain.dispute_aggregate import Dispute, Verdict, correction_reason
+from domain.dispute_aggregate import Dispute, correction_reason
+from domain.dispute_commands import ApplyCorrection, ApproveCorrection, RecordVerdict
 from domain.errors import NotFound
 from domain.tournament_aggregate import Tournament
+from domain.verdicts import Verdict
 from infra.application import SabotApplication
 from infra.errors import DuplicateCommand, SettingsError, VaultError
 from infra.replay import replay_coup
@@ -75,7 +77,7 @@ class DisputeService(SabotApplication):
         dispute = self.dispute(dispute_id)
         if self.recorded_command(command_id) is not None:
             return dispute
-        dispute.approve(role, by, actor=by, command_id=command_id)
+        dispute.execute(ApproveCorrection(role=role, by=by, actor=by, command_id=command_id))
         with suppress(DuplicateCommand):
             self.save(dispute, command_id=command_id)
         return self.dispute(dispute_id)
@@ -99,7 +101,8 @@ class DisputeService(SabotApplication):
                     command_id=command_id, actor=CORRECTOR, player=player, delta=delta,
                     reason=reason))
         command_id = f"applied/{dispute.id}"
-        dispute.apply(table.name, actor=CORRECTOR, command_id=command_id)
+        dispute.execute(ApplyCorrection(table=table.name, actor=CORRECTOR,
+                                        command_id=command_id))
         with suppress(DuplicateCommand):
             self.save(dispute, command_id=command_id)
         return self.dispute(dispute_id)
@@ -112,11 +115,9 @@ class DisputeService(SabotApplication):
         events = list(self.repository.event_store.get(dispute.table_id))
         verdict = replay_coup(events, dispute.coup, self._unseal)
         command_id = f"replay:{dispute_id}"
-        dispute.record_verdict(verdict=verdict.verdict, discrepancies=verdict.discrepancies,
-                               notes=verdict.notes, actor=REPLAYER, command_id=command_id)
-        if verdict.corrections:
-            dispute.propose(corrections=verdict.corrections, actor=REPLAYER,
-                            command_id=command_id)
+        dispute.execute(RecordVerdict(
+            verdict=verdict.verdict, discrepancies=verdict.discrepancies, notes=verdict.notes,
+            corrections=verdict.corrections, actor=REPLAYER, command_id=command_id))
         try:
             self.save(dispute, command_id=command_id)
         except (DuplicateCommand, IntegrityError):

@@ -16,12 +16,6 @@ import msgspec
 
 from infra.database import Database
 
-SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS {tournament_leases} ("
-    " tournament_id TEXT PRIMARY KEY, holder TEXT NOT NULL, epoch BIGINT NOT NULL,"
-    " expires DOUBLE PRECISION NOT NULL)"
-)
-
 
 class Lease(msgspec.Struct, frozen=True):
     """Who directs a tournament: the holder, its epoch, and when its lease runs out (seconds
@@ -35,8 +29,6 @@ class Lease(msgspec.Struct, frozen=True):
 class Leases:
     def __init__(self, database: Database) -> None:
         self.database = database
-        with database.transaction(write=True) as cursor:
-            database.execute(cursor, SCHEMA)
 
     def acquire(self, tournament_id: uuid.UUID, holder: str, now: float,
                 seconds: float) -> int | None:

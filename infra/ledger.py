@@ -13,10 +13,11 @@
   (`infra.merkle.Frontier`: size, last notification id, subtree roots), so that a checkpoint
   is one read away.
 
-The recorders (`infra.recorders`) call `claim_command` before inserting the events, then
-`ask_heads` and `append_chain`, inside their insert transaction and while they hold the write
-lock (SQLite `BEGIN IMMEDIATE`, PostgreSQL's `LOCK TABLE stored_events IN EXCLUSIVE MODE`):
-the chain's head they read cannot move before they commit.
+Their schema is the migrations' (`infra.migrations`). The recorders (`infra.recorders`)
+call `claim_command` before inserting the events, then `ask_heads` and `append_chain`, inside
+their insert transaction and while they hold the write lock (SQLite `BEGIN IMMEDIATE`,
+PostgreSQL's `LOCK TABLE stored_events IN EXCLUSIVE MODE`): the chain's head they read cannot
+move before they commit.
 
 A stream's head is its chain row of highest version: the new events' versions are higher,
 or their insert fails on the stored events' primary key. A partition's head is its chain row
@@ -40,107 +41,7 @@ from infra.merkle import Frontier, event_leaf
 from infra.partitions import MAIN, Partition
 from infra.signing import Signer, head_message, signature_valid
 
-SCHEMA: dict[str, tuple[str, ...]] = {
-    "sqlite": (
-        "CREATE TABLE IF NOT EXISTS {event_chain} ("
-        " notification_id INTEGER PRIMARY KEY,"
-        " originator_id TEXT NOT NULL,"
-        " originator_version INTEGER NOT NULL,"
-        " stream_digest BLOB NOT NULL,"
-        " global_digest BLOB NOT NULL,"
-        " partition_key TEXT NOT NULL DEFAULT '',"
-        " UNIQUE (originator_id, originator_version))",
-        "CREATE TABLE IF NOT EXISTS {command_log} ("
-        " command_id TEXT PRIMARY KEY,"
-        " originator_id TEXT NOT NULL,"
-        " first_version INTEGER NOT NULL,"
-        " last_version INTEGER NOT NULL,"
-        " recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
-        "CREATE TABLE IF NOT EXISTS {chain_signatures} ("
-        " notification_id INTEGER PRIMARY KEY,"
-        " key_id TEXT NOT NULL,"
-        " signature BLOB NOT NULL)",
-        "CREATE TABLE IF NOT EXISTS {signing_keys} ("
-        " key_id TEXT PRIMARY KEY,"
-        " public_key BLOB NOT NULL,"
-        " recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
-        "CREATE TABLE IF NOT EXISTS {merkle_tree} ("
-        " id INTEGER PRIMARY KEY CHECK (id = 1),"
-        " size INTEGER NOT NULL,"
-        " head INTEGER NOT NULL,"
-        " frontier BLOB NOT NULL,"
-        " partitions TEXT NOT NULL DEFAULT '')",
-    ),
-    "postgres": (
-        "CREATE TABLE IF NOT EXISTS {event_chain} ("
-        " notification_id bigint PRIMARY KEY,"
-        " originator_id uuid NOT NULL,"
-        " originator_version bigint NOT NULL,"
-        " stream_digest bytea NOT NULL,"
-        " global_digest bytea NOT NULL,"
-        " partition_key TEXT NOT NULL DEFAULT '',"
-        " UNIQUE (originator_id, originator_version))",
-        "CREATE TABLE IF NOT EXISTS {command_log} ("
-        " command_id text PRIMARY KEY,"
-        " originator_id uuid NOT NULL,"
-        " first_version bigint NOT NULL,"
-        " last_version bigint NOT NULL,"
-        " recorded_at timestamptz NOT NULL DEFAULT now())",
-        "CREATE TABLE IF NOT EXISTS {chain_signatures} ("
-        " notification_id bigint PRIMARY KEY,"
-        " key_id text NOT NULL,"
-        " signature bytea NOT NULL)",
-        "CREATE TABLE IF NOT EXISTS {signing_keys} ("
-        " key_id text PRIMARY KEY,"
-        " public_key bytea NOT NULL,"
-        " recorded_at timestamptz NOT NULL DEFAULT now())",
-        "CREATE TABLE IF NOT EXISTS {merkle_tree} ("
-        " id integer PRIMARY KEY CHECK (id = 1),"
-        " size bigint NOT NULL,"
-        " head bigint NOT NULL,"
-        " frontier bytea NOT NULL,"
-        " partitions TEXT NOT NULL DEFAULT '')",
-    ),
-}
-
-
 CHAIN_ROWS_PER_INSERT = {"sqlite": 1000, "postgres": 8}  # SQLite: 6000 values, < its 32766
-
-
-ADDED_COLUMNS = (  # to a store chained before partitions: every old row in `MAIN`
-    ("event_chain", "partition_key TEXT NOT NULL DEFAULT ''"),
-    ("merkle_tree", "partitions TEXT NOT NULL DEFAULT ''"),
-)
-PARTITION_INDEX = ("CREATE INDEX IF NOT EXISTS event_chain_partition"
-                   " ON {event_chain} (partition_key, notification_id)")
-
-
-def create_tables(database: Database) -> None:
-    """Create the ledger's tables (`advance_tree` folds the events into the Merkle tree); a
-    store chained before the Merkle tree existed gets its tree built from its events, once;
-    one chained before partitions gets the partition columns (every row in `MAIN`)."""
-    with database.transaction(write=True) as cursor:
-        for statement in SCHEMA[database.dialect]:
-            database.execute(cursor, statement)
-        for table, column in ADDED_COLUMNS:
-            if database.dialect == "postgres":  # SQLite has no ADD COLUMN IF NOT EXISTS
-                database.execute(cursor, f"ALTER TABLE {{{table}}} ADD COLUMN IF NOT EXISTS "
-                                 + column)
-            elif not database.execute(cursor, f"SELECT 1 FROM pragma_table_info('{table}')"
-                                      " WHERE name = ?", (column.split()[0],)).fetchone():
-                database.execute(cursor, f"ALTER TABLE {{{table}}} ADD COLUMN {column}")
-        database.execute(cursor, PARTITION_INDEX)
-        if database.execute(cursor, "SELECT 1 FROM {merkle_tree}").fetchone() is None:
-            tree, head = Frontier(), 0  # chained before the tree and the signatures: as stored
-            for event in select_events(database, cursor, 0, None):
-                tree.append(event_leaf(event.notification_id, event.canonical()))
-                head = event.notification_id
-            database.execute(
-                cursor,
-                "INSERT INTO {merkle_tree} (id, size, head, frontier) VALUES (1, ?, ?, ?)"
-                " ON CONFLICT (id) DO NOTHING",
-                (tree.size, head, tree.to_bytes()),
-            )
 
 
 class StoredRow(NamedTuple):

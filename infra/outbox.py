@@ -1,7 +1,8 @@
 """The outbox: a command's follow-up effects, recorded in its own transaction, then dispatched.
 
 A table command may call for more than its events: waking the table's live subscribers
-(`Wake`), scheduling the deadline of the decision it now awaits (`Deadline`). The service
+(`Wake`), scheduling the deadline of the decision it now awaits (`Deadline`) or of the turn
+to bet it now awaits (`BetDeadline`, a rotating betting order with a bet clock). The service
 works them out from the table it saved (`follow_ups`) and passes them to `save(...,
 outbox=...)`; the recorders (`OutboxSQLiteRecorder`, `OutboxPostgresRecorder`) write them
 to the `outbox` table in the same transaction as the events, so an effect exists exactly
@@ -10,6 +11,9 @@ process registered for its kind (`Dispatcher.on`), whichever adapter sent the co
 HTTP route, the CLI, a worker, the director), and marks it dispatched. A handler that fails
 (the broker is down) leaves its effect pending: the command has succeeded all the same, and
 the next dispatch in any process sends the pending effects first (`Dispatcher.relay`).
+Dispatched effects are kept `SABOT_OUTBOX_RETENTION` seconds (24 hours by default, for an
+operator looking into what a command set off), then deleted by the dispatch that comes once an
+hour (`Dispatcher.expire`, in batches of short transactions); pending effects are never deleted.
 A handler runs with the effect's `command_id` bound in the log context (and, relayed, without
 the request id of the request that happens to relay it), which the tasks it sends carry on
 (`workers.logging.trace_headers`).
@@ -19,6 +23,7 @@ what is pending when it starts (a table's wake-ups collapse into its latest).
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -26,30 +31,18 @@ from typing import Any
 import msgspec
 import structlog
 
+from domain.betting_order import bettor
 from domain.coup import Side
 from domain.table_aggregate import Table
 from infra.database import Database
 from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApplicationRecorder
+from infra.settings import outbox_retention
 
 log = structlog.get_logger("sabot.outbox")
 
-SCHEMA: dict[str, str] = {
-    "sqlite": "CREATE TABLE IF NOT EXISTS {outbox} ("
-              " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-              " command_id TEXT NOT NULL,"
-              " kind TEXT NOT NULL,"
-              " effect BLOB NOT NULL,"
-              " dispatched INTEGER NOT NULL DEFAULT 0)",
-    "postgres": "CREATE TABLE IF NOT EXISTS {outbox} ("
-                " id bigserial PRIMARY KEY,"
-                " command_id text NOT NULL,"
-                " kind text NOT NULL,"
-                " effect bytea NOT NULL,"
-                " dispatched boolean NOT NULL DEFAULT false)",
-}
-PENDING_INDEX = ("CREATE INDEX IF NOT EXISTS outbox_pending ON {outbox} (id)"
-                 " WHERE NOT dispatched")
 RELAY_BATCH = 1000
+EXPIRY_INTERVAL = 3600.0  # seconds between two expiries of dispatched effects, per process
+EXPIRY_BATCH = 2000  # effects deleted in one transaction
 
 
 class Wake(msgspec.Struct, frozen=True, tag="wake"):
@@ -68,7 +61,16 @@ class Deadline(msgspec.Struct, frozen=True, tag="deadline"):
     seconds: float
 
 
-Effect = Wake | Deadline
+class BetDeadline(msgspec.Struct, frozen=True, tag="bet-deadline"):
+    """The table awaits `player`'s turn to bet on `coup`: pass it after `seconds`."""
+
+    table_id: uuid.UUID
+    coup: int
+    player: str
+    seconds: float
+
+
+Effect = Wake | Deadline | BetDeadline
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(Effect)
 
@@ -81,13 +83,11 @@ def follow_ups(table: Table) -> list[Effect]:
     if side is not None and state.settings.decision_seconds:
         effects.append(Deadline(table.id, state.coup_number, side,
                                 state.settings.decision_seconds))
+    player = bettor(state)
+    if player is not None and state.settings.bet_seconds:
+        effects.append(BetDeadline(table.id, state.coup_number + 1, player,
+                                   state.settings.bet_seconds))
     return effects
-
-
-def create_table(database: Database) -> None:
-    with database.transaction(write=True) as cursor:
-        database.execute(cursor, SCHEMA[database.dialect])
-        database.execute(cursor, PENDING_INDEX)
 
 
 def record(database: Database, cursor: Any, command_id: str | None,
@@ -109,10 +109,6 @@ class _Outboxed:
 
     database: Database
 
-    def create_table(self) -> None:
-        super().create_table()  # type: ignore[misc]
-        create_table(self.database)
-
     def _insert_events(self, cursor: Any, stored_events: Sequence[Any], **kwargs: Any) -> Any:
         ids = super()._insert_events(cursor, stored_events, **kwargs)  # type: ignore[misc]
         if stored_events:
@@ -132,13 +128,18 @@ class OutboxPostgresRecorder(_Outboxed, ChainedPostgresApplicationRecorder):  # 
 class Dispatcher:
     """Hands committed effects to this process's handlers, and marks them dispatched."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, retention: float | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         self.database = database
         self.handlers: dict[type[Any], Callable[[Any], object]] = {}
         self.failed = False  # an effect is known pending: relay before the next dispatch
+        self.retention = outbox_retention() if retention is None else retention
+        self.clock = clock
+        self.next_expiry = 0.0  # the first dispatch expires what is due
 
     def on(self, kind: type[Any], handler: Callable[[Any], object]) -> None:
-        """Dispatch the effects of `kind` (`Wake`, `Deadline`) to `handler` in this process."""
+        """Dispatch the effects of `kind` (`Wake`, `Deadline`, `BetDeadline`) to `handler` in
+        this process."""
         self.handlers[kind] = handler
 
     def dispatch(self, command_id: str, effects: Sequence[Effect]) -> None:
@@ -152,6 +153,26 @@ class Dispatcher:
             kinds = sorted({kind_of(type(e)) for e in handled})
             self._mark(f"command_id = ? AND kind IN ({', '.join('?' * len(kinds))})",
                        (command_id, *kinds))
+        if self.clock() >= self.next_expiry:
+            self.expire()
+
+    def expire(self) -> int:
+        """Delete the effects dispatched more than `retention` seconds ago (and those
+        dispatched before the outbox kept the time); a pending effect is never deleted. How
+        many went. Run from `dispatch` once every `EXPIRY_INTERVAL` seconds."""
+        now = self.clock()
+        self.next_expiry = now + EXPIRY_INTERVAL
+        deleted, batch = 0, EXPIRY_BATCH
+        while batch == EXPIRY_BATCH:  # short transactions: writers wait a moment at most
+            with self.database.transaction(write=True) as cursor:
+                batch = len(self.database.execute(
+                    cursor, "DELETE FROM {outbox} WHERE id IN (SELECT id FROM {outbox}"
+                    " WHERE dispatched AND (dispatched_at IS NULL OR dispatched_at < ?)"
+                    f" LIMIT {EXPIRY_BATCH}) RETURNING id", (now - self.retention,)).fetchall())
+            deleted += batch
+        if deleted:
+            log.info("outbox.expired", effects=deleted, retention=self.retention)
+        return deleted
 
     def relay(self, before: str = "") -> int:
         """Send the pending effects this process has handlers for (but those of the command
@@ -191,5 +212,5 @@ class Dispatcher:
 
     def _mark(self, where: str, params: tuple[Any, ...]) -> None:
         with self.database.transaction(write=True) as cursor:
-            self.database.execute(cursor, f"UPDATE {{outbox}} SET dispatched = ? WHERE {where}",
-                                  (True, *params))
+            self.database.execute(cursor, "UPDATE {outbox} SET dispatched = ?, dispatched_at = ?"
+                                  f" WHERE {where}", (True, self.clock(), *params))

@@ -54,7 +54,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQL
 from eventsourcing.utils import retry
 from psycopg.pq import TransactionStatus
 
-from infra import ledger
+from infra import ledger, migrations
 from infra.checkpoints import Checkpointer, checkpoint_path, interval
 from infra.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.errors import DuplicateCommand, RecordedCommand
@@ -78,14 +78,17 @@ class _Ledgered:
     _signer: Signer | None = None
     _checkpointer: Checkpointer | None = None
     _key_recorded = False
+    schema_upgrade: migrations.Upgrade | None = None  # what opening this writer upgraded
 
     def recorded_command(self, command_id: str | UUID) -> RecordedCommand | None:
         """The stream and versions a command produced, or None if it was never applied."""
         with self.database.transaction(write=False) as cursor:
             return ledger.recorded_command(self.database, cursor, command_id)
 
-    def create_ledger(self) -> None:
-        ledger.create_tables(self.database)
+    def upgrade_schema(self) -> None:
+        """Upgrade the store's schema (`infra.migrations`: the ledger's tables are in it), then
+        check this writer's key and checkpoints."""
+        self.schema_upgrade = migrations.upgrade(self.database)
         self.checkpointer()  # a writer refuses to start without its key, or misconfigured
         self.signer()
 
@@ -147,7 +150,7 @@ class ChainedSQLiteApplicationRecorder(_Ledgered, SQLiteApplicationRecorder):
 
     def create_table(self) -> None:
         super().create_table()
-        self.create_ledger()
+        self.upgrade_schema()
 
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
         with self.database.transaction(write=True) as cursor:
@@ -183,7 +186,7 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
 
     def create_table(self) -> None:
         super().create_table()
-        self.create_ledger()
+        self.upgrade_schema()
 
     def _lock_table(self, curs: Any) -> None:
         """No table lock: the partitions' locks (`ledger.lock_partitions`) order the writers

@@ -28,11 +28,11 @@ from typing import Any, NamedTuple
 
 from domain import commands as c
 from domain.cards import Card
-from domain.dispute_aggregate import Discrepancy, Verdict
 from domain.errors import DomainError, RuleViolation
 from domain.payouts import Payout
 from domain.shoe import Shoe, shoe_order
 from domain.table_aggregate import Table
+from domain.verdicts import Discrepancy, Verdict
 
 Unseal = Callable[[str], bytes | None]
 """The vault's answer for a shoe's commitment: its seed, or None if it cannot be had."""

@@ -4,7 +4,7 @@
     publish_results(tournaments, disputes, tournament_id, actor="@organiser", command_id=...)
 
 A finished tournament's results are provisional until the organiser publishes them
-(`Tournament.publish_results`, recording `ResultsPublished`): a dispute still replaying, or
+(`PublishResults`, recording `ResultsPublished`): a dispute still replaying, or
 whose correction awaits its approvals (`is_open`), may yet move chips, so publishing waits.
 """
 
@@ -13,7 +13,9 @@ from __future__ import annotations
 import time
 import uuid
 
-from domain.dispute_aggregate import Dispute, Verdict
+from domain.dispute_aggregate import Dispute
+from domain.tournament_commands import PublishResults
+from domain.verdicts import Verdict
 from infra.disputes import DisputeService
 from infra.service import Recorded
 from infra.tournaments import Tournaments
@@ -49,5 +51,5 @@ def publish_results(tournaments: Tournaments, disputes: DisputeService,
                  in tournament_disputes(disputes, tournaments, tournament_id)
                  if is_open(d)]
     when = time.time() if at is None else at
-    return tournaments.apply(tournament_id, command_id, lambda t: t.publish_results(
-        open_ones, when, actor=actor, command_id=command_id))
+    return tournaments.execute(tournament_id, PublishResults(
+        open_disputes=open_ones, at=when, actor=actor, command_id=command_id))

@@ -7,6 +7,7 @@
 | `SABOT_SECRET_KEY`    | hex; else generated once into `.sabot/secret.key`   |
 | `SABOT_LOG_JSON`      | false                                               |
 | `SABOT_CONNECT_TIMEOUT` | 3: seconds for PostgreSQL or Redis to let us in   |
+| `SABOT_OUTBOX_RETENTION` | 86400: seconds a dispatched follow-up effect is kept |
 
 The secret key seals shoe seeds (see `infra.vault`): losing it makes sealed seeds unreadable,
 leaking it makes them readable before their reveal. A generated key file is created with mode
@@ -31,6 +32,8 @@ SECRET_KEY_BYTES = 32
 MIN_SECRET_KEY_BYTES = 16
 DEFAULT_CONNECT_TIMEOUT = 3.0
 MAX_CONNECT_TIMEOUT = 300.0
+DEFAULT_OUTBOX_RETENTION = 24 * 3600.0
+MAX_OUTBOX_RETENTION = 365 * 24 * 3600.0
 
 _TRUE = frozenset({"1", "true", "yes", "on", "y", "t"})
 _FALSE = frozenset({"", "0", "false", "no", "off", "n", "f"})
@@ -99,16 +102,27 @@ def redact_url(url: str) -> str:
 
 def connect_timeout(environ: Mapping[str, str] | None = None) -> float:
     """Seconds to wait for a server to accept a connection (`SABOT_CONNECT_TIMEOUT`)."""
-    text = (os.environ if environ is None else environ).get("SABOT_CONNECT_TIMEOUT", "")
+    return _seconds("SABOT_CONNECT_TIMEOUT", DEFAULT_CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT,
+                    environ)
+
+
+def outbox_retention(environ: Mapping[str, str] | None = None) -> float:
+    """Seconds a dispatched follow-up effect is kept in the outbox (`SABOT_OUTBOX_RETENTION`)."""
+    return _seconds("SABOT_OUTBOX_RETENTION", DEFAULT_OUTBOX_RETENTION, MAX_OUTBOX_RETENTION,
+                    environ)
+
+
+def _seconds(name: str, default: float, maximum: float,
+             environ: Mapping[str, str] | None) -> float:
+    text = (os.environ if environ is None else environ).get(name, "")
     if not text.strip():
-        return DEFAULT_CONNECT_TIMEOUT
+        return default
     try:
         seconds = float(text)
     except ValueError:
         seconds = -1.0
-    if not 0 < seconds <= MAX_CONNECT_TIMEOUT:
-        raise SettingsError(f"SABOT_CONNECT_TIMEOUT must be seconds in (0, "
-                            f"{MAX_CONNECT_TIMEOUT:g}], not {text!r}")
+    if not 0 < seconds <= maximum:
+        raise SettingsError(f"{name} must be seconds in (0, {maximum:.0f}], not {text!r}")
     return seconds
 
 

@@ -6,7 +6,10 @@ Applications do not use it: `SabotApplication` (re-exported here) builds the sam
 from the same URL through eventsourcing's factory mechanism (`infra.urls.store_env`);
 `open_service(ServiceClass, url_or_None)` opens one on the URL a command line gave.
 
-Note that each opening of `sqlite:///:memory:` is a new, empty database.
+Opening a store to write (`create=True`) upgrades its schema (`infra.migrations`: what it
+did is `recorder.schema_upgrade`); opening it to read refuses a store upgraded by a newer
+Sabot, as writing does. Note that each opening of `sqlite:///:memory:` is a new, empty
+database.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from uuid import UUID
 from eventsourcing.persistence import EventStore, InfrastructureFactory, Mapper, PersistenceError
 from eventsourcing.utils import Environment
 
+from infra import migrations
 from infra.application import SabotApplication
 from infra.database import Database
 from infra.errors import StoreError
@@ -51,6 +55,8 @@ class Store:
         self.mapper: Mapper[UUID] = self.factory.mapper()
         self.events: EventStore[UUID] = EventStore(self.mapper, self.recorder)
         self.database: Database = self.recorder.database
+        if not create:
+            migrations.check(self.database)
 
     def close(self) -> None:
         self.factory.close()

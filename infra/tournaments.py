@@ -7,7 +7,8 @@ reveal; and the reads: `view` (the big screen: one JSON shape for
 `GET /tournaments/{id}` and `sabot tournament show --json`), `results` (provisional until
 published: `infra.results`).
 
-Every tournament command is applied once (`TableService.apply_once`), then the table commands
+Every tournament command is executed once (`Tournament.execute` through
+`TableService.apply_once`), then the table commands
 that mirror its events (`Tournament.table_orders`: seat, move, leave, adjust) are sent to the
 tables under command ids that follow from those events, so re-sending them is harmless.
 A banker who must move or leave first retires the bank (before the chips to move are read,
@@ -19,15 +20,17 @@ recorded. The seating seed and every shoe seed of its tables derive from it (HMA
 bots' choices too, so no seed ever travels in a message: a worker unseals it from the store.
 
 `Director.tick` takes one step of a running tournament and says whether it acted, waits (a
-clock, a pause, croupiers still dealing, another director's lease) or saw it finished. Each
-decision is derived from the recorded events alone (the round, its steps and their
-snapshots, the play-off waiting, the clock's recorded times), and each command id from the
-tournament's recorded position (`<id>/r<round>/k<step>/...`), so a director that dies at any
-point and its successor carry on exactly where it stopped; a director taking over first
-re-sends the table commands of every recorded event, and before each step those of the
-commands others recorded since (the organiser's, whose API replica may have died before
-sending them, or be sending them still). One director acts per tournament: it
-holds the lease (`infra.leases`) and its commands carry the lease's epoch.
+clock, a pause, croupiers still dealing, another director's lease) or saw it finished. What
+the step does is decided by `infra.direction.direct` (the director's decisions, the
+preview's too), on a `StoreDesk` that loads and saves through the services. Each decision is
+derived from the recorded events alone (the round, its steps and their snapshots, the
+play-off waiting, the clock's recorded times), and each command id from the tournament's
+recorded position, so a director that dies at any point and its successor carry on exactly
+where it stopped; a director taking over first re-sends the table commands of every recorded
+event, and before each step those of the commands others recorded since (the organiser's,
+whose API replica may have died before sending them, or be sending them still). One director
+acts per tournament: it holds the lease (`infra.leases`) and its commands carry the lease's
+epoch.
 """
 
 from __future__ import annotations
@@ -40,42 +43,42 @@ import time
 import uuid
 from collections.abc import Callable
 from contextlib import suppress
-from enum import StrEnum
 
 import msgspec
 from eventsourcing.utils import get_topic
 
 from domain import commands as c
+from domain import tournament_commands as tc
 from domain.bots import playable
-from domain.coup import Side
 from domain.errors import OutOfTurn, RuleViolation
 from domain.formats import Dealing
+from domain.prizes import prize_table
 from domain.shoe import commitment
+from domain.stages import Phase as TournamentPhase
 from domain.table import Phase, TableState
 from domain.table_aggregate import Table
-from domain.tournament import (
-    Bust,
-    Move,
-    Status,
-    TournamentSettings,
-    TournamentState,
-    prize_table,
-    secret_commitment,
-)
-from domain.tournament import Phase as TournamentPhase
+from domain.tournament import TournamentSettings, TournamentState
 from domain.tournament_aggregate import TableOrder, Tournament
 from infra.autoplay import play_coups
 from infra.checkpoints import write_checkpoint
+from infra.direction import (
+    DIRECTOR,
+    ORGANISER,
+    Tick,
+    bank_retirements,
+    chips_of,
+    direct,
+    mirrored,
+    secret_bet_on,
+    secret_bet_reveal,
+)
 from infra.errors import SeedAlreadySealed
 from infra.leases import Lease, Leases
 from infra.service import Recorded, TableService, seeds_from
 
 log = logging.getLogger("sabot.director")
 
-ORGANISER = "@organiser"
-DIRECTOR = "@director"
 LEASE_SECONDS = 5.0
-PLAYOFF_STACK = 100  # a play-off coup's stacks, in minimum stakes
 
 
 def tournament_id_of(ref: str) -> uuid.UUID:
@@ -84,10 +87,6 @@ def tournament_id_of(ref: str) -> uuid.UUID:
         return uuid.UUID(ref)
     except ValueError:
         return Tournament.create_id(ref)
-
-
-class SecretBetNotDealt(OutOfTurn):
-    """A secret bet's coup has not been dealt: it cannot be revealed yet."""
 
 
 class Tournaments:
@@ -126,8 +125,7 @@ class Tournaments:
 
     def chips(self, tournament_id: uuid.UUID) -> dict[str, int]:
         """Each player in play's chips at their table, their bank included."""
-        return {player: table.holding(player)
-                for table in self.tables(tournament_id).values() for player in table.players()}
+        return chips_of(self.tables(tournament_id).values())
 
     def view(self, tournament_id: uuid.UUID, now: float | None = None) -> TournamentView:
         return view_of(self.tournament(tournament_id), self.tables(tournament_id),
@@ -172,74 +170,64 @@ class Tournaments:
 
     def register(self, tournament_id: uuid.UUID, player: str, *, bot: bool = False,
                  actor: str = ORGANISER, command_id: str) -> Recorded:
-        return self.apply(tournament_id, command_id, lambda t: t.register(
+        return self.execute(tournament_id, tc.RegisterPlayer(
             player=player, bot=bot, actor=actor, command_id=command_id))
 
     def unregister(self, tournament_id: uuid.UUID, player: str, *, actor: str = ORGANISER,
                    command_id: str) -> Recorded:
-        return self.apply(tournament_id, command_id, lambda t: t.unregister(
+        return self.execute(tournament_id, tc.UnregisterPlayer(
             player=player, actor=actor, command_id=command_id))
 
     def start(self, tournament_id: uuid.UUID, *, actor: str = ORGANISER,
               command_id: str) -> Recorded:
         """Draw the seats from the seating seed: the director plays the rounds from here."""
-        seed = self.seating_seed(tournament_id)
-        return self.apply(tournament_id, command_id, lambda t: t.draw_seating(
-            seed=seed, actor=actor, command_id=command_id))
+        return self.execute(tournament_id, tc.DrawSeating(actor=actor, command_id=command_id))
 
     def pause(self, tournament_id: uuid.UUID, *, at: float | None = None,
               actor: str = ORGANISER, command_id: str) -> Recorded:
         when = time.time() if at is None else at
-        return self.apply(tournament_id, command_id, lambda t: t.pause(
+        return self.execute(tournament_id, tc.PauseTournament(
             at=when, actor=actor, command_id=command_id))
 
     def resume(self, tournament_id: uuid.UUID, *, at: float | None = None,
                actor: str = ORGANISER, command_id: str) -> Recorded:
         when = time.time() if at is None else at
-        return self.apply(tournament_id, command_id, lambda t: t.resume(
+        return self.execute(tournament_id, tc.ResumeTournament(
             at=when, actor=actor, command_id=command_id))
 
     def intervene(self, tournament_id: uuid.UUID, kind: str, player: str, reason: str, *,
                   delta: int = 0, table: str | None = None, actor: str = ORGANISER,
                   command_id: str) -> Recorded:
-        """An organiser's intervention (`Tournament.intervene`), recorded with its reason
-        and the player's chips before and after."""
+        """An organiser's intervention (`domain.tournament_commands.Intervene`), recorded
+        with its reason and the player's chips before and after."""
         self.retire_bankers(tournament_id, {player}, command_id)
-        chips = self.chips(tournament_id)
-        seed = self.seating_seed(tournament_id) if kind == "break-table" else None
-        return self.apply(tournament_id, command_id, lambda t: t.intervene(
-            kind, player, reason, chips, actor, command_id, delta=delta, table=table,
-            seed=seed))
+        return self.execute(tournament_id, tc.Intervene(
+            intervention=kind, player=player, reason=reason, chips=self.chips(tournament_id),
+            delta=delta, table=table, actor=actor, command_id=command_id))
 
     def place_secret_bet(self, tournament_id: uuid.UUID, player: str, commitment: str, *,
                          actor: str, command_id: str) -> Recorded:
         """A player's secret bet on their table's next coup: only its commitment is kept."""
         table = self.state(tournament_id).entrant(player).table or ""
-        at = self.service.state(Table.create_id(table))
-        if at.phase in (Phase.PLAYING, Phase.SETTLED):
-            raise OutOfTurn(f"the coup at {table} is being dealt", rule="betting-closed")
-        return self.apply(tournament_id, command_id, lambda t: t.place_secret_bet(
-            player, table, at.coup_number + 1, commitment, actor=actor, command_id=command_id))
+        return self.execute(tournament_id, secret_bet_on(
+            self.service.state(Table.create_id(table)), table, player, commitment, actor=actor,
+            command_id=command_id))
 
     def reveal_secret_bet(self, tournament_id: uuid.UUID, player: str, spot: str, amount: int,
                           nonce: str, *, actor: str, command_id: str) -> Recorded:
         """Reveal a secret bet once its coup's cards are dealt; it is paid at the table."""
         bet = self.state(tournament_id).secret_bet_of(player)
-        settled = [e for e in self.service.events_of(Table.create_id(bet.table))
-                   if isinstance(e, Table.CoupSettled) and e.coup == bet.coup]
-        if not settled:
-            raise SecretBetNotDealt(f"coup {bet.coup} at {bet.table} is not dealt yet",
-                                    rule="secret-bet-not-dealt")
-        outcome = settled[0].outcomes[Side.PUNTER]
-        return self.apply(tournament_id, command_id, lambda t: t.reveal_secret_bet(
-            player, spot, amount, nonce, outcome, actor=actor, command_id=command_id))
+        return self.execute(tournament_id, secret_bet_reveal(
+            bet, self.service.events_of(Table.create_id(bet.table)), spot, amount, nonce,
+            actor=actor, command_id=command_id))
 
     # --- applying and mirroring on the tables --------------------------------------
 
-    def apply(self, tournament_id: uuid.UUID, command_id: str,
-              decide: Callable[[Tournament], object]) -> Recorded:
-        """Apply a tournament command once, then send the table commands its events need."""
-        recorded = self.service.apply_once(tournament_id, "tournament", command_id, decide)
+    def execute(self, tournament_id: uuid.UUID, command: tc.TournamentCommand) -> Recorded:
+        """Execute a tournament command once, then send the table commands its events need."""
+        recorded = self.service.apply_once(
+            tournament_id, "tournament", command.command_id,
+            lambda t: t.execute(command, lambda: self.seating_seed(tournament_id)))
         tournament = self.tournament(tournament_id)
         first = recorded.version - len(recorded.events)
         for event in self.service.events_of(tournament_id, gt=first, lte=recorded.version):
@@ -267,22 +255,14 @@ class Tournaments:
             self.service.open_table(order.table, tournament.state.settings.table_settings(),
                                     command_id=f"{tournament.id}/open/{order.table}",
                                     tournament=tournament.state.name, actor=ORGANISER)
-        command = order.command
-        if isinstance(command, c.LeaveTable):
-            self.retire(table_id, command.player, command.command_id)
-        self.service.execute(table_id, command)
-
-    def retire(self, table_id: uuid.UUID, player: str, command_id: str) -> None:
-        if self.service.state(table_id).banker == player:
-            self.service.execute(table_id, c.RetireBank(command_id=f"{command_id}/retire",
-                                                        actor=ORGANISER, player=player))
+        for command in mirrored(order, self.service.state(table_id)):
+            self.service.execute(table_id, command)
 
     def retire_bankers(self, tournament_id: uuid.UUID, players: set[str],
                        command_id: str) -> None:
         """Players about to move or leave give up the bank first."""
-        for name, table in self.tables(tournament_id).items():
-            if table.banker in players:
-                self.retire(Table.create_id(name), table.banker, f"{command_id}:{name}")
+        for name, command in bank_retirements(self.tables(tournament_id), players, command_id):
+            self.service.execute(Table.create_id(name), command)
 
     # --- seeds ----------------------------------------------------------------------
 
@@ -309,12 +289,6 @@ class Tournaments:
 
         seed.tournaments = True  # type: ignore[attr-defined]
         return seed
-
-
-class Tick(StrEnum):
-    ACTED = "acted"  # took a step; call again
-    WAITING = "waiting"  # the clock, a pause, registration, or another director's lease
-    FINISHED = "finished"
 
 
 class Director:
@@ -352,7 +326,7 @@ class Director:
             return Tick.WAITING
         state = self.tournaments.state(tournament_id)
         if state.epoch < epoch:
-            self._do(tournament_id, f"{tournament_id}/epoch/{epoch}", lambda t: t.appoint(
+            self._do(tournament_id, tc.AppointDirector(
                 epoch=epoch, actor=DIRECTOR, command_id=f"{tournament_id}/epoch/{epoch}"))
             self._mirrored.pop(tournament_id, None)
         try:
@@ -366,198 +340,83 @@ class Director:
             raise
 
     def _step(self, tournament_id: uuid.UUID, epoch: int) -> Tick:
-        now = self.clock()
-        state = self.tournaments.state(tournament_id)
-        if state.phase is TournamentPhase.FINISHED:
-            self._close_tables(tournament_id, state)
-            return Tick.FINISHED
-        if state.phase is TournamentPhase.REGISTRATION or state.paused:
-            return Tick.WAITING
-        here = f"{tournament_id}/r{state.round}"
-        if state.decided:
-            self._finish(tournament_id, epoch)
-            self._close_tables(tournament_id, self.tournaments.state(tournament_id))
-        elif state.playoff is not None:
-            self._playoff(tournament_id, state, epoch)
-        elif state.phase in (TournamentPhase.SEATED, TournamentPhase.BETWEEN_ROUNDS):
-            cid = f"{tournament_id}/r{state.round + 1}/start"
-            self._balance(tournament_id, f"{cid}/balance", epoch)  # if a crash skipped it
-            self._do(tournament_id, cid, lambda t: t.start_round(
-                actor=DIRECTOR, command_id=cid, at=now, epoch=epoch))
-        elif state.step is not None:
-            return self._play_step(tournament_id, state, epoch)
-        elif state.round_over(now) or self._stuck(tournament_id, state):
-            chips = self.tournaments.chips(tournament_id)
-            self._do(tournament_id, f"{here}/end", lambda t: t.end_round(
-                chips=chips, actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
-            self._balance(tournament_id, f"{here}/end/balance", epoch)
-            self._checkpoint()
-        else:
-            tables = self.tournaments.tables(tournament_id)
-            coups = {name: table.coup_number for name, table in tables.items()}
-            chips = self.tournaments.chips(tournament_id)
-            cid = f"{here}/k{state.steps + 1}/start"
-            self._do(tournament_id, cid, lambda t: t.start_step(
-                coups=coups, chips=chips, actor=DIRECTOR, command_id=cid, epoch=epoch))
-        return Tick.ACTED
+        return direct(StoreDesk(self, tournament_id, epoch), self.clock())
 
     def _lease(self, tournament_id: uuid.UUID) -> int | None:
         return self.leases.acquire(tournament_id, self.holder, time.time(), self.lease_seconds)
 
-    def _do(self, tournament_id: uuid.UUID, command_id: str,
-            decide: Callable[[Tournament], object]) -> Recorded:
-        return self.tournaments.apply(tournament_id, command_id, decide)
+    def _do(self, tournament_id: uuid.UUID, command: tc.TournamentCommand) -> Recorded:
+        return self.tournaments.execute(tournament_id, command)
 
-    def _checkpoint(self) -> None:
+
+class StoreDesk:
+    """A director's `Desk` on the store for one tournament, under its lease's `epoch`: the
+    automatic tables dealt by the bots (`infra.autoplay`), the croupiers' waited for."""
+
+    def __init__(self, director: Director, tournament_id: uuid.UUID, epoch: int) -> None:
+        self.director, self.tournaments = director, director.tournaments
+        self.service = director.service
+        self.tournament_id, self.epoch = tournament_id, epoch
+
+    def state(self) -> TournamentState:
+        return self.tournaments.state(self.tournament_id)
+
+    def tables(self) -> dict[str, TableState]:
+        return self.tournaments.tables(self.tournament_id)
+
+    def table(self, name: str) -> TableState | None:
+        table_id = Table.create_id(name)
+        return self.service.state(table_id) if self.service.events_of(table_id, lte=1) else None
+
+    def open_table(self, name: str, command_id: str) -> None:
+        state = self.state()
+        self.service.open_table(name, state.settings.table_settings(), command_id=command_id,
+                                tournament=state.name, actor=DIRECTOR)
+
+    def execute(self, name: str, command: c.TableCommand) -> None:
+        self.service.execute(Table.create_id(name), command)
+
+    def do(self, command: tc.TournamentCommand) -> None:
+        self.tournaments.execute(self.tournament_id, command)
+
+    def deal(self, name: str, until: int) -> bool:
+        if self.director._lease(self.tournament_id) != self.epoch:
+            raise OutOfTurn("this director's lease has passed on", rule="stale-epoch")
+        if self.state().settings.dealing is Dealing.AUTOMATIC:
+            self.play(name, until)
+            return True
+        return dealt(self.service.state(Table.create_id(name)), until)
+
+    def play(self, name: str, until: int) -> None:
+        play_coups(self.service, Table.create_id(name), self.master(), "bots", until)
+
+    def master(self) -> bytes:
+        return self.tournaments.master(self.tournament_id)
+
+    def seating_seed(self) -> bytes:
+        return self.tournaments.seating_seed(self.tournament_id)
+
+    def place_secret_bet(self, player: str, commitment: str, command_id: str) -> None:
+        self.tournaments.place_secret_bet(self.tournament_id, player, commitment,
+                                          actor=player, command_id=command_id)
+
+    def reveal_secret_bet(self, player: str, spot: str, amount: int, nonce: str,
+                          command_id: str) -> None:
+        self.tournaments.reveal_secret_bet(self.tournament_id, player, spot, amount, nonce,
+                                           actor=player, command_id=command_id)
+
+    def round_ended(self) -> None:
         """A signed checkpoint of the store at each round's end (`infra.checkpoints`)."""
         try:
             write_checkpoint(self.service)
         except Exception as error:  # the round stands; the next write checkpoints anyway
             log.warning("no checkpoint at the round's end: %s", error)
 
-    def _stuck(self, tournament_id: uuid.UUID, state: TournamentState) -> bool:
-        """No table can play a coup and nobody is to be put out: the round can only end."""
-        tables = self.tournaments.tables(tournament_id).values()
-        minimum = state.limits.min_stake
-        return not any(playable(table) for table in tables) and all(
-            table.holding(p) >= minimum for table in tables for p in table.players())
-
-    def _play_step(self, tournament_id: uuid.UUID, state: TournamentState, epoch: int) -> Tick:
-        """Every table of the step plays to the coup after the one it had closed at the step's
-        start (the workers deal it, or, with croupiers, the director waits for them); then
-        the players who cannot cover the round's minimum are out, with their chips at the
-        step's start; the tables are balanced; the step ends."""
-        step = state.step
-        assert step is not None
-        here = f"{tournament_id}/r{state.round}/k{step.number}"
-        master = self.tournaments.master(tournament_id)
-        bots = self._secret_bets(tournament_id, state, master, here)
-        for name, coups in step.coups.items():
-            if self._lease(tournament_id) != epoch:  # lost the lease: the successor plays on
-                raise OutOfTurn("this director's lease has passed on", rule="stale-epoch")
-            if name not in state.tables:
-                continue
-            table_id = Table.create_id(name)
-            if state.settings.dealing is Dealing.AUTOMATIC:
-                play_coups(self.service, table_id, master, "bots", coups + 1)
-            elif not dealt(self.service.state(table_id), coups + 1):
-                return Tick.WAITING
-        for player, (spot, amount, nonce) in bots.items():
-            with suppress(SecretBetNotDealt):  # a table that could not play: forfeited
-                self.tournaments.reveal_secret_bet(tournament_id, player, spot, amount, nonce,
-                                                   actor=player,
-                                                   command_id=f"{here}/reveal/{player}")
-        minimum = state.limits.min_stake
-        for name, table in self.tournaments.tables(tournament_id).items():
-            busted = [Bust(player=p, chips=max(1, step.chips.get(p, table.holding(p))))
-                      for p in table.players() if table.holding(p) < minimum]
-            if busted:
-                self._bust(tournament_id, name, table.coup_number, busted,
-                           f"{here}/bust/{name}", epoch)
-        self._balance(tournament_id, f"{here}/balance", epoch)
-        self._do(tournament_id, f"{here}/end", lambda t: t.end_step(
-            actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
-        return Tick.ACTED
-
-    def _secret_bets(self, tournament_id: uuid.UUID, state: TournamentState, master: bytes,
-                     here: str) -> dict[str, tuple[str, int, str]]:
-        """On the round's last coup, where the stage allows it, each house bot places a
-        secret bet of the round's minimum (its spot and nonce from the master seed, so a
-        successor reveals the same); returns the bets to reveal once the coup is dealt."""
-        if not state.current.secret_bet or state.coups_left() != 0:
-            return {}
-        bets = {}
-        for entrant in state.entrants.values():
-            if not entrant.bot or entrant.status is not Status.SEATED:
-                continue
-            digest = hmac.new(master, f"secret/{state.round}/{entrant.player}".encode(),
-                              hashlib.sha256).digest()
-            spot, nonce = ("punter", "banker")[digest[0] % 2], digest[1:17].hex()
-            amount = state.limits.min_stake
-            if not any(b.player == entrant.player and b.round == state.round
-                       for b in state.secret_bets):
-                self.tournaments.place_secret_bet(
-                    tournament_id, entrant.player, secret_commitment(spot, amount, nonce),
-                    actor=entrant.player, command_id=f"{here}/secret/{entrant.player}")
-            bets[entrant.player] = (spot, amount, nonce)
-        return {p: bet for p, bet in bets.items()
-                if not self._settled(tournament_id, p, state.round)}
-
-    def _settled(self, tournament_id: uuid.UUID, player: str, round_: int) -> bool:
-        return any(b.player == player and b.round == round_ and b.settled
-                   for b in self.tournaments.state(tournament_id).secret_bets)
-
-    def _bust(self, tournament_id: uuid.UUID, table: str, coup: int, busted: list[Bust],
-              command_id: str, epoch: int) -> None:
-        self._do(tournament_id, command_id, lambda t: t.record_bust_outs(
-            table=table, coup=coup, busted=busted, actor=DIRECTOR, command_id=command_id,
-            epoch=epoch))
-
-    def _balance(self, tournament_id: uuid.UUID, command_id: str, epoch: int) -> None:
-        """Break and move as the tournament's plan says; moving bankers retire first."""
-        seed = self.tournaments.seating_seed(tournament_id)
-        plan = self.tournaments.state(tournament_id).balancing_plan(seed)
-        movers = {m.player for m in plan if isinstance(m, Move)}
-        movers |= {p for b in plan if not isinstance(b, Move) for p in b.players}
-        self.tournaments.retire_bankers(tournament_id, movers, command_id)
-        chips = self.tournaments.chips(tournament_id)
-        self._do(tournament_id, command_id, lambda t: t.balance(
-            seed=seed, chips=chips, actor=DIRECTOR, command_id=command_id, epoch=epoch))
-
-    def _playoff(self, tournament_id: uuid.UUID, state: TournamentState, epoch: int) -> None:
-        """The tied players sit at a play-off table with equal stacks and play one coup; the
-        chips they end it with settle the tie (a tie again: another play-off)."""
-        playoff = state.playoff
-        assert playoff is not None
-        number = state.playoffs + 1
-        here = f"{tournament_id}/r{state.round}/playoff{number}"
-        name = f"{state.name}-playoff-{state.round}-{number}"
-        table_id = Table.create_id(name)
-        stack = PLAYOFF_STACK * state.limits.min_stake
-        if not self.service.events_of(table_id, lte=1):
-            self.service.open_table(name, state.settings.table_settings(),
-                                    command_id=f"{here}/open", tournament=state.name,
-                                    actor=DIRECTOR)
-        for player in playoff.players:
-            self.service.execute(table_id, c.SeatPlayer(
-                command_id=f"{here}/seat/{player}", actor=DIRECTOR, player=player, chips=stack))
-        play_coups(self.service, table_id, self.tournaments.master(tournament_id), "bots", 1)
-        table = self.service.state(table_id)
-        chips = {player: table.holding(player) for player in playoff.players}
-        close(self.service, table_id, f"{here}/close")
-        self._do(tournament_id, here, lambda t: t.settle_playoff(
-            table=name, chips=chips, actor=DIRECTOR, command_id=here, epoch=epoch))
-        self._balance(tournament_id, f"{here}/balance", epoch)
-
-    def _finish(self, tournament_id: uuid.UUID, epoch: int) -> None:
-        """Award the prizes and reveal the seating seed."""
-        seed = self.tournaments.seating_seed(tournament_id)
-        cid = f"{tournament_id}/finish"
-        self._do(tournament_id, cid, lambda t: t.finish(
-            seed=seed, actor=DIRECTOR, command_id=cid, epoch=epoch))
-
-    def _close_tables(self, tournament_id: uuid.UUID, state: TournamentState) -> None:
-        """Every table the tournament opened ends its taille and reveals its shoe's seed, so
-        that every card can be checked (again after a crash: each step applies once)."""
-        for number in range(1, state.tables_opened + 1):
-            close(self.service, Table.create_id(state.table_name(number)),
-                  f"{tournament_id}/finish:{number}")
-
 
 def dealt(table: TableState, coup: int) -> bool:
     """The table has closed coup `coup` and is between coups, or cannot play on."""
     between = table.coup is None and table.phase is not Phase.TAILLE_OVER
     return (table.coup_number >= coup and between) or (between and not playable(table))
-
-
-def close(service: TableService, table_id: uuid.UUID, command_id: str) -> None:
-    """End a table's taille and reveal its shoe's seed."""
-    table = service.state(table_id)
-    if table.phase in (Phase.BETTING, Phase.NO_BANK):
-        service.execute(table_id, c.EndTaille(command_id=f"{command_id}:end", actor=DIRECTOR))
-    if service.state(table_id).phase is Phase.TAILLE_OVER:
-        service.execute(table_id, c.RevealSeed(command_id=f"{command_id}:reveal",
-                                               actor=DIRECTOR))
 
 
 # --- the shared view -----------------------------------------------------------------
@@ -633,7 +492,7 @@ class Results(msgspec.Struct, frozen=True, kw_only=True):
 def view_of(tournament: Tournament, tables: dict[str, TableState], lease: Lease | None,
             now: float) -> TournamentView:
     state = tournament.state
-    chips = {p: t.holding(p) for t in tables.values() for p in t.players()}
+    chips = chips_of(tables.values())
     winners = [r.player for r in state.results() if r.position == 1]
     finished = state.phase is TournamentPhase.FINISHED
     left = winners if finished else state.in_play() if state.seating else list(state.entrants)

@@ -32,18 +32,6 @@ SEALED_SIZE = 2 * SEED_SIZE
 
 ShoeId = UUID | str
 
-SCHEMA = {
-    "sqlite": "CREATE TABLE IF NOT EXISTS {shoe_seeds} ("
-    " shoe_id TEXT PRIMARY KEY,"
-    " sealed BLOB NOT NULL,"
-    " created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
-    "postgres": "CREATE TABLE IF NOT EXISTS {shoe_seeds} ("
-    " shoe_id text PRIMARY KEY,"
-    " sealed bytea NOT NULL,"
-    " created_at timestamptz NOT NULL DEFAULT now())",
-}
-
-
 def _id_bytes(shoe_id: ShoeId) -> bytes:
     shoe_id = _normal(shoe_id)
     return shoe_id.bytes if isinstance(shoe_id, UUID) else shoe_id.encode()
@@ -93,8 +81,6 @@ class SeedVault:
     def __init__(self, database: Database, secret_key: bytes) -> None:
         self.database = database
         self._key = secret_key
-        with database.transaction(write=True) as cursor:
-            database.execute(cursor, SCHEMA[database.dialect])
 
     def __repr__(self) -> str:
         return f"SeedVault({self.database.dialect})"

@@ -25,7 +25,6 @@ import msgspec
 
 from domain.auction_aggregate import BankAuction
 from domain.coup import Outcome
-from domain.settings import Variant
 from domain.table_aggregate import Table
 from infra.database import Database
 from projections.table_fold import TABLE_TOPICS, Before, Folded, TableFoldView, event_topics
@@ -111,8 +110,8 @@ class AuctionsView(TableFoldView[AuctionsMemo]):
                     held.coups += 1
                     held.largest = max(held.largest, bank)
                 if table.state.banker != held.player:
-                    chemin = table.state.variant is Variant.CHEMIN_DE_FER
-                    lost = bank <= 0 or (chemin and memo.punters_won)
+                    passes = table.state.rules.passing.shoe_passes
+                    lost = bank <= 0 or (passes and memo.punters_won)
                     self._end(memo, held, "lost" if lost else "taille-end", bank)
 
     @staticmethod

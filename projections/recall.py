@@ -145,15 +145,14 @@ class RecallView(TableFoldView[RecallMemo]):
 
     def flush(self, cursor: Any, folded: Folded[RecallMemo]) -> None:
         memo = folded.memo
-        for record in memo.closed:
-            self.database.execute(
-                cursor,
-                "INSERT INTO {view_recall} (table_id, coup, table_name, closed_version, doc)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (record.table_id, record.coup, record.table, record.closed_version,
-                 msgspec.json.encode(record).decode()),
-            )
         if memo.closed:
+            cursor.executemany(  # one round trip (psycopg pipelines it), not one a coup
+                self.database.sql("INSERT INTO {view_recall} (table_id, coup, table_name,"
+                                  " closed_version, doc) VALUES (?, ?, ?, ?, ?)"),
+                [(record.table_id, record.coup, record.table, record.closed_version,
+                  msgspec.json.encode(record).decode())
+                 for record in memo.closed[-KEEP:]],  # the older ones go at once, below
+            )
             self.database.execute(
                 cursor, "DELETE FROM {view_recall} WHERE table_id = ? AND coup <= ?",
                 (str(folded.table_id), memo.closed[-1].coup - KEEP),

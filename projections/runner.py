@@ -3,25 +3,31 @@
 The runner polls the notification log (the same on SQLite, whose recorder has no
 subscriptions, and on PostgreSQL). One batch is one write transaction that:
 
-1. locks the view's tracking row and reads its position (`ViewTracking.lock`);
-2. reads the next notifications after it, up to the committed head (`infra.ledger.
-   committed_head`: writers of different partitions commit out of notification order) and
-   `batch_size`, filtered by the view's topics, in that same transaction;
-3. lets the view change its rows (`View.apply`);
-4. moves the tracking row to the last notification read (or to the head, when the batch
-   reached it: the events in between were of other topics).
+1. locks the views' tracking rows and reads their positions (`ViewTracking.lock`);
+2. reads the next notifications after the lowest of them, up to the committed head
+   (`infra.ledger.committed_head`: writers of different partitions commit out of
+   notification order) and `batch_size`, filtered by the views' topics, in that same
+   transaction, in ranges of ids so that each read stays short however long the log;
+3. decodes them once and lets each view change its rows (`View.apply`) for those of its
+   topics after its own position; table views at the same position fold each table once
+   between them (`projections.table_fold.fold_together`);
+4. moves each view's tracking row to the last notification read (or to the head, when the
+   batch reached it: the events in between were of other topics).
 
-An error anywhere rolls all of it back: the view and its position stay where they were, so a
-runner killed in the middle of a batch starts again at the first event of that batch, and
-no event is applied twice or skipped. An event a view cannot apply stops that view alone, at
-that event, recorded in `view_failures` (read by `/ready` and `sabot projections status`)
-until a batch passes it. `rebuild` drops the view's tables and its position in
-one transaction and runs it again from the first event.
+`catch_up` runs one view; `catch_up_together` runs several in shared batches (a rebuild of
+every view, `sabot projections`). An error anywhere rolls all of a batch back: the views and
+their positions stay where they were, so a runner killed in the middle of a batch starts
+again at the first event of that batch, and no event is applied twice or skipped. An event
+a view cannot apply stops that view alone, at that event (a shared batch that fails is
+run again view by view), recorded in `view_failures` (read by `/ready` and `sabot
+projections status`) until a batch passes it. `rebuild` drops the views' tables and
+positions in one transaction and runs them again from the first event.
 """
 
 from __future__ import annotations
 
 import logging
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Protocol, cast
@@ -32,10 +38,12 @@ from eventsourcing.persistence import InterfaceError, Mapper, Notification, Oper
 
 from infra.database import Database
 from infra.ledger import committed_head
+from projections.table_fold import TableFoldView, fold_together
 from projections.tracking import ViewTracking
 from projections.view import Event, ProjectionFailed, View
 
-BATCH_SIZE = 500
+BATCH_SIZE = 5000
+SPAN = 2
 APPLICATION = "sabot"
 CREATING = 0x5AB07_0F_1E05  # the advisory lock taken while creating the views' tables
 
@@ -72,6 +80,15 @@ class Lag(msgspec.Struct, frozen=True):
     seconds: float | None
     stopped_at: int | None = None
     error: str | None = None
+
+
+class Moved(msgspec.Struct, frozen=True):
+    """What one batch did: the events applied to each view it moved, the position they all
+    reached and the head they run to."""
+
+    applied: dict[str, int]
+    reached: int
+    head: int
 
 
 class Failure(msgspec.Struct, frozen=True):
@@ -120,9 +137,11 @@ class Runner:
         and the first batch that passes it clears the failure."""
         view = self.view(name)
         applied, size = 0, self.batch_size
+        if until is None and self._at_head(view.name):
+            return 0  # the common case of a read: no write transaction, no wait for writers
         while True:
             try:
-                moved = self._batch(view, until, size)
+                moved = self._batch([view], until, size)
             except (OperationalError, InterfaceError):
                 raise  # the store, not the event: nothing to record against the view
             except Exception as error:
@@ -133,30 +152,95 @@ class Runner:
                 raise ProjectionFailed(self._failed(name, error)) from cause or error
             if moved is None:
                 return applied
-            count, reached, head = moved
-            applied += count
+            applied += moved.applied.get(name, 0)
             if progress is not None:
-                progress(reached, head)
+                progress(moved.reached, moved.head)
+            if moved.reached >= moved.head:
+                return applied  # the head this call set out for (later events: the next call)
 
-    def _batch(self, view: View, until: int | None, size: int) -> tuple[int, int, int] | None:
-        """One batch of at most `size` events, in one transaction: the events applied, the
-        position reached and the head; None when the view is already at the head."""
+    def catch_up_together(self, names: Sequence[str], *, progress: Progress | None = None
+                          ) -> tuple[dict[str, int], dict[str, ProjectionFailed]]:
+        """Bring the views `names` to the head in shared batches: each event is read and
+        decoded once for all of them, and each table folded once for the table views at the
+        same position (`projections.table_fold.fold_together`); the events applied to each
+        view, and the views stopped by an event (each with the error `catch_up` raises).
+
+        A shared batch commits every view's rows and position together, or none. When one
+        fails, each view goes on alone (`catch_up`), so the view that cannot apply an event
+        stops alone at it; a view already stopped by one is run alone from the start."""
+        stopped = {failure.projection for failure in self.failures()}
+        views = [self.view(name) for name in names if name not in stopped]
+        applied = dict.fromkeys(names, 0)
+        while len(views) > 1:
+            try:
+                moved = self._batch(views, None, self.batch_size)
+            except (OperationalError, InterfaceError):
+                raise
+            except Exception:
+                break  # an event one of them cannot apply: each on its own, below
+            if moved is None:
+                views = []
+                break
+            for name, count in moved.applied.items():
+                applied[name] += count
+            if progress is not None:
+                progress(moved.reached, moved.head)
+            if moved.reached >= moved.head:
+                views = []  # all at the head this call set out for (later events: next call)
+                break
+        failed = {}
+        for name in [view.name for view in views] + [n for n in names if n in stopped]:
+            try:
+                applied[name] += self.catch_up(name, progress=progress)
+            except ProjectionFailed as error:
+                failed[name] = error
+        return applied, failed
+
+    def _batch(self, views: Sequence[View], until: int | None, size: int) -> Moved | None:
+        """One batch of at most `size` events (of any of the views' topics) in one
+        transaction, applied to each view not already past them; None when every view is
+        already at the head."""
         committed = committed_head(self.database)  # before the batch's snapshot
         with self.database.transaction(write=True) as cursor:
-            position = self.tracking.lock(cursor, view.name)
+            positions = {view.name: self.tracking.lock(cursor, view.name)
+                         for view in sorted(views, key=lambda v: v.name)}
             head = committed if until is None else min(until, committed)
-            if position >= head:
+            behind = [view for view in views if positions[view.name] < head]
+            if not behind:
                 return None
-            notifications = self._notifications(cursor, view, position, head, size)
+            after = min(positions[view.name] for view in behind)
+            reads = {view.name: frozenset(view.topics) for view in behind}
+            topics = sorted(frozenset().union(*reads.values()))
+            notifications = self._notifications(cursor, topics, after, head, size)
             self._failing = notifications[0].id if notifications else head
-            events = [cast(Event, self.store.mapper.to_domain_event(n)) for n in notifications]
-            view.apply(cursor, events)
             reached = notifications[-1].id if len(notifications) == size else head
-            last_at = events[-1].timestamp if events else None
-            self.tracking.advance(cursor, view.name, reached, last_at, _now())
-            self.database.execute(cursor, "DELETE FROM {view_failures} WHERE projection = ?",
-                                  (view.name,))
-        return len(events), reached, head
+            decoded = [(n.id, n.topic, cast(Event, self.store.mapper.to_domain_event(n)))
+                       for n in notifications]
+            moving = [view for view in behind if positions[view.name] < reached]
+            applied = {}
+            for position in sorted({positions[view.name] for view in moving}):
+                together = [view for view in moving if positions[view.name] == position]
+                start = bisect_right([nid for nid, _, _ in decoded], position)
+                after_position = decoded[start:]
+                read: dict[frozenset[str], list[Event]] = {}  # by the topics a view reads
+                for view in together:
+                    if reads[view.name] not in read:
+                        read[reads[view.name]] = [e for _, topic, e in after_position
+                                                  if topic in reads[view.name]]
+                folds = [view for view in together if isinstance(view, TableFoldView)]
+                if folds:
+                    fold_together(cursor, folds, [e for _, _, e in after_position])
+                for view in together:
+                    mine = read[reads[view.name]]
+                    if view not in folds:
+                        view.apply(cursor, mine)
+                    last_at = mine[-1].timestamp if mine else None
+                    self.tracking.advance(cursor, view.name, reached, last_at, _now())
+                    applied[view.name] = len(mine)
+            self.database.execute(
+                cursor, "DELETE FROM {view_failures} WHERE projection IN ("
+                + ", ".join("?" * len(moving)) + ")", [view.name for view in moving])
+        return Moved(applied, reached, head)
 
     def _failed(self, name: str, error: Exception) -> str:
         """Record (and log) that `name` stopped at the event it failed on; the message."""
@@ -182,14 +266,26 @@ class Runner:
 
     def rebuild(self, name: str, *, progress: Progress | None = None) -> int:
         """Drop the view and its position, then run it from the first event."""
-        view = self.view(name)
-        with self.database.transaction(write=True) as cursor:
-            view.drop_tables(cursor)
-            view.create_tables(cursor)
-            self.tracking.reset(cursor, name)
-            self.database.execute(cursor, "DELETE FROM {view_failures} WHERE projection = ?",
-                                  (name,))
+        self.reset([name])
         return self.catch_up(name, progress=progress)
+
+    def rebuild_together(self, names: Sequence[str], *, progress: Progress | None = None
+                         ) -> tuple[dict[str, int], dict[str, ProjectionFailed]]:
+        """Drop the views and their positions, then run them together from the first event
+        (`catch_up_together`)."""
+        self.reset(names)
+        return self.catch_up_together(names, progress=progress)
+
+    def reset(self, names: Sequence[str]) -> None:
+        """Drop the views' tables and positions, in one transaction: empty, at event 0."""
+        views = [self.view(name) for name in names]
+        with self.database.transaction(write=True) as cursor:
+            for view in views:
+                view.drop_tables(cursor)
+                view.create_tables(cursor)
+                self.tracking.reset(cursor, view.name)
+                self.database.execute(
+                    cursor, "DELETE FROM {view_failures} WHERE projection = ?", (view.name,))
 
     def head(self) -> int:
         with self.database.transaction(write=False) as cursor:
@@ -209,30 +305,44 @@ class Runner:
         return Lag(name, position.notification_id, head, int(behind), at, seconds,
                    failed.notification_id if failed else None, failed.error if failed else None)
 
+    def _at_head(self, name: str) -> bool:
+        """Whether the view is at the last notification (so at the committed head too)."""
+        with self.database.transaction(write=False) as cursor:
+            row = self.database.execute(
+                cursor, "SELECT notification_id FROM {view_tracking} WHERE projection = ?",
+                (name,)).fetchone()
+            return row is not None and int(row["notification_id"]) >= self._head(cursor)
+
     def _head(self, cursor: Any) -> int:
         row = self.database.execute(
             cursor, "SELECT MAX({nid}) AS head FROM {stored_events}"
         ).fetchone()
         return int(row["head"] or 0)
 
-    def _notifications(self, cursor: Any, view: View, after: int, head: int,
+    def _notifications(self, cursor: Any, topics: Sequence[str], after: int, head: int,
                        size: int) -> list[Notification]:
-        marks = ", ".join("?" * len(view.topics))
-        rows = self.database.execute(
-            cursor,
+        """The first `size` notifications of `topics` after `after`, up to `head`: read in
+        ranges of ids (the first `SPAN` times `size` long, doubled while the topics are
+        sparse), so that each read stops early on PostgreSQL's index whatever its plan
+        (one query to the head scanned every id to the head for each batch)."""
+        marks = ", ".join("?" * len(topics))
+        select = self.database.sql(
             "SELECT {nid} AS nid, originator_id, originator_version, topic, state"
             " FROM {stored_events} WHERE {nid} > ? AND {nid} <= ?"
-            " AND topic IN (" + marks + ") ORDER BY {nid} LIMIT ?",
-            (after, head, *view.topics, size),
-        ).fetchall()
+            " AND topic IN (" + marks + ") ORDER BY {nid} LIMIT ?")
+        binary = {"binary": True} if self.database.dialect == "postgres" else {}  # no hex bytea
+        rows: list[Any] = []
+        low, span = after, SPAN * size
+        while len(rows) < size and low < head:
+            high = min(head, low + span)
+            cursor.execute(select, (low, high, *topics, size - len(rows)), **binary)
+            rows.extend(cursor.fetchall())
+            low, span = high, span * 2
+        from_db_id = self.database.from_db_id
         return [
-            Notification(
-                id=int(row["nid"]),
-                originator_id=self.database.from_db_id(row["originator_id"]),
-                originator_version=int(row["originator_version"]),
-                topic=row["topic"],
-                state=bytes(row["state"]),
-            )
+            Notification(id=int(row["nid"]), originator_id=from_db_id(row["originator_id"]),
+                         originator_version=int(row["originator_version"]),
+                         topic=row["topic"], state=bytes(row["state"]))
             for row in rows
         ]
 

@@ -28,8 +28,9 @@ from uuid import UUID
 
 import msgspec
 
+from domain.entrants import Status
 from domain.table_aggregate import Table
-from domain.tournament import Status, TournamentState
+from domain.tournament import TournamentState
 from infra.database import Database
 from projections.table_fold import Before, Folded, TableFoldView, holdings_of
 from projections.view import Event

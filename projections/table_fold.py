@@ -7,7 +7,9 @@ first. So a `TableFoldView` keeps, per table, the Table aggregate as its events 
 does not follow the last one applied) plus the view's own working notes (`memo`, a msgspec
 Struct). Both are stored per table in `view_<name>_tables` (the aggregate as an eventsourcing
 snapshot through the store's mapper) and written back once per batch, in the batch's
-transaction, with the view's rows.
+transaction, with the view's rows. Table views at the same position share the replay
+(`fold_together`): each table is loaded, replayed and snapshotted once for all of them, each
+view observing it with its own notes.
 
 A subclass says what an event means for it (`observe(folded, event, before)`, with the
 table's seats and bank as they were before the event) and writes its rows for each table the
@@ -92,26 +94,7 @@ class TableFoldView(View, Generic[M]):
         return [*super().table_names(), self.fold_table]
 
     def apply(self, cursor: Any, events: Sequence[Event]) -> None:
-        batch: dict[UUID, Folded[M]] = {}
-        for event in events:
-            try:
-                if not isinstance(event, Table.Event):
-                    self.observe_other(cursor, event)
-                    continue
-                folded = batch.get(event.originator_id)
-                if folded is None:
-                    folded = batch[event.originator_id] = self._load(cursor, event.originator_id)
-                before = Before.of(folded.table) if folded.table is not None else None
-                folded.table = cast(Table, event.mutate(folded.table))
-                self.observe(folded, event, before)
-            except Exception as error:
-                raise ProjectionFailed(
-                    f"{self.name} cannot apply {type(event).__qualname__} version"
-                    f" {event.originator_version} of {event.originator_id}: {error}"
-                ) from error
-        for folded in batch.values():
-            self.flush(cursor, folded)
-            self._save(cursor, folded)
+        fold_together(cursor, [self], events)
 
     @abstractmethod
     def observe(self, folded: Folded[M], event: Event, before: Before | None) -> None:
@@ -125,25 +108,31 @@ class TableFoldView(View, Generic[M]):
     def flush(self, cursor: Any, folded: Folded[M]) -> None:
         """Write this view's rows for a table the batch touched."""
 
-    def _load(self, cursor: Any, table_id: UUID) -> Folded[M]:
+    def _memo(self, cursor: Any, table_id: UUID) -> tuple[int, M] | None:
+        """This view's working notes on a table and the aggregate version they follow."""
         row = self.database.execute(
-            cursor,
-            "SELECT version, topic, state, memo FROM {" + self.fold_table + "}"
-            " WHERE table_id = ?",
+            cursor, "SELECT version, memo FROM {" + self.fold_table + "} WHERE table_id = ?",
             (str(table_id),),
         ).fetchone()
         if row is None:
-            return Folded(table_id, None, cast(M, self.memo_type()))
+            return None
+        return int(row["version"]), cast(M, msgspec.msgpack.decode(bytes(row["memo"]),
+                                                                   type=self.memo_type))
+
+    def _table(self, cursor: Any, table_id: UUID) -> Table | None:
+        """The aggregate as this view's last batch left it (None: no event of it yet)."""
+        row = self.database.execute(
+            cursor, "SELECT version, topic, state FROM {" + self.fold_table + "}"
+            " WHERE table_id = ?", (str(table_id),),
+        ).fetchone()
+        if row is None:
+            return None
         snapshot = self.mapper.to_domain_event(
             StoredEvent(table_id, int(row["version"]), row["topic"], bytes(row["state"]))
         )
-        table = cast(Table, snapshot.mutate(None))  # type: ignore[attr-defined]
-        memo = msgspec.msgpack.decode(bytes(row["memo"]), type=self.memo_type)
-        return Folded(table_id, table, cast(M, memo))
+        return cast(Table, snapshot.mutate(None))  # type: ignore[attr-defined]
 
-    def _save(self, cursor: Any, folded: Folded[M]) -> None:
-        assert folded.table is not None
-        stored = self.mapper.to_stored_event(Snapshot.take(folded.table))
+    def _save(self, cursor: Any, stored: StoredEvent, folded: Folded[M]) -> None:
         self.database.execute(
             cursor,
             "INSERT INTO {" + self.fold_table + "} (table_id, version, topic, state, memo)"
@@ -153,3 +142,64 @@ class TableFoldView(View, Generic[M]):
             (str(folded.table_id), stored.originator_version, stored.topic, stored.state,
              msgspec.msgpack.encode(folded.memo)),
         )
+
+
+class OutOfStep(Exception):
+    """Table views applied together whose working states follow different versions of a
+    table (they are not at the same position): they must be applied one by one."""
+
+
+def fold_together(cursor: Any, views: Sequence[TableFoldView[Any]],
+                  events: Sequence[Event]) -> None:
+    """Apply `events` (in notification order) to table views at the same position, in
+    `cursor`'s transaction: each table touched is loaded, folded through its events and
+    snapshotted once, and every view observes it with its own notes and writes its rows
+    (`flush`) and its working state. An event of another aggregate goes to the views that
+    read its topic (`observe_other`). A view failing on an event raises `ProjectionFailed`
+    naming it; the caller's transaction rolls back all of them."""
+    first = views[0]
+    tables: dict[UUID, tuple[list[Table | None], list[Folded[Any]]]] = {}
+    for event in events:
+        view = first
+        try:
+            if not isinstance(event, Table.Event):
+                topic = get_topic(type(event))
+                for view in views:
+                    if topic in view.topics:
+                        view.observe_other(cursor, event)
+                continue
+            found = tables.get(event.originator_id)
+            if found is None:
+                found = tables[event.originator_id] = _load(cursor, views, event.originator_id)
+            held, folds = found
+            before = Before.of(held[0]) if held[0] is not None else None
+            table = held[0] = cast(Table, event.mutate(held[0]))
+            for view, folded in zip(views, folds, strict=True):
+                folded.table = table
+                view.observe(folded, event, before)
+        except Exception as error:
+            raise ProjectionFailed(
+                f"{view.name} cannot apply {type(event).__qualname__} version"
+                f" {event.originator_version} of {event.originator_id}: {error}"
+            ) from error
+    for held, folds in tables.values():
+        assert held[0] is not None
+        stored = first.mapper.to_stored_event(Snapshot.take(held[0]))
+        for view, folded in zip(views, folds, strict=True):
+            view.flush(cursor, folded)
+            view._save(cursor, stored, folded)
+
+
+def _load(cursor: Any, views: Sequence[TableFoldView[Any]],
+          table_id: UUID) -> tuple[list[Table | None], list[Folded[Any]]]:
+    """A table as the views' last batch left it, loaded once, and each view's notes."""
+    table = views[0]._table(cursor, table_id)
+    version = table.version if table is not None else None
+    folds: list[Folded[Any]] = []
+    for view in views:
+        memo = view._memo(cursor, table_id)
+        if (memo[0] if memo is not None else None) != version:
+            raise OutOfStep(f"{views[0].name} and {view.name} are at different versions of"
+                            f" table {table_id}")
+        folds.append(Folded(table_id, table, memo[1] if memo is not None else view.memo_type()))
+    return [table], folds

@@ -14,7 +14,13 @@ sends `PlayDefault(coup, side)` with the deterministic command id
   punter): its deadline, recorded in the outbox with the command (`infra.outbox`), is sent
   by this worker's service once the command commits.
 
-The message carries ids only (table, coup, side): the worker plays it on its own store
+A turn to bet with a bet clock (a rotating betting order, `domain.betting_order`) works the
+same way: when its `BetDeadline` comes, `expire_bet_turn` sends `PassBetTurn(coup, player,
+reason clock)` with the command id `bet-deadline:{table_id}:{coup}:{player}`, which records
+nothing if the player bet (or passed) in time; the next player's turn, and its deadline,
+follow from the outbox.
+
+The message carries ids only (table, coup, side or player): the worker plays it on its own store
 (`workers.services.worker_database_url`), so producer and worker must share that store.
 """
 
@@ -25,11 +31,12 @@ import uuid
 import structlog
 from celery import Celery, Task
 
-from domain.commands import PlayDefault
+from domain.betting_order import PassReason
+from domain.commands import PassBetTurn, PlayDefault, TableCommand
 from domain.coup import Side
 from domain.table import TableState
 from infra.outbox import Deadline
-from workers.app import EXPIRE_DECISION, app
+from workers.app import EXPIRE_BET_TURN, EXPIRE_DECISION, app
 from workers.services import send_deadline, table_service
 from workers.transient import RETRY_OPTIONS
 
@@ -41,6 +48,10 @@ log = structlog.get_logger("sabot.workers.deadlines")
 
 def deadline_command_id(table_id: uuid.UUID | str, coup: int, side: Side | str) -> str:
     return f"deadline:{table_id}:{coup}:{Side(side).value}"
+
+
+def bet_deadline_command_id(table_id: uuid.UUID | str, coup: int, player: str) -> str:
+    return f"bet-deadline:{table_id}:{coup}:{player}"
 
 
 def schedule_deadline(table_id: uuid.UUID, state: TableState, *,
@@ -62,18 +73,37 @@ def expire_decision(self: Task, table_id: str, coup: int, side: str, *,
     """Play the default for `side` in coup `coup` unless it was decided; events recorded. The
     next decision's deadline, if the table has a time limit, follows from the outbox."""
     command_id = deadline_command_id(table_id, coup, side)
-    structlog.contextvars.bind_contextvars(command_id=command_id)
-    service = table_service(via=self.app)
-    table = uuid.UUID(table_id)
-    first = service.recorded_command(command_id) is None
-    recorded = service.execute(table, PlayDefault(command_id=command_id, actor=ACTOR,
-                                                  coup=coup, side=Side(side)))
+    command = PlayDefault(command_id=command_id, actor=ACTOR, coup=coup, side=Side(side))
+    return _expire(self, table_id, command, "deadline.decided-in-time", "deadline.played",
+                   coup=coup, side=side, seconds=seconds)
+
+
+@app.task(name=EXPIRE_BET_TURN, bind=True, **RETRY_OPTIONS)
+def expire_bet_turn(self: Task, table_id: str, coup: int, player: str, *,
+                    seconds: float = 0.0) -> int:
+    """Pass `player`'s turn to bet on coup `coup` (the bet clock ran out) unless they bet or
+    passed in time; events recorded. The next turn's deadline follows from the outbox."""
+    command_id = bet_deadline_command_id(table_id, coup, player)
+    command = PassBetTurn(command_id=command_id, actor=ACTOR, player=player, coup=coup,
+                          reason=PassReason.CLOCK)
+    return _expire(self, table_id, command, "deadline.bet-in-time", "deadline.turn-passed",
+                   coup=coup, player=player, seconds=seconds)
+
+
+def _expire(task: Task, table_id: str, command: TableCommand, in_time: str, played: str,
+            **awaited: object) -> int:
+    """Send an expired deadline's command once; log `in_time` when it found nothing left to
+    do, `played` when it recorded events."""
+    structlog.contextvars.bind_contextvars(command_id=command.command_id)
+    service = table_service(via=task.app)
+    first = service.recorded_command(command.command_id) is None
+    recorded = service.execute(uuid.UUID(table_id), command)
     if not recorded.events:
-        log.info("deadline.decided-in-time", table_id=table_id, coup=coup, side=side)
+        log.info(in_time, table_id=table_id, **awaited)
         return 0
     if not first:
-        log.info("deadline.already-played", table_id=table_id, coup=coup, side=side)
+        log.info("deadline.already-played", table_id=table_id, **awaited)
         return 0
-    log.info("deadline.played", table_id=table_id, coup=coup, side=side, seconds=seconds,
+    log.info(played, table_id=table_id, **awaited,
              events=[event["type"] for event in recorded.events])
     return len(recorded.events)

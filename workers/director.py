@@ -21,13 +21,15 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import structlog
 from celery import signals
 
+from infra.direction import Tick
 from infra.service import TableService
-from infra.tournaments import Director, Tick
+from infra.tournaments import Director
 
 log = structlog.get_logger("sabot.workers.director")
 
@@ -45,16 +47,17 @@ class Failures:
     up to `BACKOFF_MAX`), so that one broken tournament neither floods the log nor starves
     the others."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
         self.count: dict[uuid.UUID, int] = {}
         self.after: dict[uuid.UUID, float] = {}
 
     def waiting(self, tournament_id: uuid.UUID) -> bool:
-        return time.monotonic() < self.after.get(tournament_id, 0.0)
+        return self.clock() < self.after.get(tournament_id, 0.0)
 
     def failed(self, tournament_id: uuid.UUID) -> None:
         count = self.count[tournament_id] = self.count.get(tournament_id, 0) + 1
-        self.after[tournament_id] = time.monotonic() + min(BACKOFF_MAX, 2.0 ** (count - 1))
+        self.after[tournament_id] = self.clock() + min(BACKOFF_MAX, 2.0 ** (count - 1))
 
     def succeeded(self, tournament_id: uuid.UUID) -> None:
         self.count.pop(tournament_id, None)

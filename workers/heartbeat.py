@@ -31,10 +31,6 @@ ALIVE_SECONDS = 10.0
 WAITING = "decision deadlines, scheduled audits, dispute replays and tournament tables"
 """What a worker does, so what waits when none is alive."""
 
-SCHEMA = ("CREATE TABLE IF NOT EXISTS {worker_heartbeats} (worker TEXT PRIMARY KEY,"
-          " queue TEXT NOT NULL, beat_ms BIGINT NOT NULL)")
-
-
 class Workers(msgspec.Struct, frozen=True):
     """What `/ready` says of the workers: how many are alive, and when one last beat."""
 
@@ -47,11 +43,6 @@ def worker_name(queue: str) -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{queue}"
 
 
-def create_table(database: Database) -> None:
-    with database.transaction(write=True) as cursor:
-        database.execute(cursor, SCHEMA)
-
-
 def beat(database: Database, name: str, queue: str) -> None:
     with database.transaction(write=True) as cursor:
         database.execute(
@@ -62,7 +53,6 @@ def beat(database: Database, name: str, queue: str) -> None:
 
 def start_beating(database: Database, queue: str) -> threading.Event:
     """Beat from a daemon thread until the returned event is set (or the process dies)."""
-    create_table(database)
     name = worker_name(queue)
     beat(database, name, queue)
     stop = threading.Event()
@@ -79,8 +69,7 @@ def start_beating(database: Database, queue: str) -> threading.Event:
 
 
 def workers(database: Database) -> Workers | None:
-    """The workers of this store (its table made by `create_table`); None when none ever
-    beat here."""
+    """The workers of this store; None when none ever beat here."""
     with database.transaction(write=False) as cursor:
         rows = database.execute(cursor, "SELECT beat_ms FROM {worker_heartbeats}").fetchall()
     if not rows:

@@ -2,8 +2,9 @@
 kept across tasks so that their connections and kept tables are reused, and wired to dispatch
 the follow-up effects of the commands they record through the worker's broker (`infra.outbox`):
 
-- a `Deadline` becomes the `expire_decision` task, sent with its countdown (`send_deadline`)
-  and its sender's trail in its headers (`workers.logging.trace_headers`);
+- a `Deadline` becomes the `expire_decision` task, a `BetDeadline` the `expire_bet_turn` one,
+  sent with its countdown (`send_deadline`) and its sender's trail in its headers
+  (`workers.logging.trace_headers`);
 - a `Wake` is published on Redis, where the API's live channels listen, when the broker is
   Redis (on the embedded broker the API's subscribers see the events at their next poll).
 
@@ -24,10 +25,10 @@ from celery import Celery
 
 from infra.disputes import DisputeService
 from infra.live_push import RedisWake, is_redis
-from infra.outbox import Deadline, Wake
+from infra.outbox import BetDeadline, Deadline, Wake
 from infra.service import TableService
 from infra.settings import resolve_database_url
-from workers.app import EXPIRE_DECISION, app
+from workers.app import EXPIRE_BET_TURN, EXPIRE_DECISION, app
 from workers.logging import trace_headers
 
 log = structlog.get_logger("sabot.workers.deadlines")
@@ -48,18 +49,23 @@ def worker_database_url() -> str:
     return resolve_database_url()
 
 
-def send_deadline(deadline: Deadline, *, via: Celery = app) -> str:
-    """Send the task that plays `deadline`'s default when it expires (ids only); its task id."""
+def send_deadline(deadline: Deadline | BetDeadline, *, via: Celery = app) -> str:
+    """Send the task that plays `deadline`'s default (a hand's decision) or passes its turn
+    to bet when it expires (ids only); its task id."""
+    if isinstance(deadline, BetDeadline):
+        task, awaited = EXPIRE_BET_TURN, {"player": deadline.player}
+    else:
+        task, awaited = EXPIRE_DECISION, {"side": deadline.side.value}
     result = via.send_task(
-        EXPIRE_DECISION,
-        args=(str(deadline.table_id), deadline.coup, deadline.side.value),
+        task,
+        args=(str(deadline.table_id), deadline.coup, *awaited.values()),
         kwargs={"seconds": deadline.seconds},
         countdown=deadline.seconds,
         queue=via.conf.task_default_queue,
         headers=trace_headers(table=deadline.table_id),
     )
     log.info("deadline.scheduled", table_id=str(deadline.table_id), coup=deadline.coup,
-             side=deadline.side.value, seconds=deadline.seconds, task_id=result.id)
+             **awaited, seconds=deadline.seconds, task_id=result.id)
     return str(result.id)
 
 
@@ -68,6 +74,7 @@ def table_service(*, via: Celery = app) -> TableService:
     with _opening:
         service = _table_service(worker_database_url())
     service.effects.on(Deadline, lambda deadline: send_deadline(deadline, via=via))
+    service.effects.on(BetDeadline, lambda deadline: send_deadline(deadline, via=via))
     broker = str(via.conf.broker_url or "")
     if is_redis(broker):
         service.effects.on(Wake, _redis_wake(broker))

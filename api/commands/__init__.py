@@ -7,6 +7,7 @@ without importing any of them (`api.cli` builds in full only the command it runs
 SUMMARIES: dict[str, str] = {
     "auctions": "every bank held and how it ended",
     "audit": "check the integrity of the event store",
+    "db": "the store's schema: its version, and upgrading it",
     "demo": "a whole bot tournament, start to finish",
     "dispute": "contest a coup; its replay gives a verdict",
     "keys": "create signing keys",

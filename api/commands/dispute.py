@@ -22,7 +22,8 @@ import msgspec
 
 from api.commands import SUMMARIES
 from api.commands._common import add_database
-from domain.dispute_aggregate import Dispute, Verdict
+from domain.dispute_aggregate import Dispute
+from domain.verdicts import Verdict
 from infra.references import table_id_of
 from infra.settings import resolve_database_url
 

@@ -20,6 +20,7 @@ from domain.banker_book import BookCost, book_cost
 from domain.errors import RuleViolation
 from domain.odds import ODDS_VARIANTS, Odds, OnFive, Outcome, exact_odds, on_five
 from domain.settings import PunterFive, TableSettings, Variant
+from domain.variants import rules_for
 from infra.errors import SettingsError
 
 _BET_NAMES: dict[Variant, dict[Outcome, str]] = {
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         settings = _settings(args)
     except RuleViolation as error:  # options out of range: a usage error (exit 2)
         raise SettingsError(f"{error.message} [{error.rule}]") from None
-    if settings.variant is Variant.DEUX_TABLEAUX:
+    if rules_for(settings).drawing.banker_free:
         cost = book_cost(settings)
         if args.json:
             sys.stdout.write(msgspec.json.encode(_book_json(cost)).decode() + "\n")
@@ -103,7 +104,7 @@ def _settings(args: argparse.Namespace) -> TableSettings:
             rule="odds-variant",
         )
     variant = Variant(args.variant)
-    if variant in (Variant.CHEMIN_DE_FER, Variant.DEUX_TABLEAUX) and args.tie_pays is not None:
+    if not rules_for(variant).tie_bet and args.tie_pays is not None:
         raise RuleViolation(f"{variant} has no tie bet: a tie is void", rule="odds-tie-bet")
     overrides: dict[str, int | str] = {}
     if args.punter_five is not None:
@@ -163,7 +164,7 @@ def _print_table(odds: Odds) -> None:
     names = _BET_NAMES[odds.variant]
     terms = [f"{odds.decks} deck{'s' if odds.decks > 1 else ''}"]
     terms.append(f"commission {odds.commission_bp / 100:g}%")
-    if odds.variant is not Variant.PUNTO_BANCO:
+    if rules_for(odds.variant).drawing.punter_five_applies:
         terms.append(f"punters {'draw' if odds.punters_draw_on_five else 'stand'} on 5")
     if odds.edge(Outcome.TIE) is not None:
         terms.append(f"{names[Outcome.TIE]} pays {odds.tie_pays} to 1")

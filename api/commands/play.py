@@ -11,6 +11,7 @@ from api.commands._common import add_database, add_seed, progress, seed_or_rando
 from domain.commands import SeatPlayer
 from domain.coup import Side
 from domain.settings import TableSettings, Variant
+from domain.variants import rules_for
 from infra.autoplay import play_coups
 from infra.service import TableService, seeds_from
 from infra.store import open_service
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     for i in range(args.players):
         player = f"player-{i + 1}"
         side = None
-        if settings.variant is Variant.DEUX_TABLEAUX:
+        if rules_for(settings).seats_on_sides:
             side = Side.RIGHT if i % 2 == 0 else Side.LEFT
         service.execute(table_id, SeatPlayer(command_id=f"{name}:seat:{player}", player=player,
                                              chips=args.chips, side=side))

@@ -38,12 +38,13 @@ from api.commands._views import print_json
 from domain.errors import DomainError
 from domain.presets import PRESETS, preset
 from domain.tournament import TournamentSettings
+from infra.direction import ORGANISER
 from infra.disputes import DisputeService
 from infra.preview import PACE, preview
 from infra.results import publish_results
 from infra.service import TableService
 from infra.store import open_service
-from infra.tournaments import ORGANISER, Tournaments, tournament_id_of
+from infra.tournaments import Tournaments, tournament_id_of
 from projections.registry import VIEWS
 from projections.runner import Runner
 from projections.standings import tournament_standings
@@ -108,7 +109,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     look.add_argument("--tables", type=int, metavar="N")
     look.add_argument("--starting-chips", type=int, metavar="N")
     look.add_argument("--pace", type=int, default=PACE, metavar="SECONDS",
-                      help=f"seconds a coup takes at a table (default: {PACE})")
+                      help="seconds a coup's dealing takes, its betting too without a bet "
+                      f"clock (default: {PACE})")
 
 
 def _guarded(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
@@ -244,7 +246,9 @@ def _preview(args: argparse.Namespace) -> int:
         return 0
     print(f"duration: {found.coups.mean} coups ({found.coups.smallest:.0f} to "
           f"{found.coups.largest:.0f}), about {found.minutes.mean} minutes at "
-          f"{found.pace_seconds} s a coup, {found.rounds.mean} rounds")
+          f"{found.pace_seconds} s a coup's dealing and the bet clock, if any, run out at "
+          f"every turn ({found.minutes_dealing.mean} minutes if everyone bets at once), "
+          f"{found.rounds.mean} rounds")
     print(f"play-offs: {found.runs_with_playoff} of {found.runs} runs needed one "
           f"({found.playoffs} play-off coups)")
     print("stacks at each round's end (a typical run):")

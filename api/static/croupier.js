@@ -12,7 +12,7 @@
   const setClock = Sabot.clock(document.getElementById("clock"));
   const known = Sabot.feed();
   const RANKS = "A23456789TJQK";
-  const PLAYERS_STEPS = new Set(["contribute", "bet", "stake", "banco", "take-bank",
+  const PLAYERS_STEPS = new Set(["contribute", "bet", "pass-bet", "stake", "banco", "take-bank",
                                  "decline-bank", "retire-bank"]);
   const PHASES = {
     "no-shoe": "No shoe: shuffle a new one", shuffled: "Shuffled: the shoe is to be cut",

@@ -53,6 +53,7 @@
           }));
           break;
         case "decline-bank": nodes.push(button("Decline the bank", () => send("decline-bank", {}), "secondary")); break;
+        case "pass-bet": nodes.push(button("Pass (no bet this coup)", () => send("pass-bet", {}), "secondary")); break;
         case "retire-bank": nodes.push(button("Retire the bank", () => send("retire-bank", {}), "secondary")); break;
         case "contribute":
           nodes.push(button("Add to the shuffle", () => send("contribute", { entropy: randomHex(16) }),
@@ -87,8 +88,8 @@
       select.dataset.spots = spots.join();
       select.replaceChildren(...spots.map(s => el("option", side(s), null, { value: s })));
     }
-    const open = view.legal_actions.some(a => a.step === "bet" || a.step === "stake") &&
-      me !== view.banker;
+    const open = view.legal_actions.some(a => (a.step === "bet" || a.step === "stake") &&
+      (a.actor === null || a.actor === me)) && me !== view.banker;  // in turn, where bets are
     byId("place").disabled = !open;
     byId("place").textContent = houseBanked() ? "Place bet" : "Stake";
     const seat = view.seats.find(s => s.player === me);

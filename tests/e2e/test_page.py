@@ -414,6 +414,25 @@ def test_a_player_bets_within_the_limits_and_calls_banco(
     assert page.evaluate("window.notReloaded") is True
 
 
+def test_a_player_bets_or_passes_in_turn(
+        api: Api, open_page: Callable[..., Page]) -> None:  # noqa: F811
+    house = open_table(api, "en-tour", "punto-banco", min_stake=10, betting_order="rotating")
+    for player in ("dan", "eve"):
+        house.send("seat", player=player, chips=1000)
+    house.send("shuffle")
+    house.send("cut", player="dan", position=100)
+    house.play_while("burning")
+    eve = open_page("/player?table=en-tour", api.token(Role.PLAYER, player="eve"))
+    expect(eve.locator("#limits")).to_contain_text("bets are closed", timeout=WAIT_MS)
+    expect(eve.get_by_role("button", name="Place bet")).to_be_disabled()  # dan's turn first
+    expect(eve.get_by_role("button", name="Pass (no bet this coup)")).to_have_count(0)
+    dan = open_page("/player?table=en-tour", api.token(Role.PLAYER, player="dan"))
+    dan.get_by_role("button", name="Pass (no bet this coup)").click()
+    expect(eve.get_by_role("button", name="Place bet")).to_be_enabled(timeout=WAIT_MS)
+    expect(dan.get_by_role("button", name="Place bet")).to_be_disabled()
+    assert [a["actor"] for a in house.view()["legal_actions"] if a["step"] == "bet"] == ["eve"]
+
+
 def test_the_lobby_lists_tables_and_signs_in_with_a_token(
         api: Api, open_page: Callable[..., Page]) -> None:  # noqa: F811
     for name in ("alpha", "beta"):

@@ -1,18 +1,25 @@
 """Tokens over real HTTP and the real CLI: they expire, they are revoked by themselves or by
-their listed id (at once in the process that revokes), `token list` never shows one, and a
-croupier token for a table that is not open is refused."""
+their listed id (at once in the process that revokes, and in every other API process from its
+next request), `token list` never shows one, and a croupier token for a table that is not open
+is refused."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from datetime import timedelta
+from pathlib import Path
 
+import httpx
 import pytest
 
 from api.cli import main
 from api.tokens import Grant, Role
 from tests.e2e.test_api import Api
+from tests.e2e.test_deploy import KEY, ROOT, free_port
 
 pytestmark = pytest.mark.postgres
 
@@ -64,3 +71,39 @@ def test_a_croupier_of_an_unknown_table_is_refused(api: Api, postgres_url: str,
         main(["token", "create", "--role", "auditor", "--expires-in", "soon",
               "--database", postgres_url])
     assert usage.value.code == 2 and "not a duration" in capsys.readouterr().err
+
+
+def test_a_revocation_reaches_every_api_process_on_its_next_request(
+        postgres_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two `sabot serve` processes have the token cached; `sabot token revoke` (a third
+    process) revokes it; each refuses it on its next request."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SABOT_SECRET_KEY": KEY}
+    ports = [free_port(), free_port()]
+    servers = [subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--no-worker",
+                                 "--port", str(port), "--database", postgres_url],
+                                cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                                stderr=(tmp_path / f"serve-{port}.log").open("w"))
+               for port in ports]
+    try:
+        assert main(["token", "create", "--role", "auditor", "--database", postgres_url]) == 0
+        token = capsys.readouterr().out.strip()
+        urls = [f"http://127.0.0.1:{port}/tables/nowhere" for port in ports]
+        headers = {"Authorization": f"Bearer {token}"}
+        deadline = time.monotonic() + 60
+        for url in urls:
+            while True:
+                try:
+                    answer = httpx.get(url, headers=headers, timeout=5)
+                    break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline, f"{url} never answered"
+                    time.sleep(0.3)
+            assert answer.json()["rule"] == "unknown-table"  # the token opens; now cached
+        assert main(["token", "revoke", token, "--database", postgres_url]) == 0
+        for url in urls:
+            answer = httpx.get(url, headers=headers, timeout=5)
+            assert (answer.status_code, answer.json()["rule"]) == (401, "token-revoked")
+    finally:
+        for server in servers:
+            server.terminate()
+            server.wait(timeout=20)

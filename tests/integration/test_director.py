@@ -16,9 +16,11 @@ from domain.formats import Advance, Stage
 from domain.table_aggregate import Table
 from domain.tournament import TournamentSettings, secret_commitment
 from domain.tournament_aggregate import Tournament
+from domain.tournament_commands import StartStep
 from infra.autoplay import play_coups
+from infra.direction import Tick
 from infra.service import TableService
-from infra.tournaments import Director, Tick, Tournaments
+from infra.tournaments import Director, Tournaments
 from tests.integration.test_tournament_run import SETTINGS
 from workers.director import Failures, turn
 
@@ -115,7 +117,7 @@ def test_a_director_of_an_older_epoch_is_fenced_off(sqlite_url: str) -> None:
     assert first.tick(tournament_id) is Tick.WAITING  # second holds the lease
     state = Tournaments(service).state(tournament_id)
     with pytest.raises(DomainError) as caught:
-        first.tournaments.apply(tournament_id, "late", lambda t: t.start_step(
+        first.tournaments.execute(tournament_id, StartStep(
             coups={}, chips={p: 1 for p in state.in_play()}, actor="@director",
             command_id="late", epoch=1))
     assert caught.value.rule == "stale-epoch"
@@ -235,7 +237,7 @@ def test_a_tournament_whose_steps_fail_is_tried_again_later_not_at_once(
     service, tournament_id = prepared(sqlite_url, players=4)
     director = Director(service)
     director.tournaments.master = lambda _: (_ for _ in ()).throw(OSError("vault gone"))
-    failures = Failures()
+    failures = Failures(clock=lambda: 0.0)  # frozen: the backoff cannot run out mid-test
     finished: set[uuid.UUID] = set()
     turn(director, finished, failures)  # balancing before the first round needs the seed
     assert failures.waiting(tournament_id) and failures.count[tournament_id] == 1

@@ -14,12 +14,14 @@ import pytest
 import structlog
 from redis import Redis
 
+import infra.outbox
 from domain import commands as c
 from domain.bots import next_command
 from domain.errors import OutOfTurn
 from domain.settings import TableSettings, Variant
+from infra import migrations
 from infra.live_push import RedisWake, channel_of
-from infra.outbox import Deadline, Effect, Wake
+from infra.outbox import Deadline, Dispatcher, Effect, Wake
 from infra.service import TableService, seeds_from
 from tests.integration.test_workers import at_the_punters_decision
 from workers.logging import trace_headers
@@ -150,3 +152,69 @@ def test_an_effect_is_sent_under_its_command_id_and_a_relayed_one_without_the_re
                                                 position=30))
         assert sent == [{"command_id": "shuffled", "table": str(table_id)},  # relayed
                         {"command_id": "cut", "table": str(table_id), "request_id": "second"}]
+
+
+class Clock:
+    """The dispatcher's clock, moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_dispatched_effects_expire_after_the_retention_and_pending_ones_never(
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(infra.outbox, "EXPIRY_BATCH", 1)  # each effect in its own batch
+    clock = Clock()
+    with a_service(database_url) as service:
+        service.effects = Dispatcher(service.database, retention=3600.0, clock=clock)
+        woken: list[Wake] = []
+        service.effects.on(Wake, woken.append)
+        table_id = a_table(service, "expiry")  # the seat's wake-up, dispatched at t0
+
+        def broken(_: Wake) -> None:
+            raise ConnectionError("broker down")
+
+        service.effects.on(Wake, broken)
+        service.execute(table_id, c.ShuffleShoe(command_id="pending"))
+        assert [(r["command_id"], r["dispatched"]) for r in outbox(service)] == [
+            ("expiry:seat", True), ("pending", False)]
+
+        clock.now += 3599
+        assert service.effects.expire() == 0  # within the retention
+        clock.now += 2
+        assert service.effects.expire() == 1
+        assert [(r["command_id"], r["dispatched"]) for r in outbox(service)] == [
+            ("pending", False)]  # pending: kept, however old
+        clock.now += 10 * 3600
+        assert service.effects.expire() == 0
+        assert [r["command_id"] for r in outbox(service, pending=True)] == ["pending"]
+
+        service.effects.on(Wake, woken.append)  # the broker is back: the dispatch relays it
+        service.execute(table_id, c.CutShoe(command_id="cut", actor="p0", player="p0",
+                                            position=30))
+        assert [(r["command_id"], r["dispatched"]) for r in outbox(service)] == [
+            ("pending", True), ("cut", True)]
+        clock.now += 3601  # the next dispatch, an hour on, expires what it dispatched before
+        service.execute(table_id, c.BurnCard(command_id="burn"))
+        assert [(r["command_id"], r["dispatched"]) for r in outbox(service)] == [("burn", True)]
+
+
+def test_an_outbox_made_before_expiry_gets_the_dispatch_time_and_its_old_rows_expire(
+        database_url: str) -> None:
+    clock = Clock()
+    with a_service(database_url) as service:
+        a_table(service, "legacy")
+        database = service.database
+        with database.transaction(write=True) as cursor:  # the outbox as it was made before,
+            database.execute(cursor, "DROP INDEX {outbox_dispatched}")
+            database.execute(cursor, "ALTER TABLE {outbox} DROP COLUMN dispatched_at")
+            database.execute(cursor, "UPDATE {outbox} SET dispatched = ?", (True,))
+            for table in ("schema_version", "api_token_generation"):  # before migrations too
+                database.execute(cursor, "DROP TABLE {" + table + "}")
+        migrations.upgrade(database)
+        dispatcher = Dispatcher(database, retention=3600.0, clock=clock)
+        assert dispatcher.expire() == 1  # dispatched before the time was kept: expired
+        assert outbox(service) == []

@@ -173,8 +173,9 @@ def test_readers_up_to_the_committed_head_never_skip_an_event(postgres_url: str)
 
 def test_a_store_chained_before_partitions_opens_verifies_and_grows(
         database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A store of the one global chain (no `partition_key` column) gets the column when next
-    opened, every old event in the main partition; it verifies, and grows by partitions."""
+    """A store of the one global chain (no `partition_key` column, no schema version) gets the
+    column when next opened, every old event in the main partition; it verifies, and grows by
+    partitions."""
     monkeypatch.setenv("SABOT_CHECKPOINTS", str(tmp_path / "store.checkpoints"))
     with ToyApp(url=database_url) as app:
         old = Toy("old", Suit.HEARTS)
@@ -182,7 +183,9 @@ def test_a_store_chained_before_partitions_opens_verifies_and_grows(
             old.deal(Card("9", Suit.SPADES))
             app.save(old)
     sql(database_url, "DROP INDEX event_chain_partition")
-    sql(database_url, "ALTER TABLE event_chain DROP COLUMN partition_key")  # as it was
+    sql(database_url, "ALTER TABLE event_chain DROP COLUMN partition_key")  # as it was,
+    for table in ("schema_version", "api_token_generation"):  # before versioned migrations
+        sql(database_url, f"DROP TABLE {table}")
     with ToyApp(url=database_url) as app:
         assert verify(database_url).ok
         new = Toy("new", Suit.SPADES)

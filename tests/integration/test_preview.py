@@ -1,4 +1,5 @@
-"""A format's preview: whole tournaments of bots on throwaway stores, summarised."""
+"""The preview against the store: its in-memory run is the tournament the real director plays
+through the store with the same seed; and `sabot tournament preview` on the command line."""
 
 from __future__ import annotations
 
@@ -8,22 +9,51 @@ import pytest
 
 from api.cli import main
 from domain.presets import preset
-from infra.preview import preview
+from domain.tournament import TournamentSettings
+from infra.preview import Run, play_once, step_seconds, summary
+from infra.service import TableService
+from infra.tournaments import Director
 
 
-def test_a_preview_reports_duration_stacks_at_the_cuts_and_play_offs() -> None:
-    heats = preset("punto-banco-heats", coups_per_round=3, tables=2)
-    seen: list[int] = []
-    found = preview(heats, 12, 2, seed=b"look", pace=60, on_run=lambda run: seen.append(run.coups))
-    assert found.runs == len(found.each) == len(seen) == 2
-    assert found.coups.mean == 3 * 4 and found.minutes.mean == 12.0  # 4 rounds of 3 coups
-    assert [s.stage for s in found.spreads] == ["heats", "heats", "semi-final", "final"]
-    players = [s.players for s in found.spreads]
-    assert players[0] == 12 and players == sorted(players, reverse=True) and players[-1] == 4
-    assert all(s.smallest <= s.median <= s.largest for s in found.spreads)
-    assert found.runs_with_playoff <= found.runs and found.playoffs >= found.runs_with_playoff
-    again = preview(heats, 12, 2, seed=b"look", pace=60)
-    assert again.each == found.each  # the same seeds play the same runs
+def play_on_the_store(url: str, settings: TournamentSettings, players: int, seed: bytes,
+                      pace: int) -> Run:
+    """The run the preview plays in memory, played by the real director through a store on a
+    clock of `pace` seconds a step (the preview's way before the pure engine)."""
+    service = TableService(url=url, secret_key=bytes(32))
+    try:
+        now = [0.0]
+        director = Director(service, clock=lambda: now[0])
+        tournaments = director.tournaments
+        tournament_id = tournaments.create("preview", settings, seed=seed, command_id="create")
+        for n in range(players):
+            tournaments.register(tournament_id, f"bot-{n + 1:03d}", bot=True,
+                                 command_id=f"register-{n}")
+        tournaments.start(tournament_id, command_id="start")
+
+        steps: set[tuple[int, int]] = set()  # (round, step): every step started so far
+
+        def tick() -> None:
+            state = tournaments.state(tournament_id)
+            if state.step is not None and (state.round, state.step.number) not in steps:
+                steps.add((state.round, state.step.number))
+                now[0] += step_seconds(state, tournaments.tables(tournament_id).values(), pace)
+
+        director.run(tournament_id, on_tick=tick, idle=0.0)
+        return summary(service.events_of(tournament_id), pace, now[0])
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize(("name", "players", "overrides"), [
+    ("punto-banco-heats", 12, {"coups_per_round": 3, "tables": 2, "minutes_per_round": 2}),
+    ("chemin-de-fer-freeze-out", 6, {"coups_per_round": 2}),
+])
+def test_the_preview_plays_the_tournament_the_director_plays_through_the_store(
+        sqlite_url: str, name: str, players: int, overrides: dict[str, int]) -> None:
+    settings = preset(name, **overrides)
+    in_memory = play_once(settings, players, b"twin", 60)
+    assert in_memory == play_on_the_store(sqlite_url, settings, players, b"twin", 60)
+    assert in_memory.coups > 0 and in_memory.spreads[0].players == players
 
 
 def test_sabot_tournament_preview(capsys: pytest.CaptureFixture[str]) -> None:

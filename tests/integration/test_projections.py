@@ -500,3 +500,60 @@ def test_cli_reads_up_to_date_views(service: TableService, database_url: str,
     assert main(["projections", "rebuild", "recall", "--json", *db]) == 0
     assert main(["recall", "cli", "--json", *db]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[-1])[-1]["coup"] == 5
+
+
+def test_views_run_together_equal_each_run_alone(service: TableService, store: Store) -> None:
+    runner = Runner(store, VIEWS, batch_size=64)
+    tables = games(service)
+    for _ in range(2):
+        for game in tables:
+            game.coups(3)
+        applied, stopped = runner.catch_up_together(NAMES)
+        assert stopped == {} and all(applied.values()), applied
+    together = {name: dump(runner, name) for name in NAMES}
+    for name in NAMES:
+        assert runner.lag(name).behind == 0
+        runner.rebuild(name)
+        assert dump(runner, name) == together[name], name
+
+
+class PoisonedRecall(RecallView):
+    """The recall view, unable to apply one event (its table and version)."""
+
+    name = "recall"
+    poison: ClassVar[tuple[UUID, int] | None] = None
+
+    def observe(self, folded: Folded[RecallMemo], event: Any, before: Before | None) -> None:
+        if (event.originator_id, event.originator_version) == type(self).poison:
+            raise Crash
+        super().observe(folded, event, before)
+
+
+def test_a_view_failing_in_a_shared_batch_stops_alone(service: TableService,
+                                                      store: Store) -> None:
+    tables = games(service)[:2]
+    for game in tables:
+        game.coups(4)
+    seen = store.recorder.select_notifications(start=1, limit=100_000,
+                                               topics=RecallView.topics)
+    poisoned = seen[len(seen) // 2]
+    PoisonedRecall.poison = (poisoned.originator_id, poisoned.originator_version)
+    runner = Runner(store, [PoisonedRecall, *(v for v in VIEWS if v.name != "recall")],
+                    batch_size=40)
+    applied, stopped = runner.catch_up_together(NAMES)
+    assert list(stopped) == ["recall"] and "projection recall stopped at event" in str(
+        stopped["recall"])
+    assert isinstance(stopped["recall"].__cause__, Crash)
+    assert runner.lag("recall").position == seen[len(seen) // 2 - 1].id
+    assert runner.lag("recall").stopped_at == poisoned.id
+    for name in NAMES:
+        if name != "recall":
+            assert runner.lag(name).behind == 0, name
+            assert applied[name] > 0, name
+    PoisonedRecall.poison = None  # the cause fixed: the next run passes the event
+    applied, stopped = runner.catch_up_together(NAMES)
+    assert stopped == {} and runner.lag("recall").behind == 0
+    assert runner.lag("recall").stopped_at is None
+    resumed = dump(runner, "recall")
+    runner.rebuild("recall")
+    assert dump(runner, "recall") == resumed

@@ -36,9 +36,10 @@ from domain import commands as c
 from domain.bots import next_command
 from domain.coup import Side
 from domain.defaults import default_draw
-from domain.dispute_aggregate import Discrepancy, Dispute, Verdict
+from domain.dispute_aggregate import Dispute
 from domain.settings import TableSettings, Variant
 from domain.table import CROUPIER
+from domain.verdicts import Discrepancy, Verdict
 from infra.audit import verify
 from infra.disputes import DisputeService
 from infra.service import TableService, seeds_from

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from domain.dispute_aggregate import Discrepancy, Verdict
+from domain.verdicts import Discrepancy, Verdict
 from infra.replay import replay_coup
 from infra.service import TableService, seeds_from
 from tests.integration.test_workers import SECRET, past_the_first_taille

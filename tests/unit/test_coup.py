@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 
 from domain.cards import RANKS, SUITS, Card, card, is_natural, point, value
 from domain.coup import Coup, LegalStep, Outcome, Side, Step, compare
-from domain.drawing import Rule, banker_rule, punter_rule
+from domain.drawing import Rule
 from domain.errors import DomainError, OutOfTurn, RuleViolation
 from domain.settings import TableSettings, Variant
+from domain.variants import banker_rule, punter_rule
 
 CODES = [rank + suit for rank in RANKS for suit in SUITS]
 TABLES = [

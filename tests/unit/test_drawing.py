@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from domain.drawing import Rule, banker_rule, punter_rule
+from domain.drawing import Rule
 from domain.policies import banker_draws, punter_draws
 from domain.settings import TableSettings, Variant
+from domain.variants import banker_rule, punter_rule
 
 CELL = {"D": Rule.DRAW, "S": Rule.STAND, "C": Rule.CHOICE}
 GIVEN: tuple[int | None, ...] = (None, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9)

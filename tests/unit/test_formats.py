@@ -15,19 +15,32 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from domain.coup import Outcome
+from domain.entrants import Bust, Status
 from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
 from domain.formats import Advance, ChipRule, Limits, Stage, TieBreak
 from domain.presets import PRESETS, preset
 from domain.settings import Variant
-from domain.tournament import (
-    Bust,
-    Phase,
-    Status,
-    TournamentSettings,
-    TournamentStatus,
-    secret_commitment,
-)
+from domain.stages import Phase
+from domain.tournament import TournamentSettings, TournamentStatus, secret_commitment
 from domain.tournament_aggregate import Tournament
+from domain.tournament_commands import (
+    AppointDirector,
+    DrawSeating,
+    EndRound,
+    EndStep,
+    FinishTournament,
+    Intervene,
+    PauseTournament,
+    PlaceSecretBet,
+    RecordBustOuts,
+    ReenterPlayer,
+    RegisterPlayer,
+    ResumeTournament,
+    RevealSecretBet,
+    SettlePlayOff,
+    StartRound,
+    StartStep,
+)
 from tests.unit.test_tournament import check_places
 
 SEED = bytes(range(32))
@@ -55,67 +68,67 @@ class Run:
         self.t = Tournament(name="cup", settings=settings, actor=ORG, command_id="create")
         self.n = 0
         for i in range(players):
-            self.do(self.t.register, f"p{i}")
+            self.do(RegisterPlayer, player=f"p{i}")
 
-    def do(self, method: Any, *args: Any, **kwargs: Any) -> None:
+    def do(self, command: Any, **fields: Any) -> None:
         self.n += 1
-        method(*args, actor=ORG, command_id=f"c{self.n}", **kwargs)
+        self.t.execute(command(actor=ORG, command_id=f"c{self.n}", **fields), lambda: SEED)
 
     @property
     def s(self) -> Any:
         return self.t.state
 
     def start(self) -> Run:
-        self.do(self.t.draw_seating, SEED)
+        self.do(DrawSeating)
         return self
 
     def round(self, chips: Mapping[str, int] | None = None, at: float = 0.0) -> None:
         """Play a round of the format's coups as steps, ending with `chips` (else unchanged)."""
-        self.do(self.t.start_round, at=at)
+        self.do(StartRound, at=at)
         now = {p: self.s.entrants[p].chips for p in self.s.in_play()}
         while not self.s.round_over(at):
-            self.do(self.t.start_step, {t: 0 for t in self.s.tables}, now)
-            self.do(self.t.end_step)
-        self.do(self.t.end_round, {**now, **(chips or {})})
+            self.do(StartStep, coups={t: 0 for t in self.s.tables}, chips=now)
+            self.do(EndStep)
+        self.do(EndRound, chips={**now, **(chips or {})})
 
     def at(self, table: int) -> list[str]:
         return [e.player for e in self.s.seated_at(f"cup-table-{table}")]
 
 
-def refused(run: Run, rule: str, method: Any, *args: Any, **kwargs: Any) -> None:
+def refused(run: Run, rule: str, command: Any, **fields: Any) -> None:
     before, version = msgspec.to_builtins(run.s), run.t.version
     with pytest.raises(DomainError) as caught:
-        run.do(method, *args, **kwargs)
+        run.do(command, **fields)
     assert caught.value.rule == rule
     assert msgspec.to_builtins(run.s) == before and run.t.version == version
 
 
 def test_a_round_ends_after_its_coups() -> None:
     run = Run(fmt(Stage(name="only", rounds=2, coups=4, limits=LEVELS)), 4).start()
-    run.do(run.t.start_round, at=0.0)
+    run.do(StartRound, at=0.0)
     assert run.s.coups_left() == 4 and run.s.seconds_left(0.0) is None
     for step in range(4):
         assert not run.s.round_over(0.0)
-        run.do(run.t.start_step, {"cup-table-1": step}, {p: 1000 for p in run.s.in_play()})
+        run.do(StartStep, coups={"cup-table-1": step}, chips={p: 1000 for p in run.s.in_play()})
         assert not run.s.round_over(0.0)  # a step under way finishes first
-        run.do(run.t.end_step)
+        run.do(EndStep)
     assert run.s.coups_left() == 0 and run.s.round_over(0.0)
-    refused(run, "step-mismatch", run.t.end_step)
+    refused(run, "step-mismatch", EndStep)
 
 
 def test_a_round_ends_after_its_minutes_and_a_pause_stops_the_clock() -> None:
     run = Run(fmt(Stage(name="only", rounds=2, coups=100, minutes=2, limits=LEVELS)), 4)
     run.start()
-    run.do(run.t.start_round, at=1000.0)
+    run.do(StartRound, at=1000.0)
     assert run.s.seconds_left(1060.0) == 60.0 and not run.s.round_over(1119.0)
-    run.do(run.t.pause, at=1060.0)
+    run.do(PauseTournament, at=1060.0)
     assert run.s.status is TournamentStatus.PAUSED
     assert run.s.seconds_left(5000.0) == 60.0  # paused: the clock does not run
-    refused(run, "paused", run.t.start_step, {}, {p: 1000 for p in run.s.in_play()})
-    run.do(run.t.resume, at=1600.0)
+    refused(run, "paused", StartStep, coups={}, chips={p: 1000 for p in run.s.in_play()})
+    run.do(ResumeTournament, at=1600.0)
     assert run.s.seconds_left(1630.0) == 30.0 and not run.s.round_over(1659.0)
     assert run.s.round_over(1660.0)
-    refused(run, "not-paused", run.t.resume, at=1700.0)
+    refused(run, "not-paused", ResumeTournament, at=1700.0)
 
 
 def test_the_limits_rise_round_by_round_and_the_last_level_holds() -> None:
@@ -147,7 +160,7 @@ def test_the_top_overall_advance_and_the_final_ranks_by_chips() -> None:
     assert sorted(run.s.in_play()) == sorted(players[-3:])
     run.round({players[-3]: 5000, players[-2]: 100, players[-1]: 3000})
     assert run.s.decided
-    run.do(run.t.finish, SEED)
+    run.do(FinishTournament)
     assert [r.player for r in run.s.results()[:3]] == [players[-3], players[-1], players[-2]]
 
 
@@ -159,11 +172,11 @@ def test_a_tie_on_the_line_is_played_off_by_an_extra_coup() -> None:
     assert run.s.playoff is not None
     assert sorted(run.s.playoff.players) == sorted([b, c]) and run.s.playoff.places == 1
     assert set(run.s.in_play()) == {a, b, c, *rest}  # nobody cut while the tie waits
-    refused(run, "play-off-pending", run.t.start_round, at=0.0)
-    refused(run, "play-off-players", run.t.settle_playoff, "po", {b: 10})
-    run.do(run.t.settle_playoff, "po", {b: 40, c: 40})  # tied again: another play-off
+    refused(run, "play-off-pending", StartRound, at=0.0)
+    refused(run, "play-off-players", SettlePlayOff, table="po", chips={b: 10})
+    run.do(SettlePlayOff, table="po", chips={b: 40, c: 40})  # tied again: another play-off
     assert run.s.playoff is not None and run.s.playoffs == 1
-    run.do(run.t.settle_playoff, "po", {b: 30, c: 55})
+    run.do(SettlePlayOff, table="po", chips={b: 30, c: 55})
     assert run.s.playoff is None and sorted(run.s.in_play()) == sorted([a, c])
     assert run.s.entrants[b].position == 3 and run.s.entrants[b].tied == 1
 
@@ -188,7 +201,7 @@ def test_a_stage_that_resets_starts_everyone_level() -> None:
     players = run.s.in_play()
     run.round({p: 700 + 100 * i for i, p in enumerate(players)})
     issued = run.s.chips_issued
-    run.do(run.t.start_round, at=0.0)
+    run.do(StartRound, at=0.0)
     started = [e for e in run.t.collect_events() if isinstance(e, Tournament.StageStarted)][-1]
     assert started.reset == {players[4]: -100, players[5]: -200}  # players[3] has 1000
     assert all(run.s.entrants[p].chips == 1000 for p in run.s.in_play())
@@ -200,31 +213,38 @@ def test_a_stage_that_resets_starts_everyone_level() -> None:
 def test_late_registration_and_re_entry_close_with_their_window() -> None:
     run = Run(fmt(Stage(name="only", rounds=3, limits=LEVELS), late_rounds=1, reentries=1), 4)
     run.start()
-    run.do(run.t.register, "late")  # seated at once
+    run.do(RegisterPlayer, player="late")  # seated at once
     assert run.s.entrants["late"].status is Status.SEATED
-    run.do(run.t.start_round, at=0.0)
+    run.do(StartRound, at=0.0)
     table = run.s.entrants["p0"].table
-    run.do(run.t.record_bust_outs, table, 1, [Bust(player="p0", chips=5)])
-    run.do(run.t.register, "p0")  # registering again re-enters
+    run.do(RecordBustOuts, table=table, coup=1, busted=[Bust(player="p0", chips=5)])
+    run.do(RegisterPlayer, player="p0")  # registering again re-enters
     assert run.s.entrants["p0"].entries == 2
     assert run.s.entrants["p0"].status is Status.SEATED
-    run.do(run.t.record_bust_outs, run.s.entrants["p0"].table, 2, [Bust(player="p0", chips=5)])
-    refused(run, "no-reentry", run.t.reenter, "p0")
-    run.do(run.t.end_round, {p: 1000 for p in run.s.in_play()})
-    refused(run, "registration-closed", run.t.register, "later")
+    run.do(RecordBustOuts, table=run.s.entrants["p0"].table, coup=2, busted=[Bust(player="p0",
+           chips=5)])
+    refused(run, "no-reentry", ReenterPlayer, player="p0")
+    run.do(EndRound, chips={p: 1000 for p in run.s.in_play()})
+    refused(run, "registration-closed", RegisterPlayer, player="later")
 
 
 def test_interventions_record_the_reason_and_the_chips_before_and_after() -> None:
     run = Run(fmt(Stage(name="only", rounds=3, limits=LEVELS), seats_per_table=5), 8).start()
     one = run.at(1)
     chips = {p: 1000 for p in run.s.in_play()}
-    refused(run, "reason-required", run.t.intervene, "penalise", one[0], " ", chips, delta=-50)
-    refused(run, "penalty-chips", run.t.intervene, "penalise", one[0], "slow", chips, delta=5)
-    refused(run, "intervention-kind", run.t.intervene, "promote", one[0], "why", chips)
-    run.do(run.t.intervene, "penalise", one[0], "slow play", chips, delta=-50)
-    run.do(run.t.intervene, "correct-chips", one[1], "miscount", chips, delta=25)
-    run.do(run.t.intervene, "disqualify", one[2], "collusion", chips)
-    run.do(run.t.intervene, "move", one[3], "seat broken", chips, table="cup-table-2")
+    refused(run, "reason-required", Intervene, player=one[0], reason=" ", chips=chips, delta=-50,
+            intervention="penalise")
+    refused(run, "penalty-chips", Intervene, player=one[0], reason="slow", chips=chips, delta=5,
+            intervention="penalise")
+    refused(run, "intervention-kind", Intervene, player=one[0], reason="why", chips=chips,
+            intervention="promote")
+    run.do(Intervene, player=one[0], reason="slow play", chips=chips, delta=-50,
+           intervention="penalise")
+    run.do(Intervene, player=one[1], reason="miscount", chips=chips, delta=25,
+           intervention="correct-chips")
+    run.do(Intervene, player=one[2], reason="collusion", chips=chips, intervention="disqualify")
+    run.do(Intervene, player=one[3], reason="seat broken", chips=chips, table="cup-table-2",
+           intervention="move")
     made = run.s.interventions
     assert [(i.kind, i.chips_before, i.chips_after, i.actor) for i in made] == [
         ("penalise", 1000, 950, ORG), ("correct-chips", 1000, 1025, ORG),
@@ -238,10 +258,10 @@ def test_interventions_record_the_reason_and_the_chips_before_and_after() -> Non
 
 def test_a_director_from_an_older_epoch_is_refused() -> None:
     run = Run(fmt(Stage(name="only", rounds=3, limits=LEVELS)), 4).start()
-    run.do(run.t.appoint, 2)
-    refused(run, "stale-epoch", run.t.appoint, 2)
-    refused(run, "stale-epoch", run.t.start_round, at=0.0, epoch=1)
-    run.do(run.t.start_round, at=0.0, epoch=2)
+    run.do(AppointDirector, epoch=2)
+    refused(run, "stale-epoch", AppointDirector, epoch=2)
+    refused(run, "stale-epoch", StartRound, at=0.0, epoch=1)
+    run.do(StartRound, at=0.0, epoch=2)
     assert run.s.phase is Phase.RUNNING
 
 
@@ -273,7 +293,7 @@ def test_a_format_that_cannot_be_played_is_refused_by_name(
 
 def test_more_advancers_than_entrants_is_refused_at_the_start() -> None:
     run = Run(heats_and_final(overall=5), 5)
-    refused(run, "too-many-advancers", run.t.draw_seating, SEED)
+    refused(run, "too-many-advancers", DrawSeating)
 
 
 @pytest.mark.parametrize("name", PRESETS)
@@ -298,47 +318,49 @@ def test_the_freeze_out_preset_ends_after_its_rounds_with_the_biggest_stack_firs
         else:
             run.round()
     assert run.s.decided
-    run.do(run.t.finish, SEED)
+    run.do(FinishTournament)
     assert run.s.results()[0].player == players[-1]
     with pytest.raises(OutOfTurn):
-        run.do(run.t.start_round, at=0.0)
+        run.do(StartRound, at=0.0)
 
 
 def test_a_secret_bet_is_a_commitment_until_it_is_revealed_after_the_deal() -> None:
     run = Run(fmt(Stage(name="final", rounds=2, limits=LEVELS, secret_bet=True)), 4).start()
-    run.do(run.t.start_round, at=0.0)
+    run.do(StartRound, at=0.0)
     p, q, *_ = run.s.in_play()
     table = run.s.entrants[p].table
     nonce = "ab" * 16
-    run.do(run.t.place_secret_bet, p, table, 1, secret_commitment("banker", 60, nonce))
-    run.do(run.t.place_secret_bet, q, run.s.entrants[q].table, 1,
-           secret_commitment("punter", 80, nonce))
+    run.do(PlaceSecretBet, player=p, table=table, coup=1, commitment=secret_commitment("banker",
+           60, nonce))
+    run.do(PlaceSecretBet, player=q, table=run.s.entrants[q].table, coup=1,
+           commitment=secret_commitment("punter", 80, nonce))
     placed = [e for e in run.t.collect_events() if isinstance(e, Tournament.SecretBetPlaced)]
     recorded = str(msgspec.to_builtins({k: v for k, v in vars(placed[0]).items()
                                         if k != "timestamp"}))
     assert "banker" not in recorded and "60" not in recorded and nonce not in recorded
-    refused(run, "secret-bet-used", run.t.place_secret_bet, p, table, 2, "0" * 64)
-    refused(run, "secret-bet-mismatch", run.t.reveal_secret_bet, p, "punter", 60, nonce,
-            Outcome.BANKER)
-    refused(run, "secret-bet-spot", run.t.reveal_secret_bet, p, "middle", 60, nonce,
-            Outcome.BANKER)
-    run.do(run.t.reveal_secret_bet, p, "banker", 60, nonce, Outcome.BANKER)
+    refused(run, "secret-bet-used", PlaceSecretBet, player=p, table=table, coup=2,
+            commitment="0" * 64)
+    refused(run, "secret-bet-mismatch", RevealSecretBet, player=p, spot="punter", amount=60,
+            nonce=nonce, outcome=Outcome.BANKER)
+    refused(run, "secret-bet-spot", RevealSecretBet, player=p, spot="middle", amount=60,
+            nonce=nonce, outcome=Outcome.BANKER)
+    run.do(RevealSecretBet, player=p, spot="banker", amount=60, nonce=nonce, outcome=Outcome.BANKER)
     revealed = next(e for e in run.t.collect_events()
                 if isinstance(e, Tournament.SecretBetRevealed))
     assert (revealed.spot, revealed.amount, revealed.outcome) == ("banker", 60, "banker")
     assert revealed.delta == 57  # even money less the 5% commission
     assert run.s.entrants[p].chips == 1000 + 57
     assert [getattr(o.command, "delta", None) for o in run.t.table_orders(revealed)] == [57]
-    run.do(run.t.end_round, {player: 1000 for player in run.s.in_play()})
+    run.do(EndRound, chips={player: 1000 for player in run.s.in_play()})
     forfeited = [e for e in run.t.collect_events()
                  if isinstance(e, Tournament.SecretBetForfeited)]
     assert [(e.player, e.amount) for e in forfeited] == [(q, 100)]  # never revealed: the max
     assert run.s.entrants[q].chips == 900
     plain = Run(fmt(Stage(name="heats", rounds=2, limits=LEVELS)), 4).start()
-    plain.do(plain.t.start_round, at=0.0)
+    plain.do(StartRound, at=0.0)
     player = plain.s.in_play()[0]
-    refused(plain, "secret-bet-not-allowed", plain.t.place_secret_bet, player,
-            plain.s.entrants[player].table, 1, "0" * 64)
+    refused(plain, "secret-bet-not-allowed", PlaceSecretBet, player=player,
+            table=plain.s.entrants[player].table, coup=1, commitment="0" * 64)
 
 
 @settings(max_examples=60, deadline=None)
@@ -367,11 +389,11 @@ def test_any_staged_format_ends_with_every_place_taken_once(
         if run.s.decided:
             break
         if run.s.playoff is not None:
-            run.do(run.t.settle_playoff, "po",
-                   {p: rng.randint(0, 2) for p in run.s.playoff.players})
+            run.do(SettlePlayOff, table="po", chips={p: rng.randint(0,
+                   2) for p in run.s.playoff.players})
             continue
         run.round({p: rng.choice([100, 500, 1000, 2000]) for p in run.s.in_play()})
-    run.do(run.t.finish, SEED)
+    run.do(FinishTournament)
     results = run.s.results()
     check_places(results, players)
     assert sum(r.prize for r in results) == run.s.pool == players * 10

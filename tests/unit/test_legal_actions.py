@@ -7,10 +7,12 @@ from __future__ import annotations
 import copy
 import random
 
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain import commands as c
+from domain.betting_order import BettingOrder
 from domain.bots import next_command
 from domain.coup import Side, tableaux_of
 from domain.errors import DomainError
@@ -18,10 +20,11 @@ from domain.payouts import Spot
 from domain.settings import TableSettings, Variant
 from domain.table import CROUPIER, TableState
 from domain.table_aggregate import Table
+from domain.variants import rules_for
 from tests.unit.test_table_aggregate import SeededCards
 
 KINDS = ("shuffle", "contribute", "cut", "burn", "award-bank", "take-bank", "decline-bank",
-         "bet", "stake", "banco", "close-betting", "retire-bank", "end-taille", "pay",
+         "bet", "pass-bet", "stake", "banco", "close-betting", "retire-bank", "end-taille", "pay",
          "reveal-seed", "deal", "show-naturals", "draw", "stand", "settle")
 
 
@@ -51,6 +54,8 @@ def commands_for(kind: str, s: TableState) -> list[c.TableCommand]:
         case "bet":
             return [c.PlaceBet(command_id=cid, actor=p, player=p, spot=spot, amount=stake)
                     for p in players for spot in Spot]
+        case "pass-bet":
+            return [c.PassBetTurn(command_id=cid, actor=p, player=p) for p in players]
         case "stake":
             return [c.PlaceStake(command_id=cid, actor=p, player=p, tableau=t, amount=stake)
                     for p in players for t in tableaux_of(s.variant)]
@@ -88,10 +93,41 @@ def accepted(table: Table, command: c.TableCommand, cards: SeededCards) -> bool:
 
 @settings(max_examples=40, deadline=None)
 @given(variant=st.sampled_from(list(Variant)), seed=st.integers(0, 10**6),
-       steps=st.integers(0, 120), physical=st.booleans())
+       steps=st.integers(0, 120), physical=st.booleans(), in_turn=st.booleans())
 def test_offered_steps_are_accepted_and_refused_ones_not_offered(
-        variant: Variant, seed: int, steps: int, physical: bool) -> None:
-    settings_ = TableSettings.default(variant)
+        variant: Variant, seed: int, steps: int, physical: bool, in_turn: bool) -> None:
+    table, cards = played_table(variant, seed, steps, physical, in_turn)
+    state = table.state
+    offered = {a.step for a in state.legal_actions()}
+    for kind in KINDS:
+        takes = any(accepted(table, command, cards) for command in commands_for(kind, state))
+        assert takes == (kind in offered), (kind, state.phase, sorted(offered))
+    for action in state.legal_actions():  # a player's step offered to one: no other takes it
+        if action.actor is not None and action.step in ("bet", "pass-bet"):
+            others = [command for command in commands_for(action.step, state)
+                      if getattr(command, "player", None) != action.actor]
+            assert not any(accepted(table, command, cards) for command in others), action
+
+
+@settings(max_examples=40, deadline=None)
+@given(variant=st.sampled_from(list(Variant)), seed=st.integers(0, 10**6),
+       steps=st.integers(0, 120), physical=st.booleans(), in_turn=st.booleans())
+def test_asking_the_legal_actions_changes_nothing(
+        variant: Variant, seed: int, steps: int, physical: bool, in_turn: bool) -> None:
+    """The steps' checks run on the table itself, not on a copy: they must leave it as it was."""
+    state = played_table(variant, seed, steps, physical, in_turn)[0].state
+    before = msgspec.msgpack.encode(state)
+    state.legal_actions()
+    assert msgspec.msgpack.encode(state) == before
+
+
+def played_table(variant: Variant, seed: int, steps: int, physical: bool,
+                 in_turn: bool) -> tuple[Table, SeededCards]:
+    """A table of four players (betting in turn where the house banks and `in_turn`), played
+    by bots for up to `steps` commands."""
+    house = rules_for(variant).banking.house_bets  # bets in turn where the house banks
+    order = BettingOrder.ROTATING if in_turn and house else BettingOrder.FREE
+    settings_ = TableSettings.default(variant, betting_order=order)
     table = Table(name="t", settings=settings_, tournament=None, actor="@organiser",
                   command_id="open")
     cards, rng = SeededCards(), random.Random(seed)
@@ -110,8 +146,4 @@ def test_offered_steps_are_accepted_and_refused_ones_not_offered(
             table.execute(command, cards)
         except DomainError:
             break  # the bots have no more to play (a physical shoe out of twos, no banker)
-    state = table.state
-    offered = {a.step for a in state.legal_actions()}
-    for kind in KINDS:
-        takes = any(accepted(table, command, cards) for command in commands_for(kind, state))
-        assert takes == (kind in offered), (kind, state.phase, sorted(offered))
+    return table, cards

@@ -8,33 +8,39 @@ from typing import Any
 
 from eventsourcing.domain import Snapshot
 
-from domain.dispute_aggregate import Discrepancy, Dispute, Verdict
+from domain.dispute_aggregate import Dispute
+from domain.dispute_commands import RecordVerdict
 from domain.errors import OutOfTurn
 from domain.tournament_aggregate import Tournament
+from domain.tournament_commands import FinishTournament, PublishResults
+from domain.verdicts import Discrepancy, Verdict
 from infra.mapper import MsgspecMapper
 from infra.results import is_open
-from tests.unit.test_tournament import ORGANISER, SEED, bust, one_table, refused
+from tests.unit.test_dispute_aggregate import approve
+from tests.unit.test_tournament import ORGANISER, SEED, bust, execute, one_table, org, refused
 
 
 def test_results_are_published_once_finished_with_no_dispute_open() -> None:
     mapper = MsgspecMapper()
     tournament = one_table(3)
-    refused(tournament, lambda: tournament.publish_results([], 1.0, ORGANISER, "early"),
+    refused(tournament, lambda: execute(tournament, PublishResults(open_disputes=[], at=1.0,
+            **org("early"))),
             OutOfTurn, "not-finished")
     bust(tournament, 1, p001=10, p002=5)
-    tournament.finish(SEED, actor=ORGANISER, command_id="finish")
-    refused(tournament, lambda: tournament.publish_results(["coup 1 at cup-table-1"], 2.0,
-                                                           ORGANISER, "disputed"),
+    execute(tournament, FinishTournament(**org("finish")), SEED)
+    refused(tournament, lambda: execute(tournament,
+            PublishResults(open_disputes=["coup 1 at cup-table-1"], at=2.0, **org("disputed"))),
             OutOfTurn, "disputes-open")
     assert tournament.published_at is None
     tournament.collect_events()
     before = Snapshot.take(tournament)
-    tournament.publish_results([], 3.0, ORGANISER, "publish")
+    execute(tournament, PublishResults(open_disputes=[], at=3.0, **org("publish")))
     [published] = [e for e in tournament.collect_events()
                    if isinstance(e, Tournament.ResultsPublished)]
     assert (published.at, published.actor, published.command_id) == (3.0, ORGANISER, "publish")
     assert (tournament.published_by, tournament.published_at) == (ORGANISER, 3.0)
-    refused(tournament, lambda: tournament.publish_results([], 4.0, ORGANISER, "again"),
+    refused(tournament, lambda: execute(tournament, PublishResults(open_disputes=[], at=4.0,
+            **org("again"))),
             OutOfTurn, "results-published")
     # an older snapshot (taken before the event) and the stored event give the same tournament
     restored: Any = mapper.to_domain_event(mapper.to_stored_event(before)).mutate(None)
@@ -47,17 +53,16 @@ def test_a_dispute_is_open_while_replaying_and_while_its_correction_awaits_appro
     dispute = Dispute(table_id=Tournament.create_id("t"), coup=3, reason="a misread card",
                       by="p1", actor="p1", command_id="dispute")
     assert is_open(dispute)  # not replayed yet
-    dispute.record_verdict(verdict=Verdict.DISCREPANCIES, discrepancies=[Discrepancy(
-        what="card", where="position 9", expected="Kh", recorded="9h")], notes=[],
-                           actor="@replay", command_id="replay")
-    dispute.propose(corrections={"p1": 40}, actor="@replay", command_id="replay")
+    dispute.execute(RecordVerdict(verdict=Verdict.DISCREPANCIES, discrepancies=[Discrepancy(
+        what="card", where="position 9", expected="Kh", recorded="9h")],
+        corrections={"p1": 40}, actor="@replay", command_id="replay"))
     assert is_open(dispute)
-    dispute.approve("organiser", "@organiser", actor="@organiser", command_id="a1")
+    approve(dispute, "organiser", "@organiser", "a1")
     assert is_open(dispute)  # one role of the two
-    dispute.approve("auditor", "@auditor", actor="@auditor", command_id="a2")
+    approve(dispute, "auditor", "@auditor", "a2")
     assert not is_open(dispute)  # approved: applied, or refused once the tournament ended
     consistent = Dispute(table_id=Tournament.create_id("t"), coup=4, reason="why",
                          by="p1", actor="p1", command_id="dispute-2")
-    consistent.record_verdict(verdict=Verdict.CONSISTENT, discrepancies=[], notes=[],
-                              actor="@replay", command_id="replay-2")
+    consistent.execute(RecordVerdict(verdict=Verdict.CONSISTENT, actor="@replay",
+                                     command_id="replay-2"))
     assert not is_open(consistent)

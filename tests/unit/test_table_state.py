@@ -140,7 +140,7 @@ def refusals(state: TableState) -> list[Refusal]:
     someone = (punters or state.players())[0]
 
     def stake(player: str, amount: int) -> Callable[[], object]:
-        if state.settings.house_banks:
+        if state.house_banks:
             return lambda: state.place_bet(player, Spot.PUNTER, amount)
         return lambda: state.place_stake(player, tableaux_of(state.variant)[0], amount)
 

@@ -23,28 +23,43 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.commands import AdjustChips, LeaveTable, SeatPlayer
+from domain.entrants import Bust, Status
 from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
+from domain.prizes import BASIS_POINTS, prize_table, shares
+from domain.seating import Seating, deal, shuffled
 from domain.settings import Variant
 from domain.shoe import commitment
+from domain.stages import Phase
 from domain.table import TableState
-from domain.tournament import (
-    BASIS_POINTS,
-    Bust,
-    Phase,
-    Seating,
-    Status,
-    TournamentSettings,
-    deal,
-    prize_table,
-    shares,
-    shuffled,
-)
+from domain.tournament import TournamentSettings
 from domain.tournament_aggregate import Tournament
+from domain.tournament_commands import (
+    BalanceTables,
+    DrawSeating,
+    EndRound,
+    FinishTournament,
+    RecordBustOuts,
+    ReenterPlayer,
+    RegisterPlayer,
+    StartRound,
+    TournamentCommand,
+    UnregisterPlayer,
+)
 from infra.mapper import MsgspecMapper
 
 SEED = bytes(range(32))
 OTHER_SEED = bytes(range(1, 33))
 ORGANISER = "@organiser"
+
+
+def execute(tournament: Tournament, command: TournamentCommand, seed: bytes = SEED) -> None:
+    """Execute a command, the seating seed `seed` (the service's vault port, here a constant)."""
+    tournament.execute(command, lambda: seed)
+
+
+def org(command_id: str) -> dict[str, str]:
+    """An organiser's command's `actor` and `command_id`."""
+    return {"actor": ORGANISER, "command_id": command_id}
 
 
 def structure(**overrides: Any) -> TournamentSettings:
@@ -70,8 +85,7 @@ class Simulation:
         self.rng = random.Random(seed)
         self.draw_seed = draw_seed
         self.settings = settings
-        self.tournament = Tournament(name="cup", settings=settings, actor=ORGANISER,
-                                     command_id="create")
+        self.tournament = Tournament(name="cup", settings=settings, **org("create"))
         self.events: list[Any] = []
         self.tables: dict[str, TableState] = {}
         self.coups: dict[str, int] = {}
@@ -80,10 +94,11 @@ class Simulation:
         self.names = iter(f"p{i:03}" for i in range(10_000))
         self.reentered: set[str] = set()
         for _ in range(players):
-            self.command(self.tournament.register, next(self.names))
+            self.command(RegisterPlayer, player=next(self.names))
 
-    def command(self, method: Callable[..., None], *args: Any) -> None:
-        method(*args, actor=ORGANISER, command_id=f"c{len(self.events)}")
+    def command(self, command: Callable[..., TournamentCommand], **fields: Any) -> None:
+        execute(self.tournament, command(**org(f"c{len(self.events)}"),
+                                         **fields), self.draw_seed)
         for recorded in self.tournament.collect_events():
             self.events.append(recorded)
             for order in self.tournament.table_orders(recorded):
@@ -108,10 +123,10 @@ class Simulation:
         return {seat.player: seat.chips for t in self.tables.values() for seat in t.seats}
 
     def run(self) -> Simulation:
-        self.command(self.tournament.draw_seating, self.draw_seed)
+        self.command(DrawSeating)
         self.check_tables()
         while not self.state.decided:
-            self.command(self.tournament.start_round)
+            self.command(StartRound)
             for _ in range(self.settings.coups_per_round):
                 for table in list(self.state.tables):
                     if table in self.state.tables and not self.state.decided:
@@ -120,9 +135,9 @@ class Simulation:
             if self.state.decided:
                 break
             in_play = {p: c for p, c in self.chips().items() if p in self.state.in_play()}
-            self.command(self.tournament.end_round, in_play)
+            self.command(EndRound, chips=in_play)
             self.rebalance()
-        self.command(self.tournament.finish, self.draw_seed)
+        self.command(FinishTournament)
         return self
 
     def play_coup(self, name: str) -> None:
@@ -142,7 +157,7 @@ class Simulation:
             winner.chips += stake
         busted = [Bust(player=s.player, chips=at_start[s.player]) for s in seats if not s.chips]
         if busted:
-            self.command(self.tournament.record_bust_outs, name, self.coups[name], busted)
+            self.command(RecordBustOuts, table=name, coup=self.coups[name], busted=busted)
             self.rebalance()
 
     def late_arrivals(self) -> None:
@@ -151,18 +166,18 @@ class Simulation:
         if not self.state.registration_open or self.state.phase is Phase.REGISTRATION:
             return
         if self.rng.random() < 0.2:
-            self.command(self.tournament.register, next(self.names))
+            self.command(RegisterPlayer, player=next(self.names))
             self.rebalance()
         out = [e.player for e in self.state.entrants.values()
                if e.status is Status.OUT and e.player not in self.reentered]
         if out and self.settings.reentries and self.rng.random() < 0.5:
             player = self.rng.choice(out)
             self.reentered.add(player)
-            self.command(self.tournament.reenter, player)
+            self.command(ReenterPlayer, player=player)
             self.rebalance()
 
     def rebalance(self) -> None:
-        self.command(self.tournament.balance, self.draw_seed, self.chips())
+        self.command(BalanceTables, chips=self.chips())
         self.check_tables()
 
     def check_tables(self) -> None:
@@ -267,20 +282,19 @@ def test_the_events_replay_to_the_same_tournament_and_survive_the_store_mapper()
 
 
 def registered(players: int, **overrides: Any) -> Tournament:
-    tournament = Tournament(name="cup", settings=structure(**overrides), actor=ORGANISER,
-                            command_id="create")
+    tournament = Tournament(name="cup", settings=structure(**overrides), **org("create"))
     for i in range(players):
-        tournament.register(f"p{i:03}", actor=ORGANISER, command_id=f"r{i}")
+        execute(tournament, RegisterPlayer(player=f"p{i:03}", **org(f"r{i}")))
     return tournament
 
 
 def test_the_seating_draw_is_reproducible_from_its_seed() -> None:
     tournament = registered(31)
-    tournament.unregister("p030", actor=ORGANISER, command_id="unregister")
+    execute(tournament, UnregisterPlayer(player="p030", **org("unregister")))
     expected = tournament.state.drawn_seating(SEED)
     assert expected == tournament.state.drawn_seating(SEED)
     assert expected != tournament.state.drawn_seating(OTHER_SEED)
-    tournament.draw_seating(SEED, actor=ORGANISER, command_id="draw")
+    execute(tournament, DrawSeating(**org("draw")), SEED)
     events = tournament.collect_events()
     drawn = next(e for e in events if isinstance(e, Tournament.SeatingDrawn))
     assert drawn.commitment == commitment(SEED) and drawn.algorithm == "sabot-seating-v1"
@@ -297,7 +311,7 @@ def test_the_seating_draw_is_reproducible_from_its_seed() -> None:
 
 def test_a_draw_that_is_not_the_seeds_is_caught_when_the_seed_is_revealed() -> None:
     tournament = registered(12)
-    tournament.draw_seating(SEED, actor=ORGANISER, command_id="draw")
+    execute(tournament, DrawSeating(**org("draw")), SEED)
     seats = tournament.state.seating.seats
     seats[0], seats[1] = seats[1], seats[0]
     with pytest.raises(RuleViolation) as refused:
@@ -322,15 +336,15 @@ def test_the_stream_orders_every_player_once(seed: bytes, players: int) -> None:
 
 def one_table(players: int = 4, **overrides: Any) -> Tournament:
     tournament = registered(players, **{"seats_per_table": players, **overrides})
-    tournament.draw_seating(SEED, actor=ORGANISER, command_id="draw")
-    tournament.start_round(actor=ORGANISER, command_id="round")
+    execute(tournament, DrawSeating(**org("draw")), SEED)
+    execute(tournament, StartRound(**org("round")))
     return tournament
 
 
 def bust(tournament: Tournament, coup: int, **chips: int) -> list[Any]:
-    tournament.record_bust_outs("cup-table-1", coup, [Bust(player=p, chips=c)
-                                                      for p, c in chips.items()],
-                                actor=ORGANISER, command_id=f"bust{coup}")
+    execute(tournament, RecordBustOuts(
+        table="cup-table-1", coup=coup, busted=[Bust(player=p, chips=c) for p, c in chips.items()],
+        **org(f"bust{coup}")))
     return [e for e in tournament.collect_events() if isinstance(e, Tournament.PlayerEliminated)]
 
 
@@ -353,9 +367,9 @@ def test_equal_chips_tie_and_share_the_prizes_of_the_places_they_cover() -> None
     assert [(e.player, e.position, e.tied) for e in eliminated] == [
         ("p001", 2, 2), ("p002", 2, 2)]
     assert tournament.state.decided
-    refused(tournament, lambda: tournament.finish(OTHER_SEED, ORGANISER, "finish"),
+    refused(tournament, lambda: execute(tournament, FinishTournament(**org("finish")), OTHER_SEED),
             RuleViolation, "seating-commitment")
-    tournament.finish(SEED, actor=ORGANISER, command_id="finish")
+    execute(tournament, FinishTournament(**org("finish")), SEED)
     events = tournament.collect_events()
     prizes = {e.player: e.amount for e in events if isinstance(e, Tournament.PrizeAwarded)}
     first_drawn = min(("p001", "p002"), key=lambda p: tournament.state.entrants[p].draw_rank or 0)
@@ -370,7 +384,7 @@ def test_everyone_busting_at_once_ties_the_ones_with_the_most_chips_for_first() 
     tournament = one_table(3, prizes=(7000, 3000))
     eliminated = bust(tournament, 1, p000=400, p001=400, p002=200)
     assert [(e.position, e.tied) for e in eliminated] == [(1, 2), (1, 2), (3, 1)]
-    tournament.finish(SEED, actor=ORGANISER, command_id="finish")
+    execute(tournament, FinishTournament(**org("finish")), SEED)
     finished = tournament.collect_events()[-1]
     assert isinstance(finished, Tournament.TournamentFinished)
     assert finished.winners == sorted(["p000", "p001"],
@@ -382,15 +396,15 @@ def test_bust_outs_during_late_registration_are_placed_when_it_closes() -> None:
     tournament = one_table(4, late_rounds=1, reentries=1, seats_per_table=6)
     assert bust(tournament, 1, p000=1000) == []  # a late entrant could still finish below
     assert bust(tournament, 2, p001=1000) == []
-    tournament.reenter("p000", actor=ORGANISER, command_id="again")
-    tournament.register("late", actor=ORGANISER, command_id="late")
+    execute(tournament, ReenterPlayer(player="p000", **org("again")))
+    execute(tournament, RegisterPlayer(player="late", **org("late")))
     seated = [e for e in tournament.collect_events() if isinstance(e, Tournament.PlayerSeatedAt)]
     assert [(e.player, e.chips) for e in seated] == [("p000", 1000), ("late", 1000)]
     with pytest.raises(RuleViolation) as refused:
-        tournament.reenter("p000", actor=ORGANISER, command_id="twice")
+        execute(tournament, ReenterPlayer(player="p000", **org("twice")))
     assert refused.value.rule == "not-busted"
     chips = {p: 1000 for p in tournament.state.in_play()}
-    tournament.end_round(chips, actor=ORGANISER, command_id="end")
+    execute(tournament, EndRound(chips=chips, **org("end")))
     eliminated = [e for e in tournament.collect_events()
                   if isinstance(e, Tournament.PlayerEliminated)]
     assert [(e.player, e.position, e.round) for e in eliminated] == [("p001", 5, 1)]
@@ -399,19 +413,19 @@ def test_bust_outs_during_late_registration_are_placed_when_it_closes() -> None:
 
 def test_a_round_cut_keeps_the_chip_leaders_and_ties_on_the_line_go_on() -> None:
     tournament = registered(12, advance=4, seats_per_table=6)
-    tournament.draw_seating(SEED, actor=ORGANISER, command_id="draw")
-    tournament.start_round(actor=ORGANISER, command_id="round")
+    execute(tournament, DrawSeating(**org("draw")), SEED)
+    execute(tournament, StartRound(**org("round")))
     players = tournament.state.in_play()
     chips = {p: 1000 for p in players}
     chips.update({players[0]: 5000, players[1]: 3000, players[2]: 2000})  # 4th place: a tie
     tournament.collect_events()
-    tournament.end_round(chips, actor=ORGANISER, command_id="end")
+    execute(tournament, EndRound(chips=chips, **org("end")))
     eliminated = [e for e in tournament.collect_events()
                   if isinstance(e, Tournament.PlayerEliminated)]
     assert eliminated == []  # nine players tied on the line all go on
     chips = {p: 1000 - i for i, p in enumerate(players)}
-    tournament.start_round(actor=ORGANISER, command_id="round2")
-    tournament.end_round(chips, actor=ORGANISER, command_id="end2")
+    execute(tournament, StartRound(**org("round2")))
+    execute(tournament, EndRound(chips=chips, **org("end2")))
     eliminated = [e for e in tournament.collect_events()
                   if isinstance(e, Tournament.PlayerEliminated)]
     assert [(e.player, e.position, e.coup) for e in eliminated] == [
@@ -460,61 +474,67 @@ def refused(tournament: Tournament, step: Callable[[], object], error: type[Doma
 def test_a_structure_no_tournament_can_play_is_refused(overrides: dict[str, Any],
                                                        rule: str) -> None:
     with pytest.raises(RuleViolation) as caught:
-        Tournament(name="cup", settings=structure(**overrides), actor=ORGANISER,
-                   command_id="create")
+        Tournament(name="cup", settings=structure(**overrides), **org("create"))
     assert caught.value.rule == rule
 
 
 def test_bad_input_is_refused_and_changes_nothing() -> None:
     tournament = registered(9, late_rounds=1)
-    refused(tournament, lambda: tournament.register("p001", ORGANISER, "again"),
+    refused(tournament, lambda: execute(tournament, RegisterPlayer(player="p001", **org("again"))),
             RuleViolation, "already-registered")
-    refused(tournament, lambda: tournament.register("@croupier", ORGANISER, "official"),
+    refused(tournament, lambda: execute(tournament, RegisterPlayer(player="@croupier",
+            **org("official"))),
             RuleViolation, "player-id")
-    refused(tournament, lambda: tournament.unregister("ghost", ORGANISER, "ghost"),
+    refused(tournament, lambda: execute(tournament, UnregisterPlayer(player="ghost",
+            **org("ghost"))),
             NotFound, "unknown-player")
-    refused(tournament, lambda: tournament.start_round(ORGANISER, "early"),
+    refused(tournament, lambda: execute(tournament, StartRound(**org("early"))),
             OutOfTurn, "out-of-turn")
-    tournament.draw_seating(SEED, actor=ORGANISER, command_id="draw")
-    refused(tournament, lambda: tournament.unregister("p001", ORGANISER, "late"),
+    execute(tournament, DrawSeating(**org("draw")), SEED)
+    refused(tournament, lambda: execute(tournament, UnregisterPlayer(player="p001",
+            **org("late"))),
             OutOfTurn, "out-of-turn")
-    refused(tournament, lambda: tournament.reenter("p001", ORGANISER, "reenter"),
+    refused(tournament, lambda: execute(tournament, ReenterPlayer(player="p001", **org("reenter"))),
             RuleViolation, "not-busted")
-    refused(tournament, lambda: tournament.balance(OTHER_SEED, {}, ORGANISER, "bal"),
+    refused(tournament, lambda: execute(tournament, BalanceTables(chips={}, **org("bal")),
+            OTHER_SEED),
             RuleViolation, "seating-commitment")
-    tournament.start_round(actor=ORGANISER, command_id="round")
+    execute(tournament, StartRound(**org("round")))
     at_1 = [e.player for e in tournament.state.seated_at("cup-table-1")]
     at_2 = [e.player for e in tournament.state.seated_at("cup-table-2")]
-    refused(tournament, lambda: tournament.record_bust_outs(
-        "cup-table-1", 1, [Bust(player=at_2[0], chips=5)], ORGANISER, "wrong table"),
+    refused(tournament, lambda: execute(tournament, RecordBustOuts(table="cup-table-1", coup=1,
+            busted=[Bust(player=at_2[0], chips=5)], **org("wrong table"))),
         RuleViolation, "bust-players")
-    refused(tournament, lambda: tournament.record_bust_outs(
-        "cup-table-9", 1, [Bust(player=at_1[0], chips=5)], ORGANISER, "no table"),
+    refused(tournament, lambda: execute(tournament, RecordBustOuts(table="cup-table-9", coup=1,
+            busted=[Bust(player=at_1[0], chips=5)], **org("no table"))),
         NotFound, "unknown-table")
-    refused(tournament, lambda: tournament.record_bust_outs(
-        "cup-table-1", 1, [Bust(player="ghost", chips=5)], ORGANISER, "ghost"),
+    refused(tournament, lambda: execute(tournament, RecordBustOuts(table="cup-table-1", coup=1,
+            busted=[Bust(player="ghost", chips=5)], **org("ghost"))),
         NotFound, "unknown-player")
-    refused(tournament, lambda: tournament.reenter(at_1[0], ORGANISER, "reenter"),
+    refused(tournament, lambda: execute(tournament, ReenterPlayer(player=at_1[0],
+            **org("reenter"))),
             RuleViolation, "not-busted")
-    refused(tournament, lambda: tournament.end_round({at_1[0]: 10}, ORGANISER, "end"),
+    refused(tournament, lambda: execute(tournament, EndRound(chips={at_1[0]: 10}, **org("end"))),
             RuleViolation, "round-chips")
-    refused(tournament, lambda: tournament.finish(SEED, ORGANISER, "finish"),
+    refused(tournament, lambda: execute(tournament, FinishTournament(**org("finish")), SEED),
             OutOfTurn, "not-decided")
     chips = {p: 1000 for p in tournament.state.in_play()}
-    tournament.end_round(chips, actor=ORGANISER, command_id="end")  # registration closes
-    refused(tournament, lambda: tournament.register("late", ORGANISER, "too late"),
+    execute(tournament, EndRound(chips=chips, **org("end")))  # registration closes
+    refused(tournament, lambda: execute(tournament, RegisterPlayer(player="late",
+            **org("too late"))),
             OutOfTurn, "registration-closed")
 
 
 def test_a_moved_player_without_known_chips_is_refused_before_anything_is_recorded() -> None:
     tournament = registered(9)
-    tournament.draw_seating(SEED, actor=ORGANISER, command_id="draw")
-    tournament.start_round(actor=ORGANISER, command_id="round")
+    execute(tournament, DrawSeating(**org("draw")), SEED)
+    execute(tournament, StartRound(**org("round")))
     at_2 = [e.player for e in tournament.state.seated_at("cup-table-2")]
-    tournament.record_bust_outs("cup-table-2", 1, [Bust(player=p, chips=1000) for p in at_2[:2]],
-                                actor=ORGANISER, command_id="bust")
+    execute(tournament, RecordBustOuts(
+        table="cup-table-2", coup=1, busted=[Bust(player=p, chips=1000) for p in at_2[:2]],
+        **org("bust")))
     assert tournament.state.balancing_plan(SEED)
-    refused(tournament, lambda: tournament.balance(SEED, {}, ORGANISER, "bal"),
+    refused(tournament, lambda: execute(tournament, BalanceTables(chips={}, **org("bal")), SEED),
             NotFound, "unknown-chips")
 
 
@@ -537,3 +557,14 @@ def test_any_structure_stays_balanced_and_ends_with_every_place_taken(
     assert sum(r.prize for r in results) == sim.state.pool
     assert sum(sim.chips().values()) + sim.retired == sim.state.chips_issued
     check_moves(sim.events)
+
+
+def test_an_unknown_command_is_refused_by_name() -> None:
+    tournament = Tournament(name="cup", settings=structure(), **org("create"))
+    before = tournament.version
+    with pytest.raises(RuleViolation) as refused_:
+        execute(tournament, SeatPlayer(command_id="x", player="p1",
+                chips=10))  # type: ignore[arg-type]
+    assert refused_.value.rule == "unknown-command"
+    assert str(refused_.value) == "a tournament takes no SeatPlayer command"
+    assert tournament.version == before and not tournament.state.entrants
