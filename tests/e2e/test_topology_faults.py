@@ -13,8 +13,8 @@ replica. Then: the results (positions, prizes, winner), the tournament's decisio
 table's events (with their command ids) equal those of the same tournament played by one
 director on an embedded store; no command id was applied twice; `sabot audit verify` passes.
 
-`SABOT_FAULT_CYCLES=N` makes a soak: the faults N times over, in a longer tournament (about 60
-to 100 s, then about 60 s a cycle, on the 2-core machine).
+`SABOT_FAULT_CYCLES=N` makes a soak: the faults N times over, in an N times longer tournament
+(30 to 95 s for one cycle on the 2-core machine, by its load; 75 s for two).
 """
 
 from __future__ import annotations
