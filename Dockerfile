@@ -5,7 +5,8 @@ FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
     SABOT_LOG_JSON=true
-RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin sabot
+RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin sabot \
+    && install -d -o sabot -g sabot -m 700 /home/sabot/.sabot
 
 WORKDIR /src
 COPY pyproject.toml README.md ./

@@ -229,10 +229,12 @@ class TableService(SabotApplication):
     def open_table(self, name: str, settings: TableSettings, *, command_id: str,
                    tournament: str | None = None, actor: str = "@organiser") -> Recorded:
         table_id = Table.create_id(name)
-        answered = self.answered(command_id)
-        if answered is not None:
-            return answered
         if self.exists(table_id):
+            # opened by this very command, perhaps a moment ago by another process (the
+            # organiser's API and the director both mirroring a tournament's start)
+            answered = self.answered(command_id)
+            if answered is not None:
+                return answered
             raise RuleViolation(f"a table named {name!r} is already open", rule="table-exists")
         table = Table(name=name, settings=settings.check(), tournament=tournament, actor=actor,
                       command_id=command_id)

@@ -27,8 +27,10 @@ derived from the recorded events alone (the round, its steps and their snapshots
 play-off waiting, the clock's recorded times), and each command id from the tournament's
 recorded position, so a director that dies at any point and its successor carry on exactly
 where it stopped; a director taking over first re-sends the table commands of every recorded
-event. One director acts per tournament: it holds the lease (`infra.leases`) and its
-commands carry the lease's epoch.
+event, and before each step those of the commands others recorded since (the organiser's,
+whose API replica may have died before sending them, or be sending them still). One director
+acts per tournament: it holds the lease (`infra.leases`) and its commands carry the lease's
+epoch.
 """
 
 from __future__ import annotations
@@ -233,13 +235,19 @@ class Tournaments:
                 self._send(tournament, order)
         return recorded
 
-    def resend(self, tournament_id: uuid.UUID) -> None:
-        """Send the table commands of every recorded event again (each applies once): after a
-        director died between a tournament command and its table commands."""
+    def resend(self, tournament_id: uuid.UUID, gt: int = 0, skip: str | None = None) -> int:
+        """Send the table commands of the events recorded after version `gt` again (each
+        applies once), but those of `skip`'s events; the last version read. For a director
+        that died between a tournament command and its table commands, and for the commands
+        another process recorded (the organiser's, through an API replica that may have died
+        before sending their table commands, or may be sending them still)."""
         tournament = self.tournament(tournament_id)
-        for event in self.service.events_of(tournament_id):
-            for order in tournament.table_orders(event):
+        last = gt
+        for event in self.service.events_of(tournament_id, gt=gt):
+            last = event.originator_version
+            for order in tournament.table_orders(event) if event.actor != skip else ():
                 self._send(tournament, order)
+        return last
 
     def _send(self, tournament: Tournament, order: TableOrder) -> None:
         table_id = Table.create_id(order.table)
@@ -295,7 +303,9 @@ class Director:
         self.clock = clock
         self.lease_seconds = lease_seconds
         self.leases = Leases(service.database)
-        self._unsure: set[uuid.UUID] = set()  # a tick failed: table commands may be missing
+        # each tournament's version up to which its table commands are known sent (absent:
+        # taking over, or a tick failed: every table command may be missing)
+        self._mirrored: dict[uuid.UUID, int] = {}
 
     def run(self, tournament_id: uuid.UUID, *, on_tick: Callable[[], object] = lambda: None,
             idle: float = 0.05) -> None:
@@ -308,7 +318,9 @@ class Director:
     def tick(self, tournament_id: uuid.UUID) -> Tick:
         """One step; a director taking over (or retrying after a failure) first sends the
         table commands of every recorded event again, in case its predecessor died between a
-        tournament command and them."""
+        tournament command and them; otherwise those of what others recorded since its last
+        tick (the organiser's start, interventions, late seats), so that it never steps ahead
+        of a table command the organiser's process has not sent, or never will."""
         epoch = self._lease(tournament_id)
         if epoch is None:
             return Tick.WAITING
@@ -316,14 +328,15 @@ class Director:
         if state.epoch < epoch:
             self._do(tournament_id, tc.AppointDirector(
                 epoch=epoch, actor=DIRECTOR, command_id=f"{tournament_id}/epoch/{epoch}"))
-            self._unsure.add(tournament_id)
+            self._mirrored.pop(tournament_id, None)
         try:
-            if tournament_id in self._unsure:
-                self.tournaments.resend(tournament_id)
-                self._unsure.discard(tournament_id)
+            sure = tournament_id in self._mirrored
+            self._mirrored[tournament_id] = self.tournaments.resend(
+                tournament_id, gt=self._mirrored.get(tournament_id, 0),
+                skip=DIRECTOR if sure else None)
             return self._step(tournament_id, epoch)
         except Exception:
-            self._unsure.add(tournament_id)
+            self._mirrored.pop(tournament_id, None)
             raise
 
     def _step(self, tournament_id: uuid.UUID, epoch: int) -> Tick:

@@ -64,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
                                                    else 1))
     if not str(pool).isdigit() or int(pool) < 1:
         raise SystemExit(f"sabot worker: the pool size must be a positive integer, not {pool!r}")
+    from celery import signals
+
     from infra.reachability import check_broker
     from infra.settings import load_settings, redact_url
     from infra.store import open_store
@@ -92,11 +94,26 @@ def run(args: argparse.Namespace) -> int:
     if args.beat:
         Path(app.conf.beat_schedule_filename).parent.mkdir(parents=True, exist_ok=True)
         argv.append("--beat")
+        # celery runs the scheduler in a child process, which outlived a worker killed
+        # outright: two schedulers then, sending every audit twice and corrupting the one
+        # schedule file they share (the next scheduler to start died reading it)
+        signals.beat_embedded_init.connect(lambda **_: _die_with_parent(), weak=False)
     if args.director:
         from workers.director import start_when_ready
 
         start_when_ready(settings.database_url)
+    # celery sets its worker's exit code to 1 when it stops on an "Unrecoverable error" (kombu
+    # failing to re-open a Redis connection lost while it restored unacknowledged messages,
+    # for one), but `worker_main` returns nothing: read it as the worker shuts down
+    from kombu.exceptions import OperationalError
+
+    codes: list[int | None] = []
+    signals.worker_shutdown.connect(lambda sender, **_: codes.append(sender.exitcode),
+                                    weak=False)
     app.worker_main(argv)
+    if any(codes):
+        raise OperationalError("celery stopped the worker on an error it could not recover "
+                               "from (the log above names it)")
     return 0
 
 

@@ -35,6 +35,20 @@ def sabot_services() -> dict[str, dict[str, Any]]:
     return {name: s for name, s in services.items() if s.get("image") == "sabot"}
 
 
+def image_home() -> str:
+    """The image's working directory: where each process keeps `.sabot/`."""
+    return [line.split()[1] for line in DOCKERFILE.read_text().splitlines()
+            if line.startswith("WORKDIR")][-1]
+
+
+def mounts(service: dict[str, Any]) -> dict[str, str]:
+    """The named volumes a service mounts in its working directory: path there -> volume."""
+    home = image_home() + "/"
+    return {target.removeprefix(home): name for name, target, *_ in
+            (volume.split(":") for volume in service.get("volumes", []))
+            if target.startswith(home)}
+
+
 def test_every_compose_command_is_one_the_cli_parses() -> None:
     services = sabot_services()
     assert {"api-1", "api-2", "workers", "director", "beat"} <= set(services)
@@ -45,6 +59,14 @@ def test_every_compose_command_is_one_the_cli_parses() -> None:
     assert build_parser().parse_args(services["beat"]["command"]).beat
     assert not build_parser().parse_args(services["workers"]["command"]).director
     assert build_parser().parse_args(services["director"]["command"]).director
+
+
+def test_every_writer_shares_one_signing_key_and_checkpoint_file() -> None:
+    """Without `SABOT_SIGNING_KEY`, each container would sign with a key of its own, in its
+    own `.sabot/`, and verify would report the others' as untrusted: they share one volume."""
+    volumes = {name: mounts(service) for name, service in sabot_services().items()}
+    assert all(v == {".sabot": "sabot"} for v in volumes.values()), volumes
+    assert "sabot" in yaml.safe_load(COMPOSE.read_text())["volumes"]
 
 
 def test_the_image_runs_as_a_user_for_every_role() -> None:
