@@ -9,6 +9,10 @@ others take over within a few seconds of its expiry. The clock is the worker's o
 in the events (round started, paused, resumed), so a restart neither restarts nor skips a
 round's time. A finished tournament is not looked at again by this process.
 
+The director's own commands send the deadlines they start (a turn to bet, a hand's decision)
+as the workers' and the API's do, except at the tables of a tournament dealt automatically,
+where the director plays every player at once and nobody waits (`director_deadlines`).
+
 A step that fails is logged with the tournament and tried again after a pause that grows
 with each failure (`Failures`): every command of a step has an id derived from the
 tournament's recorded position, so what was applied before the failure is not applied twice.
@@ -27,9 +31,13 @@ from typing import Any
 import structlog
 from celery import signals
 
+from domain.formats import Dealing
+from domain.tournament_aggregate import Tournament
 from infra.direction import Tick
+from infra.outbox import BetDeadline, Deadline
 from infra.service import TableService
 from infra.tournaments import Director
+from workers.services import send_deadline
 
 log = structlog.get_logger("sabot.workers.director")
 
@@ -89,9 +97,29 @@ def turn(director: Director, finished: set[uuid.UUID], failures: Failures) -> bo
     return moved
 
 
+def director_deadlines(director: Director,
+                       send: Callable[[Deadline | BetDeadline], object]) -> None:
+    """Send (`send`) the deadlines the director's commands start, but at the tables of a
+    tournament dealt automatically: those are marked sent, and expire with the outbox."""
+    automatic: dict[uuid.UUID, bool] = {}  # a table's dealing never changes
+
+    def awaited(deadline: Deadline | BetDeadline) -> None:
+        table_id = deadline.table_id
+        if table_id not in automatic:
+            name = director.service.table(table_id).tournament
+            automatic[table_id] = name is not None and director.tournaments.state(
+                Tournament.create_id(name)).settings.dealing is Dealing.AUTOMATIC
+        if not automatic[table_id]:
+            send(deadline)
+
+    director.service.effects.on(Deadline, awaited)
+    director.service.effects.on(BetDeadline, awaited)
+
+
 def duty(database_url: str, stop: threading.Event) -> None:
     service = TableService(url=database_url)
     director = Director(service, holder=holder_name())
+    director_deadlines(director, send_deadline)
     finished: set[uuid.UUID] = set()
     failures = Failures()
     log.info("director started", holder=director.holder)

@@ -23,13 +23,14 @@ from domain.table import Phase
 from domain.table_aggregate import Table
 from domain.tournament import TournamentSettings
 from domain.tournament_aggregate import Tournament
-from infra.outbox import BetDeadline
+from infra.outbox import BetDeadline, Deadline, kind_of
 from infra.service import TableService, seeds_from
 from infra.tournaments import Director, Tournaments
 from tests.integration.test_director import prepared
 from tests.integration.test_workers import SECRET, Worker, wait_until
 from workers.app import make_app
 from workers.deadlines import ACTOR, bet_deadline_command_id
+from workers.director import director_deadlines
 from workers.services import send_deadline
 
 SECONDS = 1
@@ -143,3 +144,41 @@ def test_a_tournament_betting_in_turn_plays_to_the_end_and_its_secret_bets_use_t
         assert used == {(e.coup, e.player) for e in secret if e.table == state.table_name(
             number)}
     assert clocks == {20, 10}  # the heats' clock, then the final's
+
+
+def test_the_director_sends_the_deadlines_someone_waits_for(sqlite_url: str) -> None:
+    """The director's own commands send the deadlines they start where a player waits on the
+    clock, and at an automatically dealt tournament's tables, where it plays everyone at once,
+    send nothing and leave nothing pending in the outbox."""
+    settings = TournamentSettings(
+        variant="punto-banco", seats_per_table=4, starting_chips=1000, min_stake=10,
+        max_stake=100, coups_per_round=2, prizes=(10000,), buy_in=10, tie_break="share",
+        betting_order="rotating", bet_seconds=20,
+        stages=(Stage(name="final", rounds=1, advance=Advance(overall=1)),))
+    service, tournament_id = prepared(sqlite_url, settings, players=4)
+    director = Director(service)
+    sent: list[Deadline | BetDeadline] = []
+    director_deadlines(director, sent.append)
+    director.run(tournament_id)
+    assert Tournaments(service).state(tournament_id).results()[0].position == 1
+    began = [e for number in (1,) for e in of(service.events_of(Table.create_id(
+        Tournaments(service).state(tournament_id).table_name(number))), "BetTurnBegan")]
+    assert began  # turns with a clock were begun by the director's commands ...
+    assert sent == []  # ... and nobody waited on them
+    with service.database.transaction(write=False) as cursor:
+        [row] = service.database.execute(
+            cursor, "SELECT count(*) AS n FROM {outbox} WHERE NOT dispatched AND kind = ?",
+            (kind_of(BetDeadline),)).fetchall()
+    assert row["n"] == 0
+
+    settings_ = TableSettings.default(Variant.PUNTO_BANCO, bet_seconds=5,
+                                      betting_order=BettingOrder.ROTATING)
+    table_id = service.open_table("own", settings_, command_id="open-own").table_id
+    for command in (c.SeatPlayer(command_id="own-seat", player="ann", chips=100),
+                    c.ShuffleShoe(command_id="own-shuffle", physical=True),
+                    c.CutShoe(command_id="own-cut", player="ann", position=100),
+                    c.BurnCard(command_id="own-burn", card="Ah"),
+                    c.BurnCard(command_id="own-burn-1", card="9s")):  # betting opens
+        service.execute(table_id, command)
+    assert sent == [BetDeadline(table_id, 1, "ann", 5)]  # a table of its own: ann waits
+    service.close()
