@@ -37,7 +37,8 @@ from domain.stages import Step
 from domain.table import Phase, TableState
 from domain.table_aggregate import Table
 from domain.tournament import SecretBet, TournamentState, secret_commitment
-from domain.tournament_aggregate import TableOrder
+from domain.tournament_aggregate import TableOrder, Tournament
+from infra.memory import Store
 
 ORGANISER = "@organiser"
 DIRECTOR = "@director"
@@ -282,6 +283,18 @@ def mirrored(order: TableOrder, table: TableState) -> list[c.TableCommand]:
     if isinstance(command, c.LeaveTable) and table.banker == command.player:
         return [retirement(command.player, command.command_id), command]
     return [command]
+
+
+def send_order(store: Store, tournament: Tournament, order: TableOrder) -> None:
+    """Send a tournament's table order to its table (`mirrored`), opening the table first,
+    as the organiser, if it is not open yet; each command applies once by its id."""
+    table_id = Table.create_id(order.table)
+    if not store.events_of(table_id, lte=1):
+        store.open_table(order.table, tournament.state.settings.table_settings(),
+                         command_id=f"{tournament.id}/open/{order.table}",
+                         tournament=tournament.state.name, actor=ORGANISER)
+    for command in mirrored(order, store.state(table_id)):
+        store.execute(table_id, command)
 
 
 def play_off(desk: Desk, state: TournamentState) -> None:

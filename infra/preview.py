@@ -36,9 +36,9 @@ from infra.direction import (
     ORGANISER,
     Tick,
     direct,
-    mirrored,
     secret_bet_on,
     secret_bet_reveal,
+    send_order,
 )
 from infra.memory import MemoryStore
 from infra.service import seeds_from
@@ -119,10 +119,10 @@ class MemoryDesk:
         table_id = Table.create_id(name)
         return self.store.state(table_id) if self.store.exists(table_id) else None
 
-    def open_table(self, name: str, command_id: str, actor: str = DIRECTOR) -> None:
+    def open_table(self, name: str, command_id: str) -> None:
         state = self.state()
         self.store.open_table(name, state.settings.table_settings(), command_id=command_id,
-                              tournament=state.name, actor=actor)
+                              tournament=state.name, actor=DIRECTOR)
 
     def execute(self, name: str, command: c.TableCommand) -> None:
         self.store.execute(Table.create_id(name), command)
@@ -135,12 +135,7 @@ class MemoryDesk:
             if isinstance(event, Tournament.StepStarted):
                 self.seconds += step_seconds(self.state(), self.tables().values(), self.pace)
             for order in self.tournament.table_orders(event):
-                if self.table(order.table) is None:
-                    self.open_table(order.table, f"{self.tournament_id}/open/{order.table}",
-                                    actor=ORGANISER)
-                table_id = Table.create_id(order.table)
-                for sent in mirrored(order, self.store.state(table_id)):
-                    self.store.execute(table_id, sent)
+                send_order(self.store, self.tournament, order)
 
     def deal(self, name: str, until: int) -> bool:
         self.play(name, until)

@@ -58,7 +58,7 @@ from domain.stages import Phase as TournamentPhase
 from domain.table import Phase, TableState
 from domain.table_aggregate import Table
 from domain.tournament import TournamentSettings, TournamentState
-from domain.tournament_aggregate import TableOrder, Tournament
+from domain.tournament_aggregate import Tournament
 from infra.autoplay import play_coups
 from infra.checkpoints import write_checkpoint
 from infra.direction import (
@@ -68,9 +68,9 @@ from infra.direction import (
     bank_retirements,
     chips_of,
     direct,
-    mirrored,
     secret_bet_on,
     secret_bet_reveal,
+    send_order,
 )
 from infra.errors import SeedAlreadySealed
 from infra.leases import Lease, Leases
@@ -232,7 +232,7 @@ class Tournaments:
         first = recorded.version - len(recorded.events)
         for event in self.service.events_of(tournament_id, gt=first, lte=recorded.version):
             for order in tournament.table_orders(event):
-                self._send(tournament, order)
+                send_order(self.service, tournament, order)
         return recorded
 
     def resend(self, tournament_id: uuid.UUID, gt: int = 0, skip: str | None = None) -> int:
@@ -246,17 +246,8 @@ class Tournaments:
         for event in self.service.events_of(tournament_id, gt=gt):
             last = event.originator_version
             for order in tournament.table_orders(event) if event.actor != skip else ():
-                self._send(tournament, order)
+                send_order(self.service, tournament, order)
         return last
-
-    def _send(self, tournament: Tournament, order: TableOrder) -> None:
-        table_id = Table.create_id(order.table)
-        if not self.service.events_of(table_id, lte=1):
-            self.service.open_table(order.table, tournament.state.settings.table_settings(),
-                                    command_id=f"{tournament.id}/open/{order.table}",
-                                    tournament=tournament.state.name, actor=ORGANISER)
-        for command in mirrored(order, self.service.state(table_id)):
-            self.service.execute(table_id, command)
 
     def retire_bankers(self, tournament_id: uuid.UUID, players: set[str],
                        command_id: str) -> None:
