@@ -44,10 +44,9 @@ from infra.service import TableService
 from infra.tournaments import Director
 from tests.conftest import IN_CI
 from tests.e2e.test_api import KEY, Api, api, free_port  # noqa: F401 - the server fixture
-from tests.e2e.test_api_disputes import FaultyReader
-from tests.integration.test_corrections import first_misread
+from tests.integration.test_corrections import until_a_misread
 from tests.integration.test_projections import Game
-from tests.integration.test_tournament_run import SETTINGS, run_tournament
+from tests.integration.test_tournament_run import run_tournament
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -727,20 +726,7 @@ def test_the_banker_gives_a_card_then_shows_down_at_deux_tableaux(
 def test_the_organiser_approves_a_dispute_s_correction_from_the_console(
         api: Api, open_page: Callable[..., Page], postgres_url: str) -> None:  # noqa: F811
     service = TableService(url=postgres_url)
-    service.cards = FaultyReader(service)  # a card reader that misreads: coups to correct
-    director = Director(service)
-    tournaments = director.tournaments
-    tournament_id = tournaments.create("fix", SETTINGS, seed=b"fix", command_id="create")
-    for n in range(10):
-        tournaments.register(tournament_id, f"p{n:02d}", command_id=f"reg-{n}")
-    tournaments.start(tournament_id, command_id="draw")
-    found = None
-    while found is None:
-        director.tick(tournament_id)
-        state = tournaments.state(tournament_id)
-        found = first_misread(service, [state.table_name(n)
-                                        for n in range(1, state.tables_opened + 1)])
-    table_id, coup = found
+    _, tournament_id, (table_id, coup) = until_a_misread(service, "fix")  # coups to correct
     with DisputeService(url=postgres_url) as disputes:
         dispute = disputes.replay(disputes.open(table_id, coup, reason="a misread card",
                                                 by="@croupier", command_id="misread"))

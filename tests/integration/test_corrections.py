@@ -36,6 +36,28 @@ def first_misread(service: TableService, tables: list[str],
     return None
 
 
+def until_a_misread(service: TableService,
+                    name: str) -> tuple[Director, uuid.UUID, tuple[uuid.UUID, int]]:
+    """A tournament `name` of 10 players, its cards read by a reader that misreads, directed
+    until one of its closed coups replays with chips to correct: the director, the
+    tournament and that coup (its table, its number)."""
+    service.cards = FaultyReader(service)
+    director = Director(service)
+    tournaments = director.tournaments
+    tournament_id = tournaments.create(name, SETTINGS, seed=b"fix", command_id="create")
+    for n in range(10):
+        tournaments.register(tournament_id, f"p{n:02d}", command_id=f"reg-{n}")
+    tournaments.start(tournament_id, command_id="draw")
+    found = None
+    while found is None:
+        director.tick(tournament_id)
+        state = tournaments.state(tournament_id)
+        assert state.status.value == "running"
+        found = first_misread(service, [state.table_name(n)
+                                        for n in range(1, state.tables_opened + 1)])
+    return director, tournament_id, found
+
+
 def approved(disputes: DisputeService, table_id: uuid.UUID, coup: int) -> uuid.UUID:
     dispute_id = disputes.open(table_id, coup, reason="the reader misread a card",
                                by="@organiser", command_id=f"dispute/{coup}")
@@ -50,20 +72,8 @@ def approved(disputes: DisputeService, table_id: uuid.UUID, coup: int) -> uuid.U
 def test_a_correction_during_a_tournament_then_after_it(
         sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     service = TableService(url=sqlite_url)
-    service.cards = FaultyReader(service)
-    director = Director(service)
+    director, tournament_id, found = until_a_misread(service, "cup")
     tournaments = director.tournaments
-    tournament_id = tournaments.create("cup", SETTINGS, seed=b"fix", command_id="create")
-    for n in range(10):
-        tournaments.register(tournament_id, f"p{n:02d}", command_id=f"reg-{n}")
-    tournaments.start(tournament_id, command_id="draw")
-    found = None
-    while found is None:
-        director.tick(tournament_id)
-        state = tournaments.state(tournament_id)
-        assert state.status.value == "running"
-        found = first_misread(service, [state.table_name(n)
-                                        for n in range(1, state.tables_opened + 1)])
     table_id, coup = found
     disputes = DisputeService(url=sqlite_url)
     dispute_id = approved(disputes, table_id, coup)
