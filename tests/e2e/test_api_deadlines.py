@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,21 @@ def server(postgres_url: str, tmp_path: Path) -> Iterator[tuple[str, str, TableS
     producer.close()
 
 
+def deal_to_the_naturals(send: Callable[..., object]) -> None:
+    """Through `send(kind, **fields)`, a physical coup at an opened punto banco table: ann
+    seated, bets on the punter, four cards dealt (punter 5, banker 4: no natural), so that
+    once the naturals are shown the punter's hand must decide."""
+    send("seat", player="ann", chips=500)
+    send("shuffle", physical=True)
+    send("cut", player="ann", position=100)
+    send("burn", card="Ah")  # turned: an ace, so one more card is burned
+    send("burn", card="9s")
+    send("bet", player="ann", spot="punter", amount=50)
+    send("close-betting")
+    for card in ("2c", "4d", "3c", "Tc"):  # punter 5, banker 4: no natural
+        send("deal", card=card)
+
+
 def test_a_hand_that_does_not_decide_in_time_gets_the_default(
         server: tuple[str, str, TableService]) -> None:
     base, token, service = server
@@ -69,15 +84,7 @@ def test_a_hand_that_does_not_decide_in_time_gets_the_default(
     opened = httpx.post(f"{base}/tables", headers=headers, timeout=10, json={
         "name": "timed", "variant": "punto-banco", "settings": {"decision_seconds": 1}})
     assert opened.status_code == 201, opened.text
-    send("seat", player="ann", chips=500)
-    send("shuffle", physical=True)
-    send("cut", player="ann", position=100)
-    send("burn", card="Ah")  # turned: an ace, so one more card is burned
-    send("burn", card="9s")
-    send("bet", player="ann", spot="punter", amount=50)
-    send("close-betting")
-    for card in ("2c", "4d", "3c", "Tc"):  # punter 5, banker 4: no natural
-        send("deal", card=card)
+    deal_to_the_naturals(send)
     send("show-naturals")  # the punter's hand must now draw: nobody sends it
 
     deadline = time.monotonic() + 20

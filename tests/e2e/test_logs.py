@@ -24,6 +24,7 @@ import pytest
 from api.tokens import Grant, Role, TokenStore
 from infra.service import TableService
 from tests.e2e.test_api import free_port
+from tests.e2e.test_api_deadlines import deal_to_the_naturals
 from tests.integration.test_workers import ROOT, Worker
 
 pytestmark = pytest.mark.postgres
@@ -118,15 +119,7 @@ def test_one_request_id_from_the_api_into_the_worker(
         "name": "timed", "variant": "punto-banco", "settings": {"decision_seconds": 1}})
     assert opened.status_code == 201, opened.text
     assert re.fullmatch("[0-9a-f]{32}", opened.headers["X-Request-ID"])  # none given: made
-    send("seat", player="ann", chips=500)
-    send("shuffle", physical=True)
-    send("cut", player="ann", position=100)
-    send("burn", card="Ah")  # turned: an ace, so one more card is burned
-    send("burn", card="9s")
-    send("bet", player="ann", spot="punter", amount=50)
-    send("close-betting")
-    for card in ("2c", "4d", "3c", "Tc"):  # punter 5, banker 4: no natural
-        send("deal", card=card)
+    deal_to_the_naturals(send)
     request_id = f"e2e-{uuid.uuid4().hex}"
     command_id = f"naturals-{uuid.uuid4().hex}"
     answered = send("show-naturals", request_id, command_id)  # the punter must now decide
