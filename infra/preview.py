@@ -16,7 +16,6 @@ needed a play-off.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import statistics
 from collections.abc import Callable, Iterable
 
@@ -41,7 +40,7 @@ from infra.direction import (
     send_order,
 )
 from infra.memory import MemoryStore
-from infra.service import seeds_from
+from infra.service import seating_seed_from, seeds_from
 
 PACE = 45  # seconds a coup's dealing takes at a table (its betting too, without a bet clock)
 
@@ -148,7 +147,7 @@ class MemoryDesk:
         return self._master
 
     def seating_seed(self) -> bytes:
-        return hmac.new(self._master, b"seating", hashlib.sha256).digest()
+        return seating_seed_from(self._master)
 
     def place_secret_bet(self, player: str, commitment: str, command_id: str) -> None:
         table = self.state().entrant(player).table or ""

@@ -105,6 +105,11 @@ def seeds_from(master: bytes) -> Callable[[uuid.UUID, int], bytes]:
     return seed
 
 
+def seating_seed_from(master: bytes) -> bytes:
+    """A tournament's seating seed: HMAC(master, "seating")."""
+    return hmac.new(master, b"seating", hashlib.sha256).digest()
+
+
 def fork(aggregate: Any) -> Any:
     """A copy of an aggregate to decide on: its attributes shared, its state (a msgspec
     struct) copied through MessagePack, as a snapshot would be (a tenth of a deep copy)."""

@@ -36,7 +36,6 @@ epoch.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import logging
 import secrets
 import time
@@ -74,7 +73,7 @@ from infra.direction import (
 )
 from infra.errors import SeedAlreadySealed
 from infra.leases import Lease, Leases
-from infra.service import Recorded, TableService, seeds_from
+from infra.service import Recorded, TableService, seating_seed_from, seeds_from
 
 log = logging.getLogger("sabot.director")
 
@@ -265,7 +264,7 @@ class Tournaments:
         return self._masters[tournament_id]
 
     def seating_seed(self, tournament_id: uuid.UUID) -> bytes:
-        return hmac.new(self.master(tournament_id), b"seating", hashlib.sha256).digest()
+        return seating_seed_from(self.master(tournament_id))
 
     def _shoe_seeds(self, fallback: Callable[[uuid.UUID, int], bytes]
                     ) -> Callable[[uuid.UUID, int], bytes]:
