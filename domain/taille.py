@@ -9,7 +9,7 @@ and ends the taille, whose RNG seed is then revealed. The shoe's public record i
 from __future__ import annotations
 
 from domain.actors import is_official
-from domain.cards import Card, value
+from domain.cards import Card
 from domain.errors import OutOfTurn, RuleViolation
 from domain.settings import Burn
 from domain.shoe import burn_count, cut_card_index
@@ -113,8 +113,3 @@ class Taille(TableBase, kw_only=True):
         needs_bank = self.banks_with_player and self.banker is None
         self.phase = Phase.NO_BANK if needs_bank else Phase.BETTING
         self.rules.banking.betting_opens(self)
-
-    def seen_values(self) -> list[int]:
-        """Values of every card seen face up this taille (the banker's knowledge)."""
-        assert self.shoe is not None
-        return [value(c) for c in self.shoe.dealt]
