@@ -66,8 +66,9 @@ _AT = re.compile(r" - at `\$\.?(?P<path>[^`]*)`$")
 _NAMED = re.compile(r"(?:missing required|contains unknown) field `(?P<name>[^`]+)`")
 
 
-def field_of(error: msgspec.ValidationError, prefix: str = "") -> str | None:
-    """The dotted field a msgspec validation error is about (`amount`, `settings.decks`)."""
+def field_of(error: msgspec.ValidationError | str, prefix: str = "") -> str | None:
+    """The dotted field a msgspec validation error (or its message) is about (`amount`,
+    `settings.decks`)."""
     message = str(error)
     at = _AT.search(message)
     parts = [prefix] if prefix else []

@@ -32,7 +32,7 @@ from litestar.params import JSONBody, PathParameter
 
 from api import auth
 from api.openapi import problems
-from api.problems import ApiProblem, Problem, problem
+from api.problems import ApiProblem, Problem, field_of, problem
 from api.routes_tables import IdempotencyKey, blocking, grant_of
 from api.routes_views import ViewReader
 from api.tokens import Grant, Role
@@ -174,10 +174,16 @@ def organiser(grant: Grant) -> None:
 
 
 def _invalid_body(_: Request[Any, Any, Any], error: ValidationException) -> Response[Problem]:
-    field = None
+    """A body litestar could not decode (400) or fit to its type (422, saying what and where:
+    "Object missing required field `reason`", field `reason`)."""
+    first: dict[str, Any] = {}
     if isinstance(error.extra, list) and error.extra and isinstance(error.extra[0], dict):
-        field = error.extra[0].get("key")
-    return problem(422 if field != "body" else 400, str(error.detail), "invalid-field", field)
+        first = error.extra[0]
+    key = first.get("key")
+    if key == "body":
+        return problem(400, str(error.detail), "invalid-field", key)
+    message = str(first.get("message") or error.detail)
+    return problem(422, message, "invalid-field", field_of(message) or key)
 
 
 class TournamentsController(Controller):

@@ -94,6 +94,12 @@ def test_a_tournament_from_a_preset_is_played_to_the_end_by_a_worker(
     assert penalty.status_code == 201, penalty.text
     refused(api, 422, "reason-required", "POST", f"{path}/interventions", organiser,
             {"kind": "penalise", "player": "bob", "delta": -100, "reason": " "})
+    refused(api, 422, "invalid-field", "POST", f"{path}/interventions", organiser,
+            {"kind": "penalise", "player": "bob", "delta": -100})
+    missing = api.call("POST", f"{path}/interventions", organiser,
+                       json={"kind": "penalise", "player": "bob", "delta": -100})
+    assert missing.json()["field"] == "reason", missing.text  # named, not the body's "data"
+    assert "reason" in missing.json()["detail"]
     refused(api, 403, "organiser-only", "POST", f"{path}/interventions", alice,
             {"kind": "penalise", "player": "bob", "delta": -100, "reason": "me"})
 
