@@ -25,14 +25,21 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import Aggregate, DomainEventProtocol, MutableOrImmutableAggregate
-from eventsourcing.persistence import Recording
-from eventsourcing.utils import EnvType
+from eventsourcing.persistence import (
+    ApplicationRecorder,
+    EventStore,
+    InfrastructureFactory,
+    Recording,
+)
+from eventsourcing.utils import Environment, EnvType
 
 from domain.errors import NotFound
 from infra.database import Database, database_of
 from infra.errors import RecordedCommand, StoreError
+from infra.homes import MAIN_HOME, homes_from
 from infra.partitions import partition_key
 from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApplicationRecorder
+from infra.routing import ChainedRecorder, RoutedRecorder, RoutedSnapshots
 from infra.settings import load_settings, resolve_database_url
 from infra.urls import store_env
 from infra.vault import SeedVault
@@ -54,9 +61,11 @@ class SabotApplication(Application[UUID]):
         else:
             url = resolve_database_url(given.get("SABOT_DATABASE_URL"))
             merged = {**store_env(url), **given}
+        self._home_factories: dict[str, InfrastructureFactory] = {}
         super().__init__(merged)
         if not isinstance(
-            self.recorder, ChainedSQLiteApplicationRecorder | ChainedPostgresApplicationRecorder
+            self.recorder,
+            ChainedSQLiteApplicationRecorder | ChainedPostgresApplicationRecorder | RoutedRecorder,
         ):
             raise StoreError(
                 f"{type(self).__name__} needs Sabot's chained recorders, got "
@@ -67,6 +76,38 @@ class SabotApplication(Application[UUID]):
         self.database: Database = database_of(self.recorder.datastore)
         self._secret_key = secret_key
         self._vault: SeedVault | None = None
+
+    def construct_recorder(self) -> ApplicationRecorder:
+        """The main database's chained recorder; with `SABOT_PARTITION_DATABASES` set, a
+        `RoutedRecorder` over it and one chained recorder per home (`infra.routing`)."""
+        main = self.factory.application_recorder()
+        homes = homes_from(self.env)
+        if homes is None:
+            return main
+        assert isinstance(main, ChainedRecorder)
+        recorders = {}
+        for name, url in homes.urls.items():
+            factory = InfrastructureFactory.construct(Environment("", store_env(url)))
+            self._home_factories[name] = factory
+            recorder = factory.application_recorder()
+            assert isinstance(recorder, ChainedPostgresApplicationRecorder)
+            recorders[name] = recorder
+        return RoutedRecorder(main, homes, recorders)
+
+    def construct_snapshot_store(self) -> EventStore[UUID]:
+        """Snapshots beside their streams: in each one's home when partitions are spread."""
+        store = super().construct_snapshot_store()
+        if isinstance(self.recorder, RoutedRecorder):
+            store.recorder = RoutedSnapshots(self.recorder, {
+                MAIN_HOME: store.recorder,
+                **{name: factory.aggregate_recorder(purpose="snapshots")
+                   for name, factory in self._home_factories.items()}})
+        return store
+
+    def close(self) -> None:
+        super().close()
+        for factory in self._home_factories.values():
+            factory.close()
 
     def save(
         self,
@@ -105,6 +146,13 @@ class SabotApplication(Application[UUID]):
             super()._take_snapshots(processing_event)
         except Exception:
             log.exception("snapshot not taken; the aggregate loads from its events")
+
+    def home_databases(self) -> dict[str, Database]:
+        """The databases this application's events live in, by home (`infra.homes`): the
+        main one alone unless `SABOT_PARTITION_DATABASES` names others."""
+        if isinstance(self.recorder, RoutedRecorder):
+            return self.recorder.databases()
+        return {MAIN_HOME: self.database}
 
     def recorded_command(self, command_id: str | UUID) -> RecordedCommand | None:
         """The stream and versions a command produced, or None if it was never applied."""

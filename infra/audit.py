@@ -512,6 +512,7 @@ class _Walk:
         links = _Peekable(self._rows(LINKS_SQL))
         if self.trust is not None:
             self._load_signatures()
+            self._reach_checkpoints()  # those of the size it starts from (an empty store's)
         while (event := events.peek()) is not None or links.peek() is not None:
             link = links.peek()
             if event is not None and (link is None or event[0] < link[0]):

@@ -39,11 +39,12 @@ from infra.audit import AuditCheck, Finding
 from infra.audit_snapshots import snapshots_match_events
 from infra.database import Database, SQLiteDatabase
 from infra.errors import SealBroken
+from infra.homes import MAIN_HOME
 from infra.settings import HOME, SECRET_KEY_FILE, load_settings
 from infra.store import Store
 from infra.vault import open_seal
 from projections.registry import VIEWS
-from projections.runner import Runner
+from projections.runner import Runner, tracked
 
 PAGE = 5000
 MAX_FINDINGS = 20
@@ -71,9 +72,8 @@ def _secret_key() -> bytes | None:
 
 
 def vault_matches_events(store: Store) -> Iterator[Finding]:
-    database = store.database
-    sealed = {row["shoe_id"]: bytes(row["sealed"])
-              for row in _rows(database, "SELECT shoe_id, sealed FROM {shoe_seeds}")}
+    sealed = {row["shoe_id"]: bytes(row["sealed"]) for row in _rows(
+        store.vault_database, "SELECT shoe_id, sealed FROM {shoe_seeds}")}
     found = 0
     for stored in _shuffles(store):
         event: Any = store.mapper.to_domain_event(stored)
@@ -166,11 +166,11 @@ command_log_matches_events.name = "commands"  # type: ignore[attr-defined]
 class _Copy:
     """An in-memory SQLite copy of a store's events, for a runner to rebuild views in."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, source: Database) -> None:
         self.mapper = store.mapper
         self.datastore = SQLiteDatastore(f"file:verify-{uuid.uuid4().hex}?mode=memory&cache=shared")
         self.database = SQLiteDatabase(self.datastore)
-        source = store.database
+        self.homes: dict[str, Database] = {MAIN_HOME: self.database}  # every home's copy
         with self.database.transaction(write=True) as cursor:
             cursor.execute("CREATE TABLE stored_events (originator_id TEXT, originator_version"
                            " INTEGER, topic TEXT, state BLOB)")
@@ -188,25 +188,36 @@ class _Copy:
                     break
                 after = rows[-1]["n"]
 
+    def home_databases(self) -> dict[str, Database]:
+        return self.homes
+
     def close(self) -> None:
         self.datastore.close()
 
 
 def views_match_events(store: Store) -> Iterator[Finding]:
+    """The views' rows equal those rebuilt from copies of every home's events, up to the
+    positions the views record in each home's log."""
     positions = {row["projection"]: int(row["notification_id"]) for row in _rows(
         store.database, "SELECT projection, notification_id FROM {view_tracking}")}
-    wanted = [cls for cls in VIEWS if positions.get(cls.name)]
+    homes = store.home_databases()
+    wanted = [cls for cls in VIEWS
+              if any(positions.get(tracked(cls.name, home)) for home in homes)]
     if not wanted:
         return
-    copy = _Copy(store)
+    copies = {home: _Copy(store, source) for home, source in homes.items()}
+    copy = copies[MAIN_HOME]
+    copy.homes = {home: each.database for home, each in copies.items()}
     try:
         runner = Runner(copy, wanted)
         for cls in wanted:
-            runner.catch_up(cls.name, until=positions[cls.name])
+            runner.catch_up(cls.name, until={home: positions.get(tracked(cls.name, home), 0)
+                                             for home in homes})
             for table in cls.tables:  # not a fold's working copy: it holds a snapshot's time
                 yield from _compare(store.database, copy.database, cls.name, table)
     finally:
-        copy.close()
+        for each in copies.values():
+            each.close()
 
 
 views_match_events.name = "views"  # type: ignore[attr-defined]

@@ -415,5 +415,5 @@ class _Writer(Protocol):
 def write_checkpoint(writer: _Writer) -> Checkpoint | None:
     """Write a checkpoint now for a `SabotApplication` or an `infra.store.Store` (e.g. at the
     end of a round); None for an in-memory store, or when the file already holds this size."""
-    checkpointer: Checkpointer | None = writer.recorder.checkpointer()
-    return None if checkpointer is None else checkpointer.write()
+    written: Checkpoint | None = writer.recorder.write_checkpoint()
+    return written

@@ -128,9 +128,10 @@ class OutboxPostgresRecorder(_Outboxed, ChainedPostgresApplicationRecorder):  # 
 class Dispatcher:
     """Hands committed effects to this process's handlers, and marks them dispatched."""
 
-    def __init__(self, database: Database, *, retention: float | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
-        self.database = database
+    def __init__(self, database: Database, *, homes: Sequence[Database] = (),
+                 retention: float | None = None, clock: Callable[[], float] = time.time
+                 ) -> None:
+        self.databases = [database, *homes]  # each home's outbox (`infra.homes`)
         self.handlers: dict[type[Any], Callable[[Any], object]] = {}
         self.failed = False  # an effect is known pending: relay before the next dispatch
         self.retention = outbox_retention() if retention is None else retention
@@ -162,14 +163,17 @@ class Dispatcher:
         many went. Run from `dispatch` once every `EXPIRY_INTERVAL` seconds."""
         now = self.clock()
         self.next_expiry = now + EXPIRY_INTERVAL
-        deleted, batch = 0, EXPIRY_BATCH
-        while batch == EXPIRY_BATCH:  # short transactions: writers wait a moment at most
-            with self.database.transaction(write=True) as cursor:
-                batch = len(self.database.execute(
-                    cursor, "DELETE FROM {outbox} WHERE id IN (SELECT id FROM {outbox}"
-                    " WHERE dispatched AND (dispatched_at IS NULL OR dispatched_at < ?)"
-                    f" LIMIT {EXPIRY_BATCH}) RETURNING id", (now - self.retention,)).fetchall())
-            deleted += batch
+        deleted = 0
+        for database in self.databases:
+            batch = EXPIRY_BATCH
+            while batch == EXPIRY_BATCH:  # short transactions: writers wait a moment at most
+                with database.transaction(write=True) as cursor:
+                    batch = len(database.execute(
+                        cursor, "DELETE FROM {outbox} WHERE id IN (SELECT id FROM {outbox}"
+                        " WHERE dispatched AND (dispatched_at IS NULL OR dispatched_at < ?)"
+                        f" LIMIT {EXPIRY_BATCH}) RETURNING id",
+                        (now - self.retention,)).fetchall())
+                deleted += batch
         if deleted:
             log.info("outbox.expired", effects=deleted, retention=self.retention)
         return deleted
@@ -178,25 +182,29 @@ class Dispatcher:
         """Send the pending effects this process has handlers for (but those of the command
         `before`, sent next); how many were sent or found superseded."""
         kinds = sorted(kind_of(kind) for kind in self.handlers)
-        with self.database.transaction(write=False) as cursor:
-            rows = self.database.execute(
-                cursor, "SELECT id, command_id, effect FROM {outbox} WHERE NOT dispatched"
-                f" AND kind IN ({', '.join('?' * len(kinds))}) AND command_id <> ? ORDER BY id"
-                f" LIMIT {RELAY_BATCH}", (*kinds, before)).fetchall()
         self.failed = False
-        effects = [(row["id"], row["command_id"], _decoder.decode(bytes(row["effect"])))
-                   for row in rows]
+        effects: list[tuple[Database, int, str, Effect]] = []
+        for database in self.databases:
+            with database.transaction(write=False) as cursor:
+                rows = database.execute(
+                    cursor, "SELECT id, command_id, effect FROM {outbox} WHERE NOT dispatched"
+                    f" AND kind IN ({', '.join('?' * len(kinds))}) AND command_id <> ?"
+                    f" ORDER BY id LIMIT {RELAY_BATCH}", (*kinds, before)).fetchall()
+            effects.extend((database, row["id"], row["command_id"],
+                            _decoder.decode(bytes(row["effect"]))) for row in rows)
         latest: dict[uuid.UUID, Wake] = {}  # a table's last wake-up says all the earlier ones do
-        for _, _, effect in effects:
+        for _, _, _, effect in effects:
             if isinstance(effect, Wake) and effect.version >= latest.get(
                     effect.table_id, effect).version:
                 latest[effect.table_id] = effect
         with structlog.contextvars.bound_contextvars(request_id=None):  # not this request's
-            sent = [row_id for row_id, command_id, effect in effects
+            sent = [(database, row_id) for database, row_id, command_id, effect in effects
                     if (isinstance(effect, Wake) and latest[effect.table_id] is not effect)
                     or self._send(effect, command_id)]
-        if sent:
-            self._mark(f"id IN ({', '.join('?' * len(sent))})", tuple(sent))
+        for database in self.databases:
+            ids = tuple(row_id for home, row_id in sent if home is database)
+            if ids:
+                self._mark(f"id IN ({', '.join('?' * len(ids))})", ids, [database])
         return len(sent)
 
     def _send(self, effect: Effect, command_id: str) -> bool:
@@ -210,7 +218,11 @@ class Dispatcher:
             return False
         return True
 
-    def _mark(self, where: str, params: tuple[Any, ...]) -> None:
-        with self.database.transaction(write=True) as cursor:
-            self.database.execute(cursor, "UPDATE {outbox} SET dispatched = ?, dispatched_at = ?"
-                                  f" WHERE {where}", (True, self.clock(), *params))
+    def _mark(self, where: str, params: tuple[Any, ...],
+              databases: Sequence[Database] | None = None) -> None:
+        """Mark dispatched what `where` selects, in `databases` (default: every home's
+        outbox, since a command's effects are in the home its events went to)."""
+        for database in self.databases if databases is None else databases:
+            with database.transaction(write=True) as cursor:
+                database.execute(cursor, "UPDATE {outbox} SET dispatched = ?, dispatched_at = ?"
+                                 f" WHERE {where}", (True, self.clock(), *params))

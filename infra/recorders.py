@@ -55,7 +55,7 @@ from eventsourcing.utils import retry
 from psycopg.pq import TransactionStatus
 
 from infra import ledger, migrations
-from infra.checkpoints import Checkpointer, checkpoint_path, interval
+from infra.checkpoints import Checkpoint, Checkpointer, checkpoint_path, interval
 from infra.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.errors import DuplicateCommand, RecordedCommand
 from infra.signing import Signer, SigningKeyError, key_env, key_path, signer_for
@@ -128,6 +128,11 @@ class _Ledgered:
 
             datastore.close = close_after_checkpoint  # the last checkpoint before the pool goes
         return self._checkpointer
+
+    def write_checkpoint(self) -> Checkpoint | None:
+        """A checkpoint written now (None: an in-memory store, or nothing new to sign)."""
+        checkpointer = self.checkpointer()
+        return None if checkpointer is None else checkpointer.write()
 
     def _sign(self, cursor: Any) -> Signer:
         """The signer, its public key recorded in the store by this writer's first insert."""

@@ -167,7 +167,8 @@ class TableService(SabotApplication):
         self._writers: weakref.WeakValueDictionary[uuid.UUID, Any] = (
             weakref.WeakValueDictionary())
         self.cards = VaultCards(self)
-        self.effects = Dispatcher(self.database)
+        homes = [db for name, db in self.home_databases().items() if db is not self.database]
+        self.effects = Dispatcher(self.database, homes=homes)
         broker = self.env.get("SABOT_BROKER_URL") or ""
         if is_redis(broker):  # any process's writes wake the API's live pages at once
             self.effects.on(Wake, RedisWake(broker))

@@ -26,6 +26,7 @@ from infra import migrations
 from infra.application import SabotApplication
 from infra.database import Database
 from infra.errors import StoreError
+from infra.homes import MAIN_HOME, homes_from
 from infra.reachability import check_database
 from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApplicationRecorder
 from infra.settings import redact_url, resolve_database_url
@@ -40,7 +41,7 @@ READER_POOL = {"POSTGRES_POOL_SIZE": "1", "POSTGRES_MAX_OVERFLOW": "1"}
 
 
 class Store:
-    def __init__(self, url: str, *, create: bool = True) -> None:
+    def __init__(self, url: str, *, create: bool = True, main: Database | None = None) -> None:
         check_database(url)
         reader = {} if create else READER_POOL  # a reader (verify) needs one connection
         env = Environment("", {**reader, **os.environ, **store_env(url, create=create)})
@@ -57,8 +58,27 @@ class Store:
         self.database: Database = self.recorder.database
         if not create:
             migrations.check(self.database)
+        self.create = create
+        self._homes: dict[str, Store] | None = {} if main else None  # a home has none
+        self.vault_database = main or self.database  # the shoe seeds are the main database's
+
+    def homes(self) -> dict[str, Store]:
+        """The stores of the other databases partitions live in (`infra.homes`), by name,
+        opened on first use: none unless `SABOT_PARTITION_DATABASES` names some."""
+        if self._homes is None:
+            named = homes_from()
+            self._homes = {}
+            for name, url in (named.urls if named else {}).items():
+                self._homes[name] = Store(url, create=self.create, main=self.database)
+        return self._homes
+
+    def home_databases(self) -> dict[str, Database]:
+        return {MAIN_HOME: self.database,
+                **{name: store.database for name, store in self.homes().items()}}
 
     def close(self) -> None:
+        for store in (self._homes or {}).values():
+            store.close()
         self.factory.close()
 
     def __enter__(self) -> Self:

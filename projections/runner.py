@@ -14,6 +14,12 @@ subscriptions, and on PostgreSQL). One batch is one write transaction that:
 4. moves each view's tracking row to the last notification read (or to the head, when the
    batch reached it: the events in between were of other topics).
 
+With tournaments spread over several databases (`infra.homes`), each home has its own
+notification ids: a view has a tracking row per home (`standings`, `standings@east`, ...), and
+a batch reads one home's notifications and applies them in the views' own (main) database's
+transaction, with that home's row. A view's rows depend on one partition's events at a time
+(a table's, a tournament's), all in one home, so the order between homes does not matter.
+
 `catch_up` runs one view; `catch_up_together` runs several in shared batches (a rebuild of
 every view, `sabot projections`). An error anywhere rolls all of a batch back: the views and
 their positions stay where they were, so a runner killed in the middle of a batch starts
@@ -28,7 +34,7 @@ from __future__ import annotations
 
 import logging
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol, cast
 from uuid import UUID
@@ -37,6 +43,7 @@ import msgspec
 from eventsourcing.persistence import InterfaceError, Mapper, Notification, OperationalError
 
 from infra.database import Database
+from infra.homes import MAIN_HOME
 from infra.ledger import committed_head
 from projections.table_fold import TableFoldView, fold_together
 from projections.tracking import ViewTracking
@@ -65,6 +72,8 @@ class Store(Protocol):
 
     @property
     def mapper(self) -> Mapper[UUID]: ...
+
+    def home_databases(self) -> dict[str, Database]: ...
 
 
 class Lag(msgspec.Struct, frozen=True):
@@ -109,7 +118,8 @@ class Runner:
         self.database = store.database
         self.batch_size = batch_size
         self.tracking = ViewTracking(self.database, APPLICATION)
-        self._failing = 0
+        self.homes = store.home_databases()
+        self._failing = (MAIN_HOME, 0)
         self.views = {cls.name: cls(self.tracking, store.mapper) for cls in views}
         with self.database.transaction(write=True) as cursor:
             if self.database.dialect == "postgres":  # concurrent CREATE IF NOT EXISTS can clash
@@ -118,7 +128,8 @@ class Runner:
             self.database.execute(cursor, FAILURES)
             for view in self.views.values():
                 view.create_tables(cursor)
-                self.tracking.ensure(cursor, view.name)
+                for home in self.homes:
+                    self.tracking.ensure(cursor, tracked(view.name, home))
 
     def view(self, name: str) -> View:
         try:
@@ -127,21 +138,27 @@ class Runner:
             known = ", ".join(sorted(self.views))
             raise KeyError(f"no projection named {name!r} (known: {known})") from None
 
-    def catch_up(self, name: str, *, until: int | None = None,
+    def catch_up(self, name: str, *, until: int | Mapping[str, int] | None = None,
                  progress: Progress | None = None) -> int:
-        """Apply every event up to the head (or `until`); the number of events applied.
+        """Apply every event up to the head (or `until`, by home if a mapping); the number of
+        events applied.
 
         An event the view cannot apply stops this view there: the events before it are
         applied (its batch is retried one event at a time), the failure is recorded
         (`failures`, logged) and raised as `ProjectionFailed`; the next call tries it again,
         and the first batch that passes it clears the failure."""
+        return sum(self._catch_up(name, home, until.get(home, 0) if isinstance(until, Mapping)
+                                  else until, progress) for home in self.homes)
+
+    def _catch_up(self, name: str, home: str, until: int | None, progress: Progress | None
+                  ) -> int:
         view = self.view(name)
         applied, size = 0, self.batch_size
-        if until is None and self._at_head(view.name):
+        if until is None and self._at_head(view.name, home):
             return 0  # the common case of a read: no write transaction, no wait for writers
         while True:
             try:
-                moved = self._batch([view], until, size)
+                moved = self._batch([view], until, size, home)
             except (OperationalError, InterfaceError):
                 raise  # the store, not the event: nothing to record against the view
             except Exception as error:
@@ -169,40 +186,45 @@ class Runner:
         fails, each view goes on alone (`catch_up`), so the view that cannot apply an event
         stops alone at it; a view already stopped by one is run alone from the start."""
         stopped = {failure.projection for failure in self.failures()}
-        views = [self.view(name) for name in names if name not in stopped]
         applied = dict.fromkeys(names, 0)
-        while len(views) > 1:
-            try:
-                moved = self._batch(views, None, self.batch_size)
-            except (OperationalError, InterfaceError):
-                raise
-            except Exception:
-                break  # an event one of them cannot apply: each on its own, below
-            if moved is None:
-                views = []
-                break
-            for name, count in moved.applied.items():
-                applied[name] += count
-            if progress is not None:
-                progress(moved.reached, moved.head)
-            if moved.reached >= moved.head:
-                views = []  # all at the head this call set out for (later events: next call)
-                break
+        alone: set[str] = set()
+        for home in self.homes:
+            views = [self.view(name) for name in names if name not in stopped]
+            while len(views) > 1:
+                try:
+                    moved = self._batch(views, None, self.batch_size, home)
+                except (OperationalError, InterfaceError):
+                    raise
+                except Exception:
+                    break  # an event one of them cannot apply: each on its own, below
+                if moved is None:
+                    views = []
+                    break
+                for name, count in moved.applied.items():
+                    applied[name] += count
+                if progress is not None:
+                    progress(moved.reached, moved.head)
+                if moved.reached >= moved.head:
+                    views = []  # all at the head this call set out for (later: next call)
+                    break
+            alone.update(view.name for view in views)
         failed = {}
-        for name in [view.name for view in views] + [n for n in names if n in stopped]:
+        for name in [n for n in names if n in alone or n in stopped]:
             try:
                 applied[name] += self.catch_up(name, progress=progress)
             except ProjectionFailed as error:
                 failed[name] = error
         return applied, failed
 
-    def _batch(self, views: Sequence[View], until: int | None, size: int) -> Moved | None:
-        """One batch of at most `size` events (of any of the views' topics) in one
-        transaction, applied to each view not already past them; None when every view is
-        already at the head."""
-        committed = committed_head(self.database)  # before the batch's snapshot
+    def _batch(self, views: Sequence[View], until: int | None, size: int,
+               home: str = MAIN_HOME) -> Moved | None:
+        """One batch of at most `size` events (of any of the views' topics) of one home, in
+        one transaction of the views' database, applied to each view not already past them;
+        None when every view is already at the home's head."""
+        source = self.homes[home]
+        committed = committed_head(source)  # before the batch's snapshot
         with self.database.transaction(write=True) as cursor:
-            positions = {view.name: self.tracking.lock(cursor, view.name)
+            positions = {view.name: self.tracking.lock(cursor, tracked(view.name, home))
                          for view in sorted(views, key=lambda v: v.name)}
             head = committed if until is None else min(until, committed)
             behind = [view for view in views if positions[view.name] < head]
@@ -211,8 +233,13 @@ class Runner:
             after = min(positions[view.name] for view in behind)
             reads = {view.name: frozenset(view.topics) for view in behind}
             topics = sorted(frozenset().union(*reads.values()))
-            notifications = self._notifications(cursor, topics, after, head, size)
-            self._failing = notifications[0].id if notifications else head
+            if source is self.database:
+                notifications = self._notifications(source, cursor, topics, after, head, size)
+            else:
+                with source.transaction(write=False) as reading:
+                    notifications = self._notifications(source, reading, topics, after, head,
+                                                        size)
+            self._failing = (home, notifications[0].id if notifications else head)
             reached = notifications[-1].id if len(notifications) == size else head
             decoded = [(n.id, n.topic, cast(Event, self.store.mapper.to_domain_event(n)))
                        for n in notifications]
@@ -236,7 +263,8 @@ class Runner:
                     if view not in folds:
                         view.apply(cursor, mine)
                     last_at = mine[-1].timestamp if mine else None
-                    self.tracking.advance(cursor, view.name, reached, last_at, _now())
+                    self.tracking.advance(cursor, tracked(view.name, home), reached, last_at,
+                                          _now())
                     applied[view.name] = len(mine)
             self.database.execute(
                 cursor, "DELETE FROM {view_failures} WHERE projection IN ("
@@ -246,15 +274,18 @@ class Runner:
     def _failed(self, name: str, error: Exception) -> str:
         """Record (and log) that `name` stopped at the event it failed on; the message."""
         message = (str(error).splitlines() or [repr(error)])[0][:500]
+        home, at = self._failing
+        if home != MAIN_HOME:
+            message = f"(in {home}'s log) {message}"[:500]
         with self.database.transaction(write=True) as cursor:
             self.database.execute(cursor, "DELETE FROM {view_failures} WHERE projection = ?",
                                   (name,))
             self.database.execute(
                 cursor, "INSERT INTO {view_failures} (projection, notification_id, error,"
                 " failed_at) VALUES (?, ?, ?, ?)",
-                (name, self._failing, message, _now().isoformat()))
-        log.error("projection %s stopped at event %d: %s", name, self._failing, message)
-        return f"projection {name} stopped at event {self._failing}: {message}"
+                (name, at, message, _now().isoformat()))
+        log.error("projection %s stopped at event %d: %s", name, at, message)
+        return f"projection {name} stopped at event {at}: {message}"
 
     def failures(self) -> list[Failure]:
         """The views stopped by an event they could not apply, and why."""
@@ -284,54 +315,66 @@ class Runner:
             for view in views:
                 view.drop_tables(cursor)
                 view.create_tables(cursor)
-                self.tracking.reset(cursor, view.name)
+                for home in self.homes:
+                    self.tracking.reset(cursor, tracked(view.name, home))
                 self.database.execute(
                     cursor, "DELETE FROM {view_failures} WHERE projection = ?", (view.name,))
 
     def head(self) -> int:
+        """The main database's last notification id."""
         with self.database.transaction(write=False) as cursor:
-            return self._head(cursor)
+            return self._head(self.database, cursor)
 
     def lag(self, name: str) -> Lag:
         position = self.tracking.position(self.view(name).name)
         with self.database.transaction(write=False) as cursor:
-            head = self._head(cursor)
-            behind = self.database.execute(
-                cursor, "SELECT COUNT(*) AS n FROM {stored_events} WHERE {nid} > ?",
-                (position.notification_id,),
-            ).fetchone()["n"]
+            head = self._head(self.database, cursor)
+        behind = 0  # in every home's log
+        for home, source in self.homes.items():
+            after = self.tracking.position(tracked(name, home)).notification_id
+            with source.transaction(write=False) as cursor:
+                behind += source.execute(
+                    cursor, "SELECT COUNT(*) AS n FROM {stored_events} WHERE {nid} > ?",
+                    (after,)).fetchone()["n"]
         at = position.event_at
         seconds = (_now() - at).total_seconds() if at is not None else None
         failed = next((f for f in self.failures() if f.projection == name), None)
         return Lag(name, position.notification_id, head, int(behind), at, seconds,
                    failed.notification_id if failed else None, failed.error if failed else None)
 
-    def _at_head(self, name: str) -> bool:
-        """Whether the view is at the last notification (so at the committed head too)."""
+    def _at_head(self, name: str, home: str) -> bool:
+        """Whether the view is at the home's last notification (so at its committed head)."""
+        source = self.homes[home]
         with self.database.transaction(write=False) as cursor:
             row = self.database.execute(
                 cursor, "SELECT notification_id FROM {view_tracking} WHERE projection = ?",
-                (name,)).fetchone()
-            return row is not None and int(row["notification_id"]) >= self._head(cursor)
+                (tracked(name, home),)).fetchone()
+            if row is None:
+                return False
+            if source is self.database:
+                return int(row["notification_id"]) >= self._head(source, cursor)
+        with source.transaction(write=False) as reading:
+            return int(row["notification_id"]) >= self._head(source, reading)
 
-    def _head(self, cursor: Any) -> int:
-        row = self.database.execute(
-            cursor, "SELECT MAX({nid}) AS head FROM {stored_events}"
-        ).fetchone()
+    @staticmethod
+    def _head(database: Database, cursor: Any) -> int:
+        row = database.execute(cursor, "SELECT MAX({nid}) AS head FROM {stored_events}"
+                               ).fetchone()
         return int(row["head"] or 0)
 
-    def _notifications(self, cursor: Any, topics: Sequence[str], after: int, head: int,
-                       size: int) -> list[Notification]:
+    @staticmethod
+    def _notifications(source: Database, cursor: Any, topics: Sequence[str], after: int,
+                       head: int, size: int) -> list[Notification]:
         """The first `size` notifications of `topics` after `after`, up to `head`: read in
         ranges of ids (the first `SPAN` times `size` long, doubled while the topics are
         sparse), so that each read stops early on PostgreSQL's index whatever its plan
         (one query to the head scanned every id to the head for each batch)."""
         marks = ", ".join("?" * len(topics))
-        select = self.database.sql(
+        select = source.sql(
             "SELECT {nid} AS nid, originator_id, originator_version, topic, state"
             " FROM {stored_events} WHERE {nid} > ? AND {nid} <= ?"
             " AND topic IN (" + marks + ") ORDER BY {nid} LIMIT ?")
-        binary = {"binary": True} if self.database.dialect == "postgres" else {}  # no hex bytea
+        binary = {"binary": True} if source.dialect == "postgres" else {}  # no hex bytea
         rows: list[Any] = []
         low, span = after, SPAN * size
         while len(rows) < size and low < head:
@@ -339,13 +382,18 @@ class Runner:
             cursor.execute(select, (low, high, *topics, size - len(rows)), **binary)
             rows.extend(cursor.fetchall())
             low, span = high, span * 2
-        from_db_id = self.database.from_db_id
+        from_db_id = source.from_db_id
         return [
             Notification(id=int(row["nid"]), originator_id=from_db_id(row["originator_id"]),
                          originator_version=int(row["originator_version"]),
                          topic=row["topic"], state=bytes(row["state"]))
             for row in rows
         ]
+
+
+def tracked(view: str, home: str) -> str:
+    """The tracking row of a view's position in a home's log."""
+    return view if home == MAIN_HOME else f"{view}@{home}"
 
 
 def _now() -> datetime:

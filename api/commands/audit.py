@@ -39,10 +39,11 @@ from infra.checkpoints import (
     write_checkpoint,
 )
 from infra.errors import SettingsError, StoreError
+from infra.homes import MAIN_HOME
 from infra.settings import redact_url, resolve_database_url
 from infra.shoe_audit import ShoeAudit
 from infra.signing import load_key
-from infra.store import open_store
+from infra.store import Store, open_store
 
 
 def register(subparsers: Any) -> None:
@@ -118,23 +119,42 @@ def run(args: argparse.Namespace) -> int:
         anchors = dict(parse_anchor(text) for text in args.anchor)
         keys = [bytes.fromhex(text) for text in args.public_key]
         lines = checkpoints(read_lines(args.checkpoints)) if args.checkpoints else None
-        shoes = ShoeAudit()
-        checks: list[AuditCheck] = [shoes, *complete_checks()]
-        report = verify(url, anchors=anchors, extra_checks=checks, checkpoint_lines=lines,
-                        trusted_keys=keys or None, all_signatures=args.all_signatures,
-                        since=args.since)
+        with open_store(url, create=False) as store:
+            verified = {MAIN_HOME: _verified(store, anchors=anchors, checkpoint_lines=lines,
+                                             trusted_keys=keys or None,
+                                             all_signatures=args.all_signatures,
+                                             since=args.since)}
+            for name, home in store.homes().items():  # each its own chain, keys, checkpoints
+                verified[name] = _verified(home, trusted_keys=keys or None,
+                                           all_signatures=args.all_signatures)
     except (StoreError, ValueError, SettingsError) as error:
         print(f"sabot: {error}", file=sys.stderr)
         return 2
+    report, shoes = verified[MAIN_HOME]
     if args.json:
         body = {**msgspec.to_builtins(report), "shoes": msgspec.to_builtins(shoes.result)}
+        if len(verified) > 1:
+            body["homes"] = {name: {**msgspec.to_builtins(r), "shoes":
+                                    msgspec.to_builtins(s.result)}
+                             for name, (r, s) in verified.items() if name != MAIN_HOME}
         sys.stdout.write(msgspec.json.encode(body).decode() + "\n")
     else:
-        lines_out = describe(report, redact_url(url)).splitlines()
-        if report.first_break is None:
-            lines_out[-1:-1] = shoes.summary()
-        print("\n".join(lines_out))
-    return 0 if report.ok else 1
+        for name, (each, its_shoes) in verified.items():
+            if len(verified) > 1:
+                print(f"home:    {name}")
+            shown = redact_url(url if name == MAIN_HOME else store.homes()[name].url)
+            lines_out = describe(each, shown).splitlines()
+            if each.first_break is None:
+                lines_out[-1:-1] = its_shoes.summary()
+            print("\n".join(lines_out))
+    return 0 if all(each.ok for each, _ in verified.values()) else 1
+
+
+def _verified(store: Store, **options: Any) -> tuple[AuditReport, ShoeAudit]:
+    """One home's report (its shoes' audit with it)."""
+    shoes = ShoeAudit()
+    checks: list[AuditCheck] = [shoes, *complete_checks()]
+    return verify(store, extra_checks=checks, **options), shoes
 
 
 def describe(report: AuditReport, url: str) -> str:
@@ -171,6 +191,8 @@ def describe(report: AuditReport, url: str) -> str:
 def run_checkpoint(args: argparse.Namespace) -> int:
     url = resolve_database_url(args.database)
     with open_store(url, create=False) as store:
+        for home in store.homes().values():  # each home's file beside the main one's
+            write_checkpoint(home)
         checkpoint = write_checkpoint(store)
         path = checkpoint_path(store.database)
     if checkpoint is None:

@@ -39,7 +39,7 @@ import msgspec
 
 from infra.database import Database
 from infra.errors import StoreError
-from infra.migrations import v001_initial, v002_token_generation
+from infra.migrations import v001_initial, v002_token_generation, v003_partition_homes
 
 
 class Step(Protocol):
@@ -49,7 +49,7 @@ class Step(Protocol):
     def apply(self, database: Database, cursor: Any) -> None: ...
 
 
-STEPS: tuple[Step, ...] = (v001_initial, v002_token_generation)
+STEPS: tuple[Step, ...] = (v001_initial, v002_token_generation, v003_partition_homes)
 LATEST = STEPS[-1].VERSION
 
 VERSION_TABLE = ("CREATE TABLE IF NOT EXISTS {schema_version} (version INTEGER PRIMARY KEY,"

@@ -82,7 +82,7 @@ def test_a_store_of_schema_1_upgrades_verifies_and_plays_on(
     db = ["--database", database_url]
     before = schema(database_url)
     assert (before.version, before.unversioned) == (1, True)
-    assert [step.version for step in before.pending] == [1, 2]
+    assert [step.version for step in before.pending] == list(range(1, migrations.LATEST + 1))
     assert main(["db", "upgrade", "--json", *db]) == 0
     upgrade = json.loads(capsys.readouterr().out)
     assert upgrade == {"before": 1, "after": migrations.LATEST,

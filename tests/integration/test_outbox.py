@@ -212,7 +212,7 @@ def test_an_outbox_made_before_expiry_gets_the_dispatch_time_and_its_old_rows_ex
             database.execute(cursor, "DROP INDEX {outbox_dispatched}")
             database.execute(cursor, "ALTER TABLE {outbox} DROP COLUMN dispatched_at")
             database.execute(cursor, "UPDATE {outbox} SET dispatched = ?", (True,))
-            for table in ("schema_version", "api_token_generation"):  # before migrations too
+            for table in ("schema_version", "api_token_generation", "partition_homes"):
                 database.execute(cursor, "DROP TABLE {" + table + "}")
         migrations.upgrade(database)
         dispatcher = Dispatcher(database, retention=3600.0, clock=clock)

@@ -184,7 +184,7 @@ def test_a_store_chained_before_partitions_opens_verifies_and_grows(
             app.save(old)
     sql(database_url, "DROP INDEX event_chain_partition")
     sql(database_url, "ALTER TABLE event_chain DROP COLUMN partition_key")  # as it was,
-    for table in ("schema_version", "api_token_generation"):  # before versioned migrations
+    for table in ("schema_version", "api_token_generation", "partition_homes"):  # before them
         sql(database_url, f"DROP TABLE {table}")
     with ToyApp(url=database_url) as app:
         assert verify(database_url).ok

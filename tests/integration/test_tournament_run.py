@@ -24,16 +24,17 @@ SETTINGS = TournamentSettings(variant="chemin-de-fer", seats_per_table=5, starti
 
 
 def run_tournament(url: str, seed: bytes, settings: TournamentSettings = SETTINGS,
-                   players: int = 20) -> tuple[Tournaments, uuid.UUID, list[int]]:
+                   players: int = 20, name: str = "cup"
+                   ) -> tuple[Tournaments, uuid.UUID, list[int]]:
     """Play a whole tournament in-process with the director; returns the organiser's service,
     the tournament's id, and the spread of table sizes seen after every step."""
     service = TableService(url=url)
     director = Director(service)
     tournaments = director.tournaments
-    tournament_id = tournaments.create("cup", settings, seed=seed, command_id="create")
+    tournament_id = tournaments.create(name, settings, seed=seed, command_id=f"{name}-create")
     for n in range(players):
-        tournaments.register(tournament_id, f"p{n:02d}", command_id=f"reg-{n}")
-    tournaments.start(tournament_id, command_id="draw")
+        tournaments.register(tournament_id, f"p{n:02d}", command_id=f"{name}-reg-{n}")
+    tournaments.start(tournament_id, command_id=f"{name}-draw")
     spreads: list[int] = []
 
     def after_step() -> None:
