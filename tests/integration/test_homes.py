@@ -1,0 +1,214 @@
+"""Tournaments spread over several PostgreSQL databases (`SABOT_PARTITION_DATABASES`): each
+partition in the home the directory records, read back from any process, projected and
+verified across every home. The homes are real databases created on the test server."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from api.cli import main
+from domain.settings import TableSettings, Variant
+from domain.table_aggregate import Table
+from domain.tournament_aggregate import Tournament
+from infra.homes import MAIN_HOME, SETTING, BadHomes, chosen_home, directory
+from infra.routing import SpansHomes
+from infra.service import TableService
+from projections.registry import VIEWS
+from projections.runner import Runner
+from tests.conftest import POSTGRES_URL, need_server
+from tests.integration.test_projections import dump
+from tests.integration.test_tournament_run import run_tournament
+
+CUPS = ("cup-a", "cup-b", "cup-c", "cup-d")
+COMPARED_VIEWS = ("standings", "rotation")
+
+
+def _admin(sql: str) -> None:
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
+        connection.execute(sql)
+
+
+@pytest.fixture
+def new_database() -> Iterator[Any]:
+    """Makes empty databases on the test server (`make()` gives a URL), dropped at the end."""
+    need_server("PostgreSQL", "127.0.0.1", 5432)
+    made: list[str] = []
+
+    def make() -> str:
+        name = f"sabot_home_{uuid.uuid4().hex[:10]}"
+        _admin(f'CREATE DATABASE "{name}"')
+        made.append(name)
+        return POSTGRES_URL.rsplit("/", 1)[0] + "/" + name
+
+    yield make
+    for name in made:
+        _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def homes(new_database: Any, postgres_url: str, tmp_path: Path,
+          monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The main store (a schema of the test database) and two home databases, east and west,
+    named by the setting; checkpoints and keys in a folder of the test's own."""
+    monkeypatch.chdir(tmp_path)
+    urls = {"east": new_database(), "west": new_database()}
+    monkeypatch.setenv(SETTING, ",".join(f"{name}={url}" for name, url in urls.items()))
+    return {MAIN_HOME: postgres_url, **urls}
+
+
+def play(url: str) -> dict[str, uuid.UUID]:
+    """The four cups, each played to its end by the director; their ids by name."""
+    cups = {}
+    for name in CUPS:
+        tournaments, cups[name], _ = run_tournament(url, name.encode(), players=10, name=name)
+        tournaments.service.close()  # its pools: one a home
+    return cups
+
+
+def rows(url: str, sql: str) -> list[Any]:
+    base, _, schema = url.partition("?schema=")
+    with psycopg.connect(base) as connection:
+        if schema:
+            connection.execute(f'SET search_path TO "{schema}"')
+        return list(connection.execute(sql).fetchall())
+
+
+def test_each_tournament_lives_in_the_home_its_directory_records(homes: dict[str, str]) -> None:
+    cups = play(homes[MAIN_HOME])
+    with TableService(url=homes[MAIN_HOME]) as service:
+        recorded = directory(service.database)
+    partitions = {name: str(cup) for name, cup in cups.items()}
+    assert all(recorded[p] == chosen_home(p, ["main", "east", "west"])
+               for p in partitions.values())
+    assert len(set(recorded[p] for p in partitions.values())) >= 2  # spread, not piled up
+    for home, url in homes.items():
+        held = {key for (key,) in rows(url, "SELECT DISTINCT partition_key FROM event_chain")}
+        assert held == {p for p in partitions.values() if recorded[p] == home}, home
+        mine = [p for p in partitions.values() if recorded[p] == home]
+        events = rows(url, "SELECT COUNT(*) FROM stored_events")[0][0]
+        assert (events > 0) == bool(mine), home
+
+
+def test_any_process_reads_each_tournament_from_its_home(homes: dict[str, str]) -> None:
+    cups = play(homes[MAIN_HOME])
+    with TableService(url=homes[MAIN_HOME]) as fresh:  # a process that never wrote them
+        for name, cup in cups.items():
+            tournament = fresh.load(cup, "tournament")
+            assert isinstance(tournament, Tournament)
+            assert tournament.state.phase.value == "finished", name
+            assert len(tournament.state.results()) == 10
+
+
+def test_a_save_spanning_two_homes_is_refused_and_writes_nothing(homes: dict[str, str]) -> None:
+    with TableService(url=homes[MAIN_HOME]) as service:
+        owners = {}
+        for name in (f"cup-{n}" for n in range(40)):  # two tournaments of different homes
+            home = chosen_home(str(Tournament.create_id(name)), ["main", "east", "west"])
+            owners.setdefault(home, name)
+            if len(owners) == 2:
+                break
+        def tables() -> list[Table]:
+            return [Table(name=f"table-of-{cup}", settings=TableSettings.default(
+                Variant.PUNTO_BANCO), tournament=cup, actor="@organiser",
+                command_id=f"open-{cup}") for cup in owners.values()]
+
+        with pytest.raises(SpansHomes, match="cannot span databases"):
+            service.save(*tables(), command_id="both")
+        assert not any(service.exists(table.id) for table in tables())
+        assert service.recorded_command("both") is None
+        for n, table in enumerate(tables()):  # each apart is fine
+            service.save(table, command_id=f"one-{n}")
+            assert service.exists(table.id)
+
+
+def test_adding_a_home_moves_nothing_already_written(homes: dict[str, str], new_database: Any,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    cups = play(homes[MAIN_HOME])
+    with TableService(url=homes[MAIN_HOME]) as service:
+        before = directory(service.database)
+    north = new_database()
+    monkeypatch.setenv(SETTING, f"east={homes['east']},west={homes['west']},north={north}")
+    with TableService(url=homes[MAIN_HOME]) as service:
+        for cup in cups.values():
+            assert service.load(cup, "tournament").state.phase.value == "finished"
+        later = [f"late-{n}" for n in range(12)]
+        for name in later:
+            service.save(Table(name=name, settings=TableSettings.default(Variant.PUNTO_BANCO),
+                               tournament=None, actor="@organiser", command_id=f"open-{name}"),
+                         command_id=f"open-{name}")
+        after = directory(service.database)
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert "north" in {after[str(Table.create_id(name))] for name in later}
+
+
+def test_views_over_every_home_equal_those_of_one_database(
+        homes: dict[str, str], new_database: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    play(homes[MAIN_HOME])
+    with TableService(url=homes[MAIN_HOME]) as spread:
+        runner = Runner(spread, VIEWS, batch_size=200)
+        runner.rebuild_together([view.name for view in VIEWS])
+        spread_views = {name: dump(runner, name) for name in COMPARED_VIEWS}
+        assert runner.lag("standings").behind == 0
+    monkeypatch.delenv(SETTING)
+    single = new_database()
+    play(single)
+    with TableService(url=single) as alone:
+        runner = Runner(alone, VIEWS, batch_size=200)
+        runner.rebuild_together([view.name for view in VIEWS])
+        assert {name: dump(runner, name) for name in COMPARED_VIEWS} == spread_views
+    assert spread_views["standings"]["view_standings"]  # something to compare
+
+
+def verify(url: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
+    code = main(["audit", "verify", "--json", "--database", url])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_verify_checks_every_home_and_names_the_home_of_a_break(
+        homes: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    cups = play(homes[MAIN_HOME])
+    with TableService(url=homes[MAIN_HOME]) as service:
+        recorded = directory(service.database)
+    code, report = verify(homes[MAIN_HOME], capsys)
+    assert code == 0, report
+    assert sorted(report["homes"]) == ["east", "west"]
+    assert report["ok"] and all(home["ok"] for home in report["homes"].values())
+    assert sum(home["events"] for home in report["homes"].values()) + report["events"] > 0
+    victim = next(name for name, cup in cups.items() if recorded[str(cup)] != MAIN_HOME)
+    partition = str(cups[victim])
+    home = recorded[partition]
+    with psycopg.connect(homes[home]) as connection:
+        connection.execute(
+            "UPDATE stored_events SET state = state || '\\x00'::bytea WHERE notification_id ="
+            " (SELECT MIN(notification_id) FROM event_chain WHERE partition_key = %s"
+            " AND originator_version > 3)", (partition,))
+    code, report = verify(homes[MAIN_HOME], capsys)
+    assert code == 1
+    broken = report["homes"][home]
+    assert not broken["ok"] and broken["first_break"]["partition"] == partition
+    others = [h for h in report["homes"] if h != home]
+    assert all(report["homes"][h]["ok"] for h in others) and report["ok"]
+
+
+def test_a_bad_setting_is_one_line_without_its_password(
+        postgres_url: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    TableService(url=postgres_url).close()  # a store to verify
+    for value, said in (("east=postgresql://sabot:s3cret@db/x,west", "NAME=URL"),
+                        ("east=mysql://sabot:s3cret@db/x", "must be a PostgreSQL URL"),
+                        ("main=postgresql://sabot:s3cret@db/x", "not 'main'"),
+                        ("a=postgresql://db/x,a=postgresql://db/y", "named twice")):
+        monkeypatch.setenv(SETTING, value)
+        assert main(["audit", "verify", "--database", postgres_url]) == 2
+        err = capsys.readouterr().err
+        assert said in err and "s3cret" not in err and "Traceback" not in err, err
+        assert len(err.strip().splitlines()) == 1, err
+        with pytest.raises(BadHomes, match=said):
+            TableService(url=postgres_url)
