@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -49,6 +49,28 @@ def postgres_url() -> Iterator[str]:
     finally:
         with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture
+def new_database() -> Iterator[Callable[[], str]]:
+    """Makes empty databases on the test server (`new_database()` gives a URL), dropped at
+    the end (for tournaments spread over several databases, `infra.homes`)."""
+    need_server("PostgreSQL", "127.0.0.1", 5432)
+    import psycopg
+
+    made: list[str] = []
+
+    def make() -> str:
+        name = f"sabot_home_{uuid.uuid4().hex[:10]}"
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        made.append(name)
+        return POSTGRES_URL.rsplit("/", 1)[0] + "/" + name
+
+    yield make
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+        for name in made:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from typing import Protocol, cast
 import psycopg
 import pytest
 
+from infra.homes import SETTING
 from tests.bench.baselines import Row
 from tests.bench.harness import Results, at_least, sized
 from tests.integration.test_store import Card, Suit, Toy, ToyApp
@@ -125,3 +126,23 @@ def test_concurrent_tournaments_on_postgres(postgres_url: str, results: Results,
                    total / elapsed, "coups/s", baseline=total / baseline,
                    baseline_label=f"raw psycopg, {tournaments} processes",
                    goal=at_least(0.7))
+
+
+@pytest.mark.bench
+def test_tournaments_spread_over_two_databases(postgres_url: str, results: Results,
+                                               new_database: Callable[[], str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four tournaments at once, their partitions spread by `SABOT_PARTITION_DATABASES` over
+    the main database and two others (here all on one server: what it shows is the cost of
+    routing, not a second machine's capacity), against the same in one database."""
+    tournaments, coups = 4, sized(150, 10)
+    alone, _ = at_once([partial(Tournament, postgres_url, f"one-{i}", coups)
+                        for i in range(tournaments)])
+    monkeypatch.setenv(SETTING, f"east={new_database()},west={new_database()}")
+    spread, answers = at_once([partial(Tournament, postgres_url, f"spread-{i}", coups)
+                               for i in range(tournaments)])
+    assert [len(cast(list[list[Row]], rows)) for rows in answers] == [coups] * tournaments
+    total = tournaments * coups
+    results.report(f"{tournaments} concurrent tournaments over 3 databases (postgres)",
+                   total / spread, "coups/s", baseline=total / alone,
+                   baseline_label="the same in one database")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,6 @@ from infra.routing import SpansHomes
 from infra.service import TableService
 from projections.registry import VIEWS
 from projections.runner import Runner
-from tests.conftest import POSTGRES_URL, need_server
 from tests.integration.test_projections import dump
 from tests.integration.test_tournament_run import run_tournament
 
@@ -30,30 +29,8 @@ CUPS = ("cup-a", "cup-b", "cup-c", "cup-d")
 COMPARED_VIEWS = ("standings", "rotation")
 
 
-def _admin(sql: str) -> None:
-    with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
-        connection.execute(sql)
-
-
 @pytest.fixture
-def new_database() -> Iterator[Any]:
-    """Makes empty databases on the test server (`make()` gives a URL), dropped at the end."""
-    need_server("PostgreSQL", "127.0.0.1", 5432)
-    made: list[str] = []
-
-    def make() -> str:
-        name = f"sabot_home_{uuid.uuid4().hex[:10]}"
-        _admin(f'CREATE DATABASE "{name}"')
-        made.append(name)
-        return POSTGRES_URL.rsplit("/", 1)[0] + "/" + name
-
-    yield make
-    for name in made:
-        _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-@pytest.fixture
-def homes(new_database: Any, postgres_url: str, tmp_path: Path,
+def homes(new_database: Callable[[], str], postgres_url: str, tmp_path: Path,
           monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """The main store (a schema of the test database) and two home databases, east and west,
     named by the setting; checkpoints and keys in a folder of the test's own."""
@@ -128,7 +105,8 @@ def test_a_save_spanning_two_homes_is_refused_and_writes_nothing(homes: dict[str
             assert service.exists(table.id)
 
 
-def test_adding_a_home_moves_nothing_already_written(homes: dict[str, str], new_database: Any,
+def test_adding_a_home_moves_nothing_already_written(homes: dict[str, str],
+                                                     new_database: Callable[[], str],
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     cups = play(homes[MAIN_HOME])
     with TableService(url=homes[MAIN_HOME]) as service:
@@ -149,7 +127,8 @@ def test_adding_a_home_moves_nothing_already_written(homes: dict[str, str], new_
 
 
 def test_views_over_every_home_equal_those_of_one_database(
-        homes: dict[str, str], new_database: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        homes: dict[str, str], new_database: Callable[[], str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     play(homes[MAIN_HOME])
     with TableService(url=homes[MAIN_HOME]) as spread:
         runner = Runner(spread, VIEWS, batch_size=200)
