@@ -52,6 +52,7 @@ from domain.verdicts import Verdict
 from infra.disputes import DisputeService
 from infra.dossier import dossier
 from infra.references import table_id_of
+from infra.routing import holding
 from infra.service import TableService
 
 MAX_COUP = 10**9
@@ -290,7 +291,7 @@ async def coup_dossier(request: Request[Any, Any, State], table: TableRef,
     table_id = table_id_of(table)
 
     def build() -> dict[str, Any]:
-        document = dossier(tables, table_id, coup)
+        document = dossier(holding(tables, table_id), table_id, coup)
         if not may_see(tables, grant, table_id, coup):
             raise ApiProblem(403, f"coup {coup} of {document['table']['name']} is not one you "
                              "played or serve", rule="not-your-coup")

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 from eventsourcing.persistence import (
     AggregateRecorder,
     ApplicationRecorder,
+    Mapper,
     Notification,
     StoredEvent,
     Subscription,
@@ -177,6 +178,25 @@ class RoutedSnapshots(AggregateRecorder):
             return []
         return self.recorders[home].select_events(originator_id, gt=gt, lte=lte, desc=desc,
                                                   limit=limit)
+
+
+class HomeWriter(NamedTuple):
+    """What the proofs (`infra.proofs`, dossiers, exports) read of one home of an
+    application: its chained recorder and the application's mapper."""
+
+    recorder: ChainedRecorder
+    mapper: Mapper[UUID]
+
+
+def holding(writer: Any, stream: UUID) -> Any:
+    """What to read `stream`'s proofs from: the home holding it, when the application's
+    partitions are spread over databases; else `writer` itself."""
+    recorder = writer.recorder
+    if isinstance(recorder, RoutedRecorder):
+        home = recorder.home_of_stream(stream)
+        if home is not None:
+            return HomeWriter(recorder.recorders[home], writer.mapper)
+    return writer
 
 
 def _uuid(originator_id: UUID | str) -> UUID:

@@ -72,6 +72,13 @@ class Store:
                 self._homes[name] = Store(url, create=self.create, main=self.database)
         return self._homes
 
+    def holding(self, stream: UUID) -> Store:
+        """The store whose log holds `stream`: this one, or the home it lives in."""
+        for store in (self, *self.homes().values()):
+            if store.recorder.select_events(stream, limit=1):
+                return store
+        return self
+
     def home_databases(self) -> dict[str, Database]:
         return {MAIN_HOME: self.database,
                 **{name: store.database for name, store in self.homes().items()}}

@@ -24,6 +24,7 @@ from typing import Any
 
 from api.commands._common import add_database
 from domain.errors import DomainError
+from domain.tournament_aggregate import Tournament
 from infra import offline_check
 from infra.dossier import dossier
 from infra.errors import StoreError
@@ -91,7 +92,8 @@ def on_store(args: argparse.Namespace, work: Callable[[Store], str]) -> int:
 
 def run_dossier(args: argparse.Namespace) -> int:
     def write(store: Store) -> str:
-        document = dossier(store, table_id_of(args.table), args.coup)
+        table_id = table_id_of(args.table)
+        document = dossier(store.holding(table_id), table_id, args.coup)
         write_json(args.out, document)
         return (f"dossier of coup {args.coup} at {document['table']['name']}: "
                 f"{len(document['events'])} events, checkpoint "
@@ -113,13 +115,27 @@ def moment(text: str, *, end: bool = False) -> datetime:
 
 def run_export(args: argparse.Namespace) -> int:
     def write(store: Store) -> str:
-        manifest = export(store, args.out, tournament=args.tournament, table=args.table,
+        manifest = export(scoped(store, args), args.out, tournament=args.tournament,
+                          table=args.table,
                           start=args.start, end=args.end,
                           progress=lambda text: print(text, file=sys.stderr))
         counts = ", ".join(f"{entry['lines']} {name}" for name, entry in manifest.files.items())
         return f"export: {counts}; checkpoint {manifest.checkpoint['size']} -> {args.out}"
 
     return on_store(args, write)
+
+
+def scoped(store: Store, args: argparse.Namespace) -> Store:
+    """The store an export reads: the home of its tournament or table when tournaments are
+    spread over databases (each home has its own log and checkpoints)."""
+    if args.tournament:
+        return store.holding(Tournament.create_id(args.tournament))
+    if args.table:
+        return store.holding(table_id_of(args.table))
+    if store.homes():
+        raise StoreError("tournaments are spread over databases (SABOT_PARTITION_DATABASES): "
+                         "export one --tournament or --table at a time")
+    return store
 
 
 def write_json(path: Path, document: Any) -> None:

@@ -191,3 +191,29 @@ def test_a_bad_setting_is_one_line_without_its_password(
         assert len(err.strip().splitlines()) == 1, err
         with pytest.raises(BadHomes, match=said):
             TableService(url=postgres_url)
+
+
+def test_a_tournament_in_a_home_exports_and_its_coups_give_dossiers_checked_offline(
+        homes: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cups = play(homes[MAIN_HOME])
+    with TableService(url=homes[MAIN_HOME]) as service:
+        recorded = directory(service.database)
+    name, cup = next((n, c) for n, c in cups.items() if recorded[str(c)] != MAIN_HOME)
+    home_url = homes[recorded[str(cup)]]
+    table = next(str(oid) for (oid,) in rows(
+        home_url, "SELECT originator_id FROM stored_events WHERE originator_version = 1 AND"
+        " topic = 'domain.table_aggregate:Table.Opened' ORDER BY notification_id"))
+    db = ["--database", homes[MAIN_HOME]]
+    assert main(["audit", "checkpoint", *db]) == 0
+    out = tmp_path / "bundle"
+    assert main(["audit", "export", "--tournament", name, "--out", str(out), *db]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["scope"]["tournament"] == name
+    assert main(["audit", "check-dossier", str(out)]) == 0
+    dossier = tmp_path / "coup-1.json"
+    assert main(["audit", "dossier", table, "1", "--out", str(dossier), *db]) == 0
+    assert json.loads(dossier.read_text())["coup"] == 1
+    assert main(["audit", "check-dossier", str(dossier)]) == 0
+    capsys.readouterr()
+    assert main(["audit", "export", "--out", str(tmp_path / "all"), *db]) == 2
+    assert "export one --tournament or --table" in capsys.readouterr().err
