@@ -154,6 +154,18 @@ class SabotApplication(Application[UUID]):
             return self.recorder.databases()
         return {MAIN_HOME: self.database}
 
+    def streams_with(self, topic: str) -> list[UUID]:
+        """The streams with an event of `topic` (e.g. every tournament's creation), in the
+        order they were recorded in each home, the main database's first."""
+        found: list[UUID] = []
+        for database in self.home_databases().values():
+            with database.transaction(write=False) as cursor:
+                rows = database.execute(
+                    cursor, "SELECT originator_id FROM {stored_events} WHERE topic = ?"
+                    " ORDER BY {nid}", (topic,)).fetchall()
+            found.extend(database.from_db_id(row["originator_id"]) for row in rows)
+        return found
+
     def recorded_command(self, command_id: str | UUID) -> RecordedCommand | None:
         """The stream and versions a command produced, or None if it was never applied."""
         return self.chained_recorder.recorded_command(command_id)

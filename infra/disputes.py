@@ -63,13 +63,8 @@ class DisputeService(SabotApplication):
         return dispute
 
     def ids(self) -> list[uuid.UUID]:
-        """Every dispute's id, the first opened first."""
-        database = self.database
-        with database.transaction(write=False) as cursor:
-            rows = database.execute(
-                cursor, "SELECT originator_id FROM {stored_events} WHERE topic = ? ORDER BY {nid}",
-                (OPENED_TOPIC,)).fetchall()
-        return [database.from_db_id(row["originator_id"]) for row in rows]
+        """Every dispute's id, the first opened first (in each database, `infra.homes`)."""
+        return self.streams_with(OPENED_TOPIC)
 
     def approve(self, dispute_id: uuid.UUID, *, role: str, by: str,
                 command_id: str) -> Dispute:

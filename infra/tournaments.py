@@ -108,13 +108,8 @@ class Tournaments:
         return self.tournament(tournament_id).state
 
     def ids(self) -> list[uuid.UUID]:
-        """Every tournament of the store, oldest first."""
-        database = self.service.database
-        with database.transaction(write=False) as cursor:
-            rows = database.execute(
-                cursor, "SELECT originator_id FROM {stored_events} WHERE topic = ?"
-                " ORDER BY {nid}", (get_topic(Tournament.TournamentCreated),)).fetchall()
-        return [database.from_db_id(row["originator_id"]) for row in rows]
+        """Every tournament of the store, oldest first (in each database, `infra.homes`)."""
+        return self.service.streams_with(get_topic(Tournament.TournamentCreated))
 
     def tables(self, tournament_id: uuid.UUID) -> dict[str, TableState]:
         """The tournament's open tables, by name."""

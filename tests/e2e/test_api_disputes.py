@@ -24,6 +24,7 @@ from domain.settings import Variant
 from domain.shoe import Shoe
 from domain.table_aggregate import Table
 from infra import offline_check
+from infra.homes import SETTING
 from infra.replay import replay_coup
 from infra.service import TableService, VaultCards, seeds_from
 from projections.table_fold import holdings_of
@@ -69,14 +70,26 @@ class Setting:
             "table": TABLE, "coup": coup or self.coup, "reason": "the shoe misread a card"})
 
 
-@pytest.fixture
-def setting(postgres_url: str, tmp_path: Path) -> Iterator[Setting]:
+@pytest.fixture(params=["one database", "spread over databases"])
+def setting(request: pytest.FixtureRequest, postgres_url: str, tmp_path: Path,
+            monkeypatch: pytest.MonkeyPatch) -> Iterator[Setting]:
+    """The disputed table, in the one database, or in a home of its own when partitions are
+    spread over databases (`infra.homes`): the same flow, every read routed to it."""
+    spread = request.param == "spread over databases"
+    if spread:
+        monkeypatch.chdir(tmp_path)  # the homes' checkpoint files
+        new_database = request.getfixturevalue("new_database")
+        monkeypatch.setenv(SETTING, f"east={new_database()},west={new_database()}")
     service = TableService(url=postgres_url, secret_key=KEY)
     service.seed_source = seeds_from(b"dispute tests")
     service.cards = FaultyReader(service)
     table_id = open_table(service, TABLE, Variant.CHEMIN_DE_FER, **SMALL_SHOE)
     play(service, table_id, 14)
     assert service.state(table_id).taille >= 2
+    homes = service.home_databases()
+    assert set(homes) == ({"main", "east", "west"} if spread else {"main"})
+    assert homes["west" if spread else "main"].read_one(
+        "SELECT COUNT(*) AS n FROM {stored_events}")["n"] == service.table(table_id).version
     with serving(service) as api:
         yield Setting(api, table_id, postgres_url)
 
