@@ -49,15 +49,17 @@ FULL_VIEW = frozenset({Role.ORGANISER, Role.AUDITOR})
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="sabot"'}
 
 
-def authenticate(tokens: TokenStore, authorization: str | None) -> Grant:
-    """The grant of an `Authorization` header's bearer token (anonymous without a header)."""
+def authenticate(tokens: TokenStore, authorization: str | None,
+                 generation: int | None = None) -> Grant:
+    """The grant of an `Authorization` header's bearer token (anonymous without a header);
+    `generation`: the tokens' generation, if the caller read it already this request."""
     if authorization is None:
         return ANONYMOUS
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiProblem(401, "the Authorization header must be `Bearer <token>`",
                          rule="bad-authorization", headers=_CHALLENGE)
-    issued = tokens.lookup(token.strip())
+    issued = tokens.lookup(token.strip(), generation)
     if issued is None:
         raise ApiProblem(401, "this token is not known", rule="unknown-token",
                          headers=_CHALLENGE)

@@ -71,6 +71,22 @@ async def grant_of(request: Request[Any, Any, State]) -> Grant:
     return await blocking(auth.authenticate, tokens, request.headers.get("Authorization"))
 
 
+FRESHNESS = ("SELECT (SELECT generation FROM {api_token_generation}) AS generation,"
+             " (SELECT MAX(originator_version) FROM {stored_events} WHERE originator_id = ?)"
+             " AS head")
+
+
+def freshness(service: TableService, table_id: uuid.UUID) -> tuple[int | None, int | None]:
+    """The tokens' generation and the table's last version, in one round trip: what a view
+    needs to know that its cached token and kept table are current. (None, None) when the
+    table may live in another database (`infra.homes`): each is then read on its own."""
+    if len(service.home_databases()) > 1:
+        return None, None
+    row = service.database.read_one(FRESHNESS, (service.database.to_db_id(table_id),))
+    head = row["head"]
+    return int(row["generation"]), None if head is None else int(head)
+
+
 def settings_of(body: OpenTable) -> TableSettings:
     """The variant's defaults with the body's overrides; an unknown setting is refused."""
     known = set(TableSettings.__struct_fields__) - {"variant"}
@@ -159,8 +175,10 @@ class TablesController(Controller):
         authorization = request.headers.get("Authorization")
 
         def show() -> TableView:  # the token and the table in one worker thread
-            grant = auth.authenticate(tokens, authorization)
-            return table_view(service.table(table_id_of(table)), grant)
+            table_id = table_id_of(table)
+            generation, head = freshness(service, table_id)
+            grant = auth.authenticate(tokens, authorization, generation)
+            return table_view(service.table_at(table_id, head), grant)
 
         return await blocking(show)
 

@@ -127,13 +127,14 @@ class TokenStore:
             return None
         return issued.grant
 
-    def lookup(self, token: str) -> Issued | None:
+    def lookup(self, token: str, generation: int | None = None) -> Issued | None:
         """The issued token (valid or not), from the cache unless the tokens' generation
-        moved since it was cached."""
+        (read now, unless the caller read it this request) moved since it was cached."""
         if not token.startswith(PREFIX):
             return None
         key = digest(token)
-        generation = self._read_generation()  # before the token: a later change moves it
+        if generation is None:
+            generation = self._read_generation()  # before the token: a later change moves it
         with self._lock:
             if self._generation is None or generation > self._generation:
                 self._cache.clear()

@@ -12,6 +12,9 @@ is never shown: it lives in the vault until its `ShoeSeedRevealed` event ends th
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from typing import Any
 
 from api.auth import FULL_VIEW
@@ -27,7 +30,7 @@ from api.tokens import Grant
 from domain.cards import Card, point
 from domain.coup import Side
 from domain.settings import Burn
-from domain.table import TableState
+from domain.table import Action, TableState
 from domain.table_aggregate import Table
 
 
@@ -73,15 +76,39 @@ def table_view(table: Table, grant: Grant) -> TableView:
         banker=s.banker, bank=s.bank, bank_offered_to=s.bank_offered_to,
         seats=[SeatView(x.player, x.chips, x.side, x.standing) for x in s.seats],
         bets=list(s.bets), stakes=list(s.stakes), shoe=shoe, coup=coup,
-        legal_actions=actions_view(s, grant),
+        legal_actions=actions_view(s, grant, legal_actions_of(table)),
     )
 
 
-def actions_view(state: TableState, grant: Grant) -> list[ActionView]:
-    """The legal actions; for a hand the caller may not see, `draw`/`stand` (and whether the
-    drawing table forces one) would tell its point, so they are one unforced `decide`."""
+KEPT_ACTIONS = 1024
+_kept_actions: OrderedDict[int, tuple[weakref.ref[Table], int, list[Action]]] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+def legal_actions_of(table: Table) -> list[Action]:
+    """The table's legal actions, computed once a version of one aggregate object and asked
+    by every viewer of it (a page, each SSE subscriber): a service's kept aggregate is never
+    changed, a command changes a copy. Kept by the object's identity, checked alive."""
+    with _kept_lock:
+        kept = _kept_actions.get(id(table))
+        if kept is not None and kept[0]() is table and kept[1] == table.version:
+            _kept_actions.move_to_end(id(table))
+            return kept[2]
+    actions = table.state.legal_actions()
+    with _kept_lock:
+        _kept_actions[id(table)] = (weakref.ref(table), table.version, actions)
+        while len(_kept_actions) > KEPT_ACTIONS:
+            _kept_actions.popitem(last=False)
+    return actions
+
+
+def actions_view(state: TableState, grant: Grant, legal: list[Action] | None = None
+                 ) -> list[ActionView]:
+    """The legal actions (`legal`, else the state's); for a hand the caller may not see,
+    `draw`/`stand` (and whether the drawing table forces one) would tell its point, so they
+    are one unforced `decide`."""
     shown: list[ActionView] = []
-    for a in state.legal_actions():
+    for a in state.legal_actions() if legal is None else legal:
         action = ActionView(a.step, a.actor, a.side, a.forced)
         if a.step in ("draw", "stand") and a.side is not None and not sees_face_down(
             state, grant, state.coup_number, a.side

@@ -196,6 +196,14 @@ class TableService(SabotApplication):
         self._keep(aggregate)
         return aggregate
 
+    def table_at(self, table_id: uuid.UUID, head: int | None) -> Table:
+        """The table, known to be at version `head` in the store (read by the caller this
+        request): the kept one when it is there already, without asking the store again."""
+        kept = self._kept_one(table_id)
+        if kept is not None and head is not None and kept.version >= head:
+            return cast(Table, kept)
+        return self.table(table_id)
+
     def state(self, table_id: uuid.UUID) -> TableState:
         return self.table(table_id).state
 

@@ -592,10 +592,21 @@ def test_a_store_that_does_not_answer_is_503(api: Api, game: Game,
     def down(*_: Any) -> None:
         raise OperationalError("connection refused")
 
-    monkeypatch.setattr(api.service, "table", down)
+    monkeypatch.setattr(api.service.database, "read_one", down)  # the request's first read
     response = api.call("GET", f"/tables/{game.table_id}")
     assert response.status_code == 503 and response.headers["retry-after"] == "5"
     assert response.json()["rule"] == "store-unavailable"
+
+
+def test_a_view_shows_another_process_s_write_at_once(api: Api, game: Game) -> None:
+    """The view's one read says the kept table is behind: it reads the newer events."""
+    before = game.view(game.organiser)
+    with TableService(url=api.service.database_url, secret_key=KEY) as other:
+        other.execute(uuid.UUID(game.table_id),
+                      ShuffleShoe(command_id="from-elsewhere", actor="@system"))
+    after = game.view(game.organiser)
+    assert after["version"] > before["version"]
+    assert before["shoe"] is None and after["shoe"] is not None
 
 
 def test_live_events_written_by_another_process(api: Api, game: Game,
