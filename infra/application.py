@@ -154,6 +154,13 @@ class SabotApplication(Application[UUID]):
             return self.recorder.databases()
         return {MAIN_HOME: self.database}
 
+    def home_database(self, aggregate_id: UUID) -> Database:
+        """The database an aggregate's events (and its commands' effects) live in."""
+        if isinstance(self.recorder, RoutedRecorder):
+            home = self.recorder.home_of_stream(aggregate_id)
+            return self.recorder.recorders[home or MAIN_HOME].database
+        return self.database
+
     def streams_with(self, topic: str) -> list[UUID]:
         """The streams with an event of `topic` (e.g. every tournament's creation), in the
         order they were recorded in each home, the main database's first."""

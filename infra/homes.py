@@ -6,7 +6,7 @@ An installation that outgrows one PostgreSQL server names other databases, its *
     SABOT_PARTITION_DATABASES="east=postgresql://sabot@db-east/sabot,west=postgresql://sabot@db-west/sabot"
 
 The main database (`SABOT_DATABASE_URL`) keeps the `MAIN` partition and everything that is not
-a partition's (tokens, idempotency keys, snapshots, the views), and a directory of where each
+a partition's (tokens, idempotency keys, the seed vault, the views), and a directory of where each
 partition lives (`partition_homes`, migration 3). A partition's home is chosen once, at its
 first write, by rendezvous hashing of its key over the home names (the home whose
 SHA-256(name, key) is highest), and recorded: adding a home later moves nothing already

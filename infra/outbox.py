@@ -143,8 +143,10 @@ class Dispatcher:
         this process."""
         self.handlers[kind] = handler
 
-    def dispatch(self, command_id: str, effects: Sequence[Effect]) -> None:
-        """Send a command's effects just committed; never raises for a handler's failure."""
+    def dispatch(self, command_id: str, effects: Sequence[Effect],
+                 home: Database | None = None) -> None:
+        """Send a command's effects just committed (in the outbox of `home`, the database its
+        events went to; default: look in every one); never raises for a handler's failure."""
         if not self.handlers:
             return
         if self.failed:
@@ -153,7 +155,7 @@ class Dispatcher:
         if handled and all([self._send(e, command_id) for e in handled]):
             kinds = sorted({kind_of(type(e)) for e in handled})
             self._mark(f"command_id = ? AND kind IN ({', '.join('?' * len(kinds))})",
-                       (command_id, *kinds))
+                       (command_id, *kinds), None if home is None else [home])
         if self.clock() >= self.next_expiry:
             self.expire()
 

@@ -297,7 +297,7 @@ class TableService(SabotApplication):
                 decided = None
         if decided is not None:
             recorded, effects = decided
-            self.effects.dispatch(command_id, effects)
+            self.effects.dispatch(command_id, effects, self.home_database(aggregate_id))
             return recorded
         raise Conflict(f"the {what} changed under this command too often; try again",
                        rule="conflict")

@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import logging
 from bisect import bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Protocol, cast
 from uuid import UUID
@@ -233,12 +234,8 @@ class Runner:
             after = min(positions[view.name] for view in behind)
             reads = {view.name: frozenset(view.topics) for view in behind}
             topics = sorted(frozenset().union(*reads.values()))
-            if source is self.database:
-                notifications = self._notifications(source, cursor, topics, after, head, size)
-            else:
-                with source.transaction(write=False) as reading:
-                    notifications = self._notifications(source, reading, topics, after, head,
-                                                        size)
+            with self._reading(source, cursor) as reading:
+                notifications = self._notifications(source, reading, topics, after, head, size)
             self._failing = (home, notifications[0].id if notifications else head)
             reached = notifications[-1].id if len(notifications) == size else head
             decoded = [(n.id, n.topic, cast(Event, self.store.mapper.to_domain_event(n)))
@@ -351,10 +348,18 @@ class Runner:
                 (tracked(name, home),)).fetchone()
             if row is None:
                 return False
-            if source is self.database:
-                return int(row["notification_id"]) >= self._head(source, cursor)
-        with source.transaction(write=False) as reading:
-            return int(row["notification_id"]) >= self._head(source, reading)
+            with self._reading(source, cursor) as reading:
+                return int(row["notification_id"]) >= self._head(source, reading)
+
+    @contextmanager
+    def _reading(self, source: Database, cursor: Any) -> Iterator[Any]:
+        """A cursor on `source`'s log: `cursor` itself when it is the views' own database,
+        else a read transaction of that home's."""
+        if source is self.database:
+            yield cursor
+        else:
+            with source.transaction(write=False) as reading:
+                yield reading
 
     @staticmethod
     def _head(database: Database, cursor: Any) -> int:

@@ -17,11 +17,14 @@ from api.cli import main
 from domain.settings import TableSettings, Variant
 from domain.table_aggregate import Table
 from domain.tournament_aggregate import Tournament
+from infra.database import Database
 from infra.homes import MAIN_HOME, SETTING, BadHomes, chosen_home, directory
+from infra.outbox import Wake
 from infra.routing import SpansHomes
 from infra.service import TableService
 from projections.registry import VIEWS
 from projections.runner import Runner
+from tests.integration.test_outbox import a_table
 from tests.integration.test_projections import dump
 from tests.integration.test_tournament_run import run_tournament
 
@@ -217,3 +220,26 @@ def test_a_tournament_in_a_home_exports_and_its_coups_give_dossiers_checked_offl
     capsys.readouterr()
     assert main(["audit", "export", "--out", str(tmp_path / "all"), *db]) == 2
     assert "export one --tournament or --table" in capsys.readouterr().err
+
+
+def test_a_command_s_effects_are_recorded_sent_and_marked_in_its_table_s_home(
+        homes: dict[str, str]) -> None:
+    name = next(n for n in (f"table-{k}" for k in range(40))
+                if chosen_home(str(Table.create_id(n)), ["main", "east", "west"]) != MAIN_HOME)
+    with TableService(url=homes[MAIN_HOME]) as service:
+        woken: list[Wake] = []
+        service.effects.on(Wake, woken.append)
+        table_id = a_table(service, name)
+        home = service.home_database(table_id)
+        assert home is not service.database
+        marked = {database: [bool(r["dispatched"]) for r in rows_of(
+            database, "SELECT dispatched FROM {outbox} ORDER BY id")]
+            for database in (home, service.database)}
+    assert woken and {w.table_id for w in woken} == {table_id}
+    assert marked[home] == [True] * len(woken)  # each sent, and marked where it was recorded
+    assert marked[service.database] == []
+
+
+def rows_of(database: Database, sql: str) -> list[Any]:
+    with database.transaction(write=False) as cursor:
+        return list(database.execute(cursor, sql).fetchall())
