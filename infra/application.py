@@ -38,6 +38,7 @@ from infra.database import Database, database_of
 from infra.errors import RecordedCommand, StoreError
 from infra.homes import MAIN_HOME, homes_from
 from infra.partitions import partition_key
+from infra.reachability import check_database
 from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApplicationRecorder
 from infra.routing import ChainedRecorder, RoutedRecorder, RoutedSnapshots
 from infra.settings import load_settings, resolve_database_url
@@ -80,8 +81,10 @@ class SabotApplication(Application[UUID]):
     def construct_recorder(self) -> ApplicationRecorder:
         """The main database's chained recorder; with `SABOT_PARTITION_DATABASES` set, a
         `RoutedRecorder` over it and one chained recorder per home (`infra.routing`)."""
-        main = self.factory.application_recorder()
         homes = homes_from(self.env)
+        for url in (homes.urls if homes else {}).values():
+            check_database(url)  # a home that does not let us in is named, before any write
+        main = self.factory.application_recorder()
         if homes is None:
             return main
         assert isinstance(main, ChainedRecorder)

@@ -18,6 +18,7 @@ from domain.settings import TableSettings, Variant
 from domain.table_aggregate import Table
 from domain.tournament_aggregate import Tournament
 from infra.database import Database
+from infra.errors import ServiceUnavailable
 from infra.homes import MAIN_HOME, SETTING, BadHomes, chosen_home, directory
 from infra.outbox import Wake
 from infra.routing import SpansHomes
@@ -194,6 +195,17 @@ def test_a_bad_setting_is_one_line_without_its_password(
         assert len(err.strip().splitlines()) == 1, err
         with pytest.raises(BadHomes, match=said):
             TableService(url=postgres_url)
+
+
+def test_a_home_that_does_not_answer_is_named_without_its_password(
+        postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SETTING, "east=postgresql://sabot:s3cret@127.0.0.1:1/x")
+    with pytest.raises(ServiceUnavailable) as raised:
+        TableService(url=postgres_url)
+    said = str(raised.value)
+    assert "127.0.0.1:1/x" in said and "s3cret" not in said, said
+    assert rows(postgres_url, "SELECT COUNT(*) FROM information_schema.tables WHERE"
+                f" table_schema = '{postgres_url.partition('?schema=')[2]}'")[0][0] == 0
 
 
 def test_a_tournament_in_a_home_exports_and_its_coups_give_dossiers_checked_offline(
