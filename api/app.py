@@ -48,10 +48,10 @@ from api.routes_views import (
     who_am_i,
 )
 from api.tokens import TokenStore
-from infra.outbox import BetDeadline, Deadline
-from infra.service import TableService
-from infra.store import open_service
-from infra.tournaments import Tournaments
+from infra.services.tables import TableService
+from infra.services.tournaments import Tournaments
+from infra.store.opening import open_service
+from infra.store.outbox import BetDeadline, Deadline
 
 MAX_BODY = 64 * 1024
 """A command is a few hundred bytes; anything near this is not one."""

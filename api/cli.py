@@ -93,7 +93,7 @@ def failure(error: Exception, args: argparse.Namespace) -> tuple[int, str]:
 
     from infra.errors import SettingsError, StoreError, VaultError
     from infra.settings import redact_url, resolve_database_url
-    from infra.signing import SigningKeyError
+    from infra.store.signing import SigningKeyError
 
     text = _first_line(error)
     if isinstance(error, StoreError | SettingsError | SigningKeyError | VaultError):

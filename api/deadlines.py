@@ -2,7 +2,7 @@
 
 When a command leaves a table awaiting a decision, and the table has a time limit
 (`TableSettings.decision_seconds`), the service records a `Deadline` effect with the command
-(`infra.outbox`); in the API's process this clock sends it: the worker task that plays the
+(`infra.store.outbox`); in the API's process this clock sends it: the worker task that plays the
 default move if nobody decides in time (`workers.deadlines`: it acts at most once, and not at
 all if the hand decided meanwhile); likewise a turn to bet with a bet clock (`BetDeadline`),
 passed if nobody bets in time. Tasks go through the broker of `sabot serve --broker` (else
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from celery import Celery
 
-from infra.outbox import BetDeadline, Deadline
+from infra.store.outbox import BetDeadline, Deadline
 from workers.app import make_app
 from workers.services import send_deadline
 

@@ -35,7 +35,7 @@ import msgspec
 from litestar import Response
 
 from api.problems import ApiProblem
-from infra.database import Database
+from infra.store.database import Database
 
 KEEP_SECONDS = 24 * 3600
 STALE_SECONDS = 60

@@ -1,14 +1,14 @@
 """The table channels: who is woken when a table records events.
 
-One channel a table (`table:<id>`, `infra.live_push`). The message only says a new version
+One channel a table (`table:<id>`, `infra.store.live_push`). The message only says a new version
 exists; subscribers read the events themselves from the store, so a coalesced or dropped
 message loses nothing. On the embedded default the channels live in this process's memory;
 given a Redis URL (`sabot serve --broker redis://...`, or `SABOT_BROKER_URL`), they go through
 Redis pub/sub, so that every API process wakes its subscribers whichever process recorded
-the command (a worker publishes its wake-ups there too, `infra.live_push.RedisWake`).
+the command (a worker publishes its wake-ups there too, `infra.store.live_push.RedisWake`).
 
 `wake_through(channels, service)` makes this process's channels the handler of the service's
-`Wake` effects (`infra.outbox`): every command the service records, whoever sent it, wakes the
+`Wake` effects (`infra.store.outbox`): every command the service records, whoever sent it, wakes the
 table's subscribers once it commits; at startup it relays the effects left pending.
 """
 
@@ -25,9 +25,9 @@ from litestar.channels.backends.memory import MemoryChannelsBackend
 from litestar.channels.backends.redis import RedisChannelsPubSubBackend
 from redis.asyncio import Redis
 
-from infra.live_push import channel_of, is_redis, wake_message
-from infra.outbox import Wake
-from infra.service import TableService
+from infra.services.tables import TableService
+from infra.store.live_push import channel_of, is_redis, wake_message
+from infra.store.outbox import Wake
 
 __all__ = ["channel_of", "channels_plugin", "wake_subscribers", "wake_through"]
 

@@ -32,7 +32,7 @@ from prometheus_client.registry import Collector
 from redis import Redis, RedisError
 
 from api.routes_views import ViewReader
-from infra.live_push import is_redis
+from infra.store.live_push import is_redis
 from projections.registry import NAMES
 from workers.heartbeat import workers
 

@@ -30,8 +30,8 @@ from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
 from api.problems import MEDIA_TYPE, Problem
 from api.schemas import LookAhead, OpenTable
-from domain.commands import TableCommand
 from domain.limits import MAX_COMMAND_ID
+from domain.table.commands import TableCommand
 
 PREFIX = "Body."
 _TEMPLATE = "#/components/schemas/" + PREFIX + "{name}"

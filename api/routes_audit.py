@@ -4,7 +4,7 @@
                                     fingerprint (for the big screen), the last N checkpoints
                                     and the witnesses' co-signatures of them
 
-A checkpoint (`infra.checkpoints`) is a signed tree head: size, Merkle root, chain head,
+A checkpoint (`infra.store.checkpoints`) is a signed tree head: size, Merkle root, chain head,
 time. Copies kept elsewhere (a witness, a screenshot of the fingerprint, a regulator's
 download) are what `sabot audit verify` can later be held to.
 """
@@ -19,8 +19,8 @@ from litestar.datastructures import State
 from litestar.params import QueryParameter
 
 from api.routes_tables import blocking
-from infra.checkpoints import Checkpoint, Cosignature, checkpoint_path, read_lines
-from infra.service import TableService
+from infra.services.tables import TableService
+from infra.store.checkpoints import Checkpoint, Cosignature, checkpoint_path, read_lines
 
 Last = Annotated[int, QueryParameter(ge=1, le=1000, description="how many checkpoints")]
 

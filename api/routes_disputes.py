@@ -8,7 +8,7 @@
     POST /disputes/{id}/approvals        approve the proposed correction; the second approval
                                          (the organiser's, and an auditor's or a floor
                                          manager's) applies it
-    GET  /tables/{t}/coups/{n}/dossier   the coup's dossier (`infra.dossier`), for
+    GET  /tables/{t}/coups/{n}/dossier   the coup's dossier (`infra.audit.dossier`), for
                                          `offline_check.py`
 
 | role          | opens a dispute on  | sees disputes of  | approves | dossiers               |
@@ -47,13 +47,13 @@ from api.problems import ApiProblem
 from api.routes_tables import IdempotencyKey, TableRef, blocking, grant_of
 from api.routes_tournaments import _invalid_body, command_id_of
 from api.tokens import Grant, Role
-from domain.dispute_aggregate import Approval, Dispute
-from domain.verdicts import Verdict
-from infra.disputes import DisputeService
-from infra.dossier import dossier
-from infra.references import table_id_of
-from infra.routing import holding
-from infra.service import TableService
+from domain.dispute.aggregate import Approval, Dispute
+from domain.dispute.verdicts import Verdict
+from infra.audit.dossier import dossier
+from infra.services.disputes import DisputeService
+from infra.services.references import table_id_of
+from infra.services.tables import TableService
+from infra.store.routing import holding
 
 MAX_COUP = 10**9
 OPENERS = frozenset({Role.ORGANISER, Role.FLOOR_MANAGER})

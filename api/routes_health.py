@@ -19,8 +19,8 @@ from api.problems import ApiProblem
 from api.routes_views import ViewReader
 from api.schemas import Health, Ready, StoppedProjection
 from infra.errors import ServiceUnavailable
-from infra.reachability import check_broker
-from infra.service import TableService
+from infra.services.tables import TableService
+from infra.store.reachability import check_broker
 from workers.heartbeat import workers
 
 

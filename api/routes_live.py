@@ -33,8 +33,8 @@ from api.problems import ApiProblem
 from api.routes_tables import TableRef, blocking, grant_of
 from api.tokens import Grant
 from api.visibility import visible_events
-from infra.references import table_id_of
-from infra.service import TableService, describe
+from infra.services.references import table_id_of
+from infra.services.tables import TableService, describe
 
 POLL_SECONDS = 5.0
 

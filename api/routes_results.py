@@ -1,4 +1,4 @@
-"""A tournament's disputes and the publishing of its results (`infra.results`) over HTTP.
+"""A tournament's disputes and the publishing of its results (`infra.services.results`) over HTTP.
 
     GET  /tournaments/{t}/disputes           the disputes of its tables' coups   (organiser)
     POST /tournaments/{t}/results/publish    declare the results final           (organiser)
@@ -19,8 +19,8 @@ from api.openapi import BEARER, problems
 from api.routes_disputes import DisputeView, disputes_of, view_of
 from api.routes_tables import IdempotencyKey, blocking, grant_of
 from api.routes_tournaments import TournamentRef, _service, command_id_of, organiser
-from infra.results import publish_results, tournament_disputes
-from infra.tournaments import Results, tournament_id_of
+from infra.services.results import publish_results, tournament_disputes
+from infra.services.tournaments import Results, tournament_id_of
 
 
 @get("/tournaments/{tournament:str}/disputes", tags=["tournaments"],

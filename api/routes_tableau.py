@@ -28,11 +28,11 @@ from api.routes_tables import TableRef, blocking, grant_of
 from api.schemas import ActionView, LookAhead
 from api.tokens import Grant
 from api.visibility import actions_view, sees_face_down
-from domain.cards import Card, card, point
-from domain.coup import Side
-from domain.table import TableState
-from infra.references import table_id_of
-from infra.service import TableService
+from domain.game.cards import Card, card, point
+from domain.game.coup import Side
+from domain.table.state import TableState
+from infra.services.references import table_id_of
+from infra.services.tables import TableService
 
 
 class Tableau(msgspec.Struct, frozen=True, kw_only=True):

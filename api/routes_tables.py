@@ -11,7 +11,7 @@ the key when no header gives one: the same key with another body is 422, while i
 request runs 409). The body's `actor` is ignored: the token says who acts.
 The service is synchronous (psycopg's pool, SQLite): its calls run in worker threads. What
 follows a command (live push, a decision's deadline) is the service's to dispatch
-(`infra.outbox`), not the route's.
+(`infra.store.outbox`), not the route's.
 """
 
 from __future__ import annotations
@@ -39,11 +39,11 @@ from api.problems import ApiProblem, decode_json, invalid
 from api.schemas import OpenTable, Recorded, TableView
 from api.tokens import Grant, TokenStore
 from api.visibility import table_view, visible_events
-from domain.commands import TableCommand
+from domain.game.settings import TableSettings
 from domain.limits import MAX_COMMAND_ID
-from domain.settings import TableSettings
-from infra.references import table_id_of
-from infra.service import TableService
+from domain.table.commands import TableCommand
+from infra.services.references import table_id_of
+from infra.services.tables import TableService
 
 if TYPE_CHECKING:
     from api.metrics import Metrics
@@ -79,7 +79,7 @@ FRESHNESS = ("SELECT (SELECT generation FROM {api_token_generation}) AS generati
 def freshness(service: TableService, table_id: uuid.UUID) -> tuple[int | None, int | None]:
     """The tokens' generation and the table's last version, in one round trip: what a view
     needs to know that its cached token and kept table are current. (None, None) when the
-    table may live in another database (`infra.homes`): each is then read on its own."""
+    table may live in another database (`infra.store.homes`): each is then read on its own."""
     if len(service.home_databases()) > 1:
         return None, None
     row = service.database.read_one(FRESHNESS, (service.database.to_db_id(table_id),))

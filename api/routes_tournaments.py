@@ -1,4 +1,4 @@
-"""The organiser's tournaments resource (`infra.tournaments.Tournaments` over HTTP).
+"""The organiser's tournaments resource (`infra.services.tournaments.Tournaments` over HTTP).
 
     POST   /tournaments                              create from a preset or a format  (organiser)
     GET    /tournaments                              every tournament, with its status  (public)
@@ -37,11 +37,11 @@ from api.routes_tables import IdempotencyKey, blocking, grant_of
 from api.routes_views import ViewReader
 from api.tokens import Grant, Role
 from domain.errors import NotFound, RuleViolation
-from domain.presets import PRESETS, preset
-from domain.tournament import TournamentSettings
-from infra.preview import PACE, Preview, preview
-from infra.service import Recorded
-from infra.tournaments import Results, Tournaments, TournamentView, tournament_id_of
+from domain.tournament.presets import PRESETS, preset
+from domain.tournament.state import TournamentSettings
+from infra.services.preview import PACE, Preview, preview
+from infra.services.tables import Recorded
+from infra.services.tournaments import Results, Tournaments, TournamentView, tournament_id_of
 from projections.standings import Standing, tournament_standings
 
 TournamentRef = Annotated[str, PathParameter(description="the tournament's UUID or its name")]
@@ -96,7 +96,7 @@ class Intervene(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 
 class PlaceSecretBet(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """`commitment`: `domain.tournament.secret_commitment(spot, amount, nonce)`, in hex."""
+    """`commitment`: `domain.tournament.state.secret_commitment(spot, amount, nonce)`, in hex."""
 
     commitment: str
 

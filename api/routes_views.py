@@ -30,9 +30,9 @@ from litestar.params import QueryParameter
 from api.openapi import problems
 from api.problems import ApiProblem
 from api.routes_tables import TableRef, blocking, grant_of
-from infra.database import Database
-from infra.references import table_id_of
-from infra.service import TableService
+from infra.services.references import table_id_of
+from infra.services.tables import TableService
+from infra.store.database import Database
 from projections.recall import (
     KEEP,
     CardLine,

@@ -13,12 +13,12 @@ from typing import Annotated, Any
 
 import msgspec
 
-from domain.cards import RANKS, SUITS
-from domain.coup import Outcome, Side
-from domain.coverage import Stake
+from domain.game.cards import RANKS, SUITS
+from domain.game.coup import Outcome, Side
+from domain.game.coverage import Stake
+from domain.game.payouts import Bet
+from domain.game.settings import TableSettings, Variant
 from domain.limits import Name
-from domain.payouts import Bet
-from domain.settings import TableSettings, Variant
 from workers.heartbeat import Workers
 
 

@@ -14,7 +14,7 @@ in its own transaction) read before them. Each lookup reads that one row first (
 statement; PostgreSQL: one round trip, no transaction) and forgets every cached token when it
 moved, so a token revoked through any process (another API replica, `sabot token revoke`) is
 refused by every process from its next request on. The tables are the migrations'
-(`infra.migrations`).
+(`infra.store.migrations`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any
 import msgspec
 
 from domain.actors import is_official
-from infra.database import Database
+from infra.store.database import Database
 
 PREFIX = "sabot_"
 ID_DIGITS = 12

@@ -27,11 +27,11 @@ from api.schemas import (
     TableView,
 )
 from api.tokens import Grant
-from domain.cards import Card, point
-from domain.coup import Side
-from domain.settings import Burn
-from domain.table import Action, TableState
-from domain.table_aggregate import Table
+from domain.game.cards import Card, point
+from domain.game.coup import Side
+from domain.game.settings import Burn
+from domain.table.aggregate import Table
+from domain.table.state import Action, TableState
 
 
 def sees_face_down(state: TableState, grant: Grant, coup: int, side: Side) -> bool:

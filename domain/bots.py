@@ -16,13 +16,13 @@ from collections.abc import Callable
 
 import msgspec
 
-from domain import commands as c
-from domain.betting_order import bettor, may_bet
-from domain.defaults import default_draw
-from domain.drawing import Rule
 from domain.errors import RuleViolation
-from domain.payouts import Spot
-from domain.table import CROUPIER, Phase, TableState
+from domain.game.drawing import Rule
+from domain.game.payouts import Spot
+from domain.table import commands as c
+from domain.table.betting_order import bettor, may_bet
+from domain.table.defaults import default_draw
+from domain.table.state import CROUPIER, Phase, TableState
 
 CommandId = Callable[[str], str]
 
@@ -187,7 +187,7 @@ def _play(state: TableState, rng: random.Random, command_id: CommandId,
             return c.ShowNaturals(command_id=command_id(label))
         case "settle":
             return c.SettleCoup(command_id=command_id(label))
-        case "offer":  # the banker's default: "Je donne" (domain.policies); by a coin, he
+        case "offer":  # the banker's default: "Je donne" (domain.game.policies); by a coin, he
             banker = state.banker or CROUPIER  # shows down (`Habits.random_choices`)
             if habits.random_choices and rng.random() < 0.2:
                 return c.ShowDown(command_id=command_id(label), actor=banker)

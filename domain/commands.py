@@ -1,22 +1,18 @@
-"""Commands: what an actor asks a table to do, in the imperative.
+"""Commands: what an actor asks an aggregate to do, in the imperative.
 
 Each command carries a `command_id` chosen by the caller (a retried command is applied
 once) and the `actor` who asks (a player id, or an official such as `@croupier`). They
-are msgspec structs tagged by `kind`, so one JSON body decodes to the right command.
+are msgspec structs tagged by `kind`, so one JSON body decodes to the right command. Each
+aggregate's commands live with it (`domain.table.commands`, `domain.tournament.commands`,
+`domain.auction.commands`, `domain.dispute.commands`).
 """
 
 from __future__ import annotations
 
-from typing import get_args
-
 import msgspec
 
-from domain.betting_order import PassReason
-from domain.cards import Card
-from domain.coup import Side
 from domain.errors import RuleViolation
-from domain.limits import Chips, CommandId, Count, Name, Reason
-from domain.payouts import Spot
+from domain.limits import CommandId
 
 
 class Command(msgspec.Struct, kw_only=True, tag_field="kind"):
@@ -29,156 +25,3 @@ def require_known(command: object, known: tuple[type[Command], ...], taker: str)
     if not isinstance(command, known):
         raise RuleViolation(f"{taker} takes no {type(command).__name__} command",
                             rule="unknown-command")
-
-
-class SeatPlayer(Command, tag="seat"):
-    player: Name
-    chips: Chips
-    side: Side | None = None
-    standing: bool = False
-
-
-class LeaveTable(Command, tag="leave"):
-    player: Name
-
-
-class AdjustChips(Command, tag="adjust-chips"):
-    player: Name
-    delta: Chips
-    reason: Reason
-
-
-class ShuffleShoe(Command, tag="shuffle"):
-    """Start a taille. An RNG shoe's seed is drawn by the service and kept in the vault."""
-
-    physical: bool = False
-
-
-class ContributeEntropy(Command, tag="contribute"):
-    player: Name
-    entropy: str
-
-
-class CutShoe(Command, tag="cut"):
-    player: Name
-    position: Count
-
-
-class BurnCard(Command, tag="burn"):
-    """`card`: a physical shoe's card as it comes out; None for an RNG shoe."""
-
-    card: Card | None = None
-
-
-class AwardBank(Command, tag="award-bank"):
-    """The bank goes to `player` (auction, lot, or the player offered the shoe taking it)."""
-
-    player: Name
-    amount: Chips
-    how: str = "taken"
-
-
-class DeclineBank(Command, tag="decline-bank"):
-    player: Name
-
-
-class RetireBank(Command, tag="retire-bank"):
-    player: Name
-
-
-class PlaceBet(Command, tag="bet"):
-    player: Name
-    spot: Spot
-    amount: Chips
-
-
-class PassBetTurn(Command, tag="pass-bet"):
-    """In a rotating betting order, `player`'s turn to bet on coup `coup` passes with no bet:
-    the player passes (`pass`), or an official for the clock or a secret bet."""
-
-    player: Name
-    coup: Count | None = None  # None: the coup being staked now
-    reason: PassReason = PassReason.PASS
-
-
-class PlaceStake(Command, tag="stake"):
-    player: Name
-    tableau: Side
-    amount: Chips
-
-
-class CallBanco(Command, tag="banco"):
-    player: Name
-
-
-class CloseBetting(Command, tag="close-betting"):
-    pass
-
-
-class DealCard(Command, tag="deal"):
-    card: Card | None = None
-
-
-class ShowNaturals(Command, tag="show-naturals"):
-    pass
-
-
-class Decide(Command, tag="decide"):
-    """Draw (`draw=True`) or stand, for the hand of `side`."""
-
-    side: Side
-    draw: bool
-
-
-class SettleCoup(Command, tag="settle"):
-    pass
-
-
-class PayCoup(Command, tag="pay"):
-    pass
-
-
-class RevealSeed(Command, tag="reveal-seed"):
-    pass
-
-
-class EndTaille(Command, tag="end-taille"):
-    """End the taille between coups, with cards left in the shoe."""
-
-
-class PlayDefault(Command, tag="play-default"):
-    """Apply the default policy to the decision now awaited (a deadline expired)."""
-
-    coup: Count
-    side: Side
-
-
-class OfferCard(Command, tag="offer-card"):
-    """À deux tableaux, the banker says "Je donne": the punters may draw (002)."""
-
-
-class ShowDown(Command, tag="show-down"):
-    """À deux tableaux, the banker shows his first two cards, whatever their point, and the
-    coup is settled as the cards lie (002: "le banquier a le droit d'abattre son jeu du
-    premier coup")."""
-
-
-class ChangeLimits(Command, tag="change-limits"):
-    """An official sets the table's stake limits between coups (a tournament's round whose
-    limits rise); `max_stake` 0: no table maximum; `bet_seconds`: the round's bet clock too
-    (None: unchanged)."""
-
-    min_stake: Chips
-    max_stake: Chips = 0
-    bet_seconds: Count | None = None
-
-
-TableCommand = (
-    SeatPlayer | LeaveTable | AdjustChips | ShuffleShoe | ContributeEntropy | CutShoe
-    | BurnCard | AwardBank | DeclineBank | RetireBank | PlaceBet | PlaceStake | CallBanco
-    | CloseBetting | DealCard | ShowNaturals | Decide | SettleCoup | PayCoup | RevealSeed
-    | EndTaille | PlayDefault | OfferCard | ShowDown | ChangeLimits | PassBetTurn
-)
-
-TABLE_COMMANDS: tuple[type[Command], ...] = get_args(TableCommand)
-"""Every table command, to refuse anything else at run time."""

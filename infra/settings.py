@@ -9,7 +9,7 @@
 | `SABOT_CONNECT_TIMEOUT` | 3: seconds for PostgreSQL or Redis to let us in   |
 | `SABOT_OUTBOX_RETENTION` | 86400: seconds a dispatched follow-up effect is kept |
 
-The secret key seals shoe seeds (see `infra.vault`): losing it makes sealed seeds unreadable,
+The secret key seals shoe seeds (see `infra.store.vault`): losing it makes sealed seeds unreadable,
 leaking it makes them readable before their reveal. A generated key file is created with mode
 0600 and refused if it is later readable by others (as ssh does with private keys).
 """

@@ -23,10 +23,10 @@ from typing import Any
 
 import msgspec
 
-from domain.auction_aggregate import BankAuction
-from domain.coup import Outcome
-from domain.table_aggregate import Table
-from infra.database import Database
+from domain.auction.aggregate import BankAuction
+from domain.game.coup import Outcome
+from domain.table.aggregate import Table
+from infra.store.database import Database
 from projections.table_fold import TABLE_TOPICS, Before, Folded, TableFoldView, event_topics
 from projections.view import Event
 

@@ -8,7 +8,7 @@ in pay order, the commission, the bank before and after, and each player's chips
 after (the bank not included: it is shown apart). `steps` keeps every event of the coup as
 recorded (type, version, time, actor, command id and fields). A correction recorded later
 (a `ChipsAdjusted` whose reason names this table and the coup:
-`domain.dispute_aggregate.correction_reason`) is added to the coup's `corrections`, with its
+`domain.dispute.aggregate.correction_reason`) is added to the coup's `corrections`, with its
 reason and who made it. A correction recorded at another table (a tournament's player moved
 on) is the other table's event: it is shown by that coup only if it was recorded here.
 
@@ -24,9 +24,9 @@ from uuid import UUID
 
 import msgspec
 
-from domain.dispute_aggregate import corrected_coup
-from domain.table_aggregate import Table
-from infra.database import Database
+from domain.dispute.aggregate import corrected_coup
+from domain.table.aggregate import Table
+from infra.store.database import Database
 from projections.table_fold import Before, Folded, TableFoldView
 from projections.view import Event
 

@@ -33,10 +33,10 @@ from uuid import UUID
 import msgspec
 from eventsourcing.utils import get_topic
 
-from domain.coup import Outcome, Side, tableaux_of
-from domain.settings import Variant
-from domain.table_aggregate import Table
-from infra.database import Database
+from domain.game.coup import Outcome, Side, tableaux_of
+from domain.game.settings import Variant
+from domain.table.aggregate import Table
+from infra.store.database import Database
 from projections.view import Event, View
 
 ROWS = 6

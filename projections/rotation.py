@@ -17,8 +17,8 @@ from uuid import UUID
 
 import msgspec
 
-from domain.table_aggregate import Table
-from infra.database import Database
+from domain.table.aggregate import Table
+from infra.store.database import Database
 from projections.table_fold import Before, Folded, TableFoldView
 from projections.view import Event
 

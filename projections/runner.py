@@ -5,7 +5,7 @@ subscriptions, and on PostgreSQL). One batch is one write transaction that:
 
 1. locks the views' tracking rows and reads their positions (`ViewTracking.lock`);
 2. reads the next notifications after the lowest of them, up to the committed head
-   (`infra.ledger.committed_head`: writers of different partitions commit out of
+   (`infra.store.ledger.committed_head`: writers of different partitions commit out of
    notification order) and `batch_size`, filtered by the views' topics, in that same
    transaction, in ranges of ids so that each read stays short however long the log;
 3. decodes them once and lets each view change its rows (`View.apply`) for those of its
@@ -14,7 +14,7 @@ subscriptions, and on PostgreSQL). One batch is one write transaction that:
 4. moves each view's tracking row to the last notification read (or to the head, when the
    batch reached it: the events in between were of other topics).
 
-With tournaments spread over several databases (`infra.homes`), each home has its own
+With tournaments spread over several databases (`infra.store.homes`), each home has its own
 notification ids: a view has a tracking row per home (`standings`, `standings@east`, ...), and
 a batch reads one home's notifications and applies them in the views' own (main) database's
 transaction, with that home's row. A view's rows depend on one partition's events at a time
@@ -43,9 +43,9 @@ from uuid import UUID
 import msgspec
 from eventsourcing.persistence import InterfaceError, Mapper, Notification, OperationalError
 
-from infra.database import Database
-from infra.homes import MAIN_HOME
-from infra.ledger import committed_head
+from infra.store.database import Database
+from infra.store.homes import MAIN_HOME
+from infra.store.ledger import committed_head
 from projections.table_fold import TableFoldView, fold_together
 from projections.tracking import ViewTracking
 from projections.view import Event, ProjectionFailed, View
@@ -65,7 +65,7 @@ Progress = Callable[[int, int], None]
 
 
 class Store(Protocol):
-    """What the runner reads through: an `infra.store.Store`, or an application (the API's
+    """What the runner reads through: an `infra.store.opening.Store`, or an application (the API's
     service) with the same database and mapper."""
 
     @property

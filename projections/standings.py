@@ -28,10 +28,10 @@ from uuid import UUID
 
 import msgspec
 
-from domain.entrants import Status
-from domain.table_aggregate import Table
-from domain.tournament import TournamentState
-from infra.database import Database
+from domain.table.aggregate import Table
+from domain.tournament.entrants import Status
+from domain.tournament.state import TournamentState
+from infra.store.database import Database
 from projections.table_fold import Before, Folded, TableFoldView, holdings_of
 from projections.view import Event
 

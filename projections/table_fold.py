@@ -1,6 +1,6 @@
 """Views of tables that fold each table's events through the domain's own state machine.
 
-Rotation, chips, banks and coups all follow from the rules (`domain.table.TableState`); a
+Rotation, chips, banks and coups all follow from the rules (`domain.table.state.TableState`); a
 view that re-derived them from the events would be a second engine that can drift from the
 first. So a `TableFoldView` keeps, per table, the Table aggregate as its events have made it
 (`event.mutate(table)`: the aggregate's own replay, which also refuses an event whose version
@@ -30,7 +30,7 @@ from eventsourcing.domain import Aggregate, Snapshot
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic
 
-from domain.table_aggregate import Table
+from domain.table.aggregate import Table
 from projections.view import Event, ProjectionFailed, View
 
 M = TypeVar("M", bound=msgspec.Struct)

@@ -22,7 +22,7 @@ from typing import Any
 import msgspec
 from eventsourcing.persistence import IntegrityError, Tracking, TrackingRecorder
 
-from infra.database import Database
+from infra.store.database import Database
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS {view_tracking} ("

@@ -54,7 +54,7 @@ def postgres_url() -> Iterator[str]:
 @pytest.fixture
 def new_database() -> Iterator[Callable[[], str]]:
     """Makes empty databases on the test server (`new_database()` gives a URL), dropped at
-    the end (for tournaments spread over several databases, `infra.homes`)."""
+    the end (for tournaments spread over several databases, `infra.store.homes`)."""
     need_server("PostgreSQL", "127.0.0.1", 5432)
     import psycopg
 

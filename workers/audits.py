@@ -1,6 +1,6 @@
 """The scheduled audit: verify the store's hash chain, and log the head digest it vouches for.
 
-`verify_store` runs `infra.audit.verify` (read-only) on the worker's store and writes one log
+`verify_store` runs `infra.audit.verify.verify` (read-only) on the worker's store and writes one log
 line: `audit.ok` with the event count and the head (notification id and global digest, the
 value to publish as an anchor), or `audit.broken` at error level with the first break.
 Recording the result as an event is left for later; the log line is the record for now.
@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 import structlog
 
-from infra.audit import verify
+from infra.audit.verify import verify
 from infra.settings import redact_url
 from workers.app import VERIFY_STORE, app
 from workers.services import worker_database_url

@@ -1,7 +1,7 @@
 """Decision deadlines: a player who does not decide in time gets the default move.
 
 When a command leaves a table with a time limit awaiting a decision (`state.coup.to_act()`),
-the service records a `Deadline` with it (`infra.outbox`) and its process sends the task
+the service records a `Deadline` with it (`infra.store.outbox`) and its process sends the task
 (`workers.services.send_deadline`); `schedule_deadline` sends one by hand for a table as it
 stands. When the deadline comes, `expire_decision`
 sends `PlayDefault(coup, side)` with the deterministic command id
@@ -11,10 +11,10 @@ sends `PlayDefault(coup, side)` with the deterministic command id
 - the task is delivered twice (a redelivery, a duplicate send): the second answers what the
   first recorded, since the service applies a command id once;
 - the default was played and the next decision is now awaited (the banker after the
-  punter): its deadline, recorded in the outbox with the command (`infra.outbox`), is sent
+  punter): its deadline, recorded in the outbox with the command (`infra.store.outbox`), is sent
   by this worker's service once the command commits.
 
-A turn to bet with a bet clock (a rotating betting order, `domain.betting_order`) works the
+A turn to bet with a bet clock (a rotating betting order, `domain.table.betting_order`) works the
 same way: when its `BetDeadline` comes, `expire_bet_turn` sends `PassBetTurn(coup, player,
 reason clock)` with the command id `bet-deadline:{table_id}:{coup}:{player}`, which records
 nothing if the player bet (or passed) in time; the next player's turn, and its deadline,
@@ -31,11 +31,11 @@ import uuid
 import structlog
 from celery import Celery, Task
 
-from domain.betting_order import PassReason
-from domain.commands import PassBetTurn, PlayDefault, TableCommand
-from domain.coup import Side
-from domain.table import TableState
-from infra.outbox import Deadline
+from domain.game.coup import Side
+from domain.table.betting_order import PassReason
+from domain.table.commands import PassBetTurn, PlayDefault, TableCommand
+from domain.table.state import TableState
+from infra.store.outbox import Deadline
 from workers.app import EXPIRE_BET_TURN, EXPIRE_DECISION, app
 from workers.services import send_deadline, table_service
 from workers.transient import RETRY_OPTIONS

@@ -2,7 +2,7 @@
 tournaments of its store.
 
 A thread of the worker's main process looks at the store's tournaments in turn and takes
-steps (`infra.tournaments.Director.tick`) for each one it holds the lease of, for at most
+steps (`infra.services.tournaments.Director.tick`) for each one it holds the lease of, for at most
 `BUDGET` seconds a tournament before it looks at the next; it sleeps `IDLE` seconds when
 nothing moved. Several workers may run it: the lease lets one act per tournament and the
 others take over within a few seconds of its expiry. The clock is the worker's own, recorded
@@ -31,12 +31,12 @@ from typing import Any
 import structlog
 from celery import signals
 
-from domain.formats import Dealing
-from domain.tournament_aggregate import Tournament
-from infra.direction import Tick
-from infra.outbox import BetDeadline, Deadline
-from infra.service import TableService
-from infra.tournaments import Director
+from domain.tournament.aggregate import Tournament
+from domain.tournament.formats import Dealing
+from infra.services.direction import Tick
+from infra.services.tables import TableService
+from infra.services.tournaments import Director
+from infra.store.outbox import BetDeadline, Deadline
 from workers.services import send_deadline
 
 log = structlog.get_logger("sabot.workers.director")

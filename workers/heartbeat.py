@@ -22,9 +22,9 @@ import time
 
 import msgspec
 
-from infra.database import Database
 from infra.errors import SealBroken, SettingsError
-from infra.vault import SeedVault
+from infra.store.database import Database
+from infra.store.vault import SeedVault
 
 BEAT_SECONDS = 2.0
 ALIVE_SECONDS = 10.0

@@ -1,6 +1,6 @@
 """The application services a worker process uses, on the worker's own store: one per store,
 kept across tasks so that their connections and kept tables are reused, and wired to dispatch
-the follow-up effects of the commands they record through the worker's broker (`infra.outbox`):
+the follow-up effects of the commands they record through the worker's broker (`infra.store.outbox`):
 
 - a `Deadline` becomes the `expire_decision` task, a `BetDeadline` the `expire_bet_turn` one,
   sent with its countdown (`send_deadline`) and its sender's trail in its headers
@@ -23,11 +23,11 @@ from functools import cache, lru_cache
 import structlog
 from celery import Celery
 
-from infra.disputes import DisputeService
-from infra.live_push import RedisWake, is_redis
-from infra.outbox import BetDeadline, Deadline, Wake
-from infra.service import TableService
+from infra.services.disputes import DisputeService
+from infra.services.tables import TableService
 from infra.settings import resolve_database_url
+from infra.store.live_push import RedisWake, is_redis
+from infra.store.outbox import BetDeadline, Deadline, Wake
 from workers.app import EXPIRE_BET_TURN, EXPIRE_DECISION, app
 from workers.logging import trace_headers
 

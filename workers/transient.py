@@ -12,7 +12,7 @@ from typing import Any
 import psycopg
 from eventsourcing import persistence
 
-from infra.service import Conflict
+from infra.services.tables import Conflict
 
 MAX_RETRIES = 8
 

@@ -1,11 +1,11 @@
 """`sabot audit dossier | check-dossier | export`: proofs handed to players and regulators.
 
-    sabot audit dossier TABLE COUP --out FILE     one coup's dossier (`infra.dossier`)
+    sabot audit dossier TABLE COUP --out FILE     one coup's dossier (`infra.audit.dossier`)
     sabot audit export [--tournament T | --table T] [--from DATE --to DATE] --out DIR
-                                                  a regulator's bundle (`infra.export`)
+                                                  a regulator's bundle (`infra.audit.export`)
     sabot audit check-dossier PATH [--public-key HEX]
                                                   check a dossier file or an export directory
-                                                  offline (`infra.offline_check`, the same code
+                                                  offline (`infra.audit.offline_check`, the same code
                                                   as the standalone checker)
 
 Exit codes: 0 written / the file checks; 1 the file does not check, or no such coup;
@@ -24,14 +24,14 @@ from typing import Any
 
 from api.commands._common import add_database
 from domain.errors import DomainError
-from domain.tournament_aggregate import Tournament
-from infra import offline_check
-from infra.dossier import dossier
+from domain.tournament.aggregate import Tournament
+from infra.audit import offline_check
+from infra.audit.dossier import dossier
+from infra.audit.export import export
 from infra.errors import StoreError
-from infra.export import export
-from infra.references import table_id_of
+from infra.services.references import table_id_of
 from infra.settings import resolve_database_url
-from infra.store import Store, open_store
+from infra.store.opening import Store, open_store
 
 
 def register(actions: Any) -> None:

@@ -14,7 +14,7 @@ from eventsourcing.persistence import PersistenceError
 
 from infra.errors import StoreError
 from infra.settings import resolve_database_url
-from infra.store import open_store
+from infra.store.opening import open_store
 from projections.registry import VIEWS
 from projections.runner import Runner
 from projections.view import ProjectionFailed

@@ -6,7 +6,7 @@ wrong. It checks, by default: every link of the hash chain, the signatures (afte
 checkpoint; `--all-signatures`: every one), the Merkle tree against every checkpoint of the
 checkpoint file and their consistency, then re-deals every revealed shoe, opens every vault
 seal, replays every snapshotted aggregate, checks the command log against the events and
-rebuilds every projection in memory (`infra.audit_checks`). `--since SIZE` starts from the
+rebuilds every projection in memory (`infra.audit.checks`). `--since SIZE` starts from the
 checkpoint of that size (incremental, with a consistency proof to the store's tree).
 
 `checkpoint` signs and appends the store's tree head now (e.g. at a round's end).
@@ -26,9 +26,12 @@ import msgspec
 
 from api.commands import SUMMARIES, _audit_proofs
 from api.commands._common import add_database
-from infra.audit import AuditCheck, AuditReport, parse_anchor, verify
-from infra.audit_checks import complete_checks
-from infra.checkpoints import (
+from infra.audit.checks import complete_checks
+from infra.audit.shoes import ShoeAudit
+from infra.audit.verify import AuditCheck, AuditReport, parse_anchor, verify
+from infra.errors import SettingsError, StoreError
+from infra.settings import redact_url, resolve_database_url
+from infra.store.checkpoints import (
     WitnessRefusal,
     append_line,
     checkpoint_path,
@@ -38,12 +41,9 @@ from infra.checkpoints import (
     witness,
     write_checkpoint,
 )
-from infra.errors import SettingsError, StoreError
-from infra.homes import MAIN_HOME
-from infra.settings import redact_url, resolve_database_url
-from infra.shoe_audit import ShoeAudit
-from infra.signing import load_key
-from infra.store import Store, open_store
+from infra.store.homes import MAIN_HOME
+from infra.store.opening import Store, open_store
+from infra.store.signing import load_key
 
 
 def register(subparsers: Any) -> None:

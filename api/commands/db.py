@@ -3,7 +3,7 @@
     sabot db status [--json]     # the store's version and this Sabot's, the steps pending
     sabot db upgrade [--json]    # apply them (every process that writes does it on start)
 
-A store upgraded by a newer Sabot is refused in one line, exit 2 (`infra.migrations`).
+A store upgraded by a newer Sabot is refused in one line, exit 2 (`infra.store.migrations`).
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from infra import migrations
     from infra.settings import resolve_database_url
-    from infra.store import open_store
+    from infra.store import migrations
+    from infra.store.opening import open_store
 
     with open_store(resolve_database_url(args.database), create=False) as store:
         status = migrations.status(store.database)
@@ -46,7 +46,7 @@ def run_status(args: argparse.Namespace) -> int:
 
 def run_upgrade(args: argparse.Namespace) -> int:
     from infra.settings import resolve_database_url
-    from infra.store import open_store
+    from infra.store.opening import open_store
 
     with open_store(resolve_database_url(args.database)) as store:  # a writer upgrades
         upgrade = store.recorder.schema_upgrade

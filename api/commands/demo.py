@@ -1,6 +1,6 @@
 """`sabot demo`: a whole tournament played by bots, through the store, workers and projections.
 
-A client of the organiser's service (`infra.tournaments.Tournaments`), as `sabot tournament`
+A client of the organiser's service (`infra.services.tournaments.Tournaments`), as `sabot tournament`
 is: it creates a tournament from `--preset` (its common fields from the flags given), or from
 the flags alone (a freeze-out cut to one table's worth after every round), registers house
 bots, starts it, then follows it while a celery worker started here (on the embedded broker
@@ -26,15 +26,15 @@ from api.commands._common import add_database, add_seed, progress, seed_or_rando
 from api.commands._views import views
 from api.commands.worker import running_worker
 from domain.errors import RuleViolation
-from domain.presets import PRESETS, preset
-from domain.settings import Variant
-from domain.table_aggregate import Table
-from domain.tournament import TournamentSettings, TournamentState, TournamentStatus
-from infra.leases import Lease, Leases
-from infra.service import TableService
+from domain.game.settings import Variant
+from domain.table.aggregate import Table
+from domain.tournament.presets import PRESETS, preset
+from domain.tournament.state import TournamentSettings, TournamentState, TournamentStatus
+from infra.services.tables import TableService
+from infra.services.tournaments import Tournaments
 from infra.settings import HOME, absolute_database_url, resolve_database_url
-from infra.store import open_service
-from infra.tournaments import Tournaments
+from infra.store.leases import Lease, Leases
+from infra.store.opening import open_service
 from projections.standings import standings
 
 STARTUP = 60.0  # seconds the worker may take to start directing

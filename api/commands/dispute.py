@@ -22,9 +22,9 @@ import msgspec
 
 from api.commands import SUMMARIES
 from api.commands._common import add_database
-from domain.dispute_aggregate import Dispute
-from domain.verdicts import Verdict
-from infra.references import table_id_of
+from domain.dispute.aggregate import Dispute
+from domain.dispute.verdicts import Verdict
+from infra.services.references import table_id_of
 from infra.settings import resolve_database_url
 
 
@@ -62,7 +62,7 @@ def absolute_url(url: str) -> str:
 
 
 def run_open(args: argparse.Namespace) -> int:
-    from infra.disputes import DisputeService
+    from infra.services.disputes import DisputeService
     from workers.disputes import request_replay
 
     url = absolute_url(resolve_database_url(args.database))
@@ -88,7 +88,7 @@ def run_open(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from infra.disputes import DisputeService
+    from infra.services.disputes import DisputeService
 
     with DisputeService(url=resolve_database_url(args.database)) as service:
         return _print(service.dispute(args.dispute), as_json=args.json)

@@ -1,7 +1,7 @@
 """`sabot keys create [--out PATH]`: make an Ed25519 signing key (or a witness's key).
 
 The key file is written with mode 0600 and never replaced. Without `--out` it is the key of
-the store `--database` names (`infra.signing`: `$SABOT_SIGNING_KEY`, else beside a SQLite
+the store `--database` names (`infra.store.signing`: `$SABOT_SIGNING_KEY`, else beside a SQLite
 store, else `.sabot/signing.key`). It prints the key's id and public key, which verifiers
 and witnesses pin (`sabot audit verify --public-key HEX`).
 """
@@ -17,8 +17,8 @@ from typing import Any
 from api.commands import SUMMARIES
 from api.commands._common import add_database
 from infra.settings import resolve_database_url
-from infra.signing import create_key, key_path
-from infra.urls import store_env
+from infra.store.signing import create_key, key_path
+from infra.store.urls import store_env
 
 
 def register(subparsers: Any) -> None:

@@ -1,6 +1,6 @@
 """`sabot odds`: the exact odds and house edges of a variant, as a table or as one JSON object.
 
-The figures come from `domain.odds.exact_odds`; this module only parses the table's settings
+The figures come from `domain.game.odds.exact_odds`; this module only parses the table's settings
 and presents the result.
 """
 
@@ -16,11 +16,11 @@ from rich.console import Console
 from rich.table import Table
 
 from api.commands import SUMMARIES
-from domain.banker_book import BookCost, book_cost
 from domain.errors import RuleViolation
-from domain.odds import ODDS_VARIANTS, Odds, OnFive, Outcome, exact_odds, on_five
-from domain.settings import PunterFive, TableSettings, Variant
-from domain.variants import rules_for
+from domain.game.banker_book import BookCost, book_cost
+from domain.game.odds import ODDS_VARIANTS, Odds, OnFive, Outcome, exact_odds, on_five
+from domain.game.settings import PunterFive, TableSettings, Variant
+from domain.game.variants import rules_for
 from infra.errors import SettingsError
 
 _BET_NAMES: dict[Variant, dict[Outcome, str]] = {

@@ -8,13 +8,13 @@ import msgspec
 
 from api.commands import SUMMARIES
 from api.commands._common import add_database, add_seed, progress, seed_or_random
-from domain.commands import SeatPlayer
-from domain.coup import Side
-from domain.settings import TableSettings, Variant
-from domain.variants import rules_for
-from infra.autoplay import play_coups
-from infra.service import TableService, seeds_from
-from infra.store import open_service
+from domain.game.coup import Side
+from domain.game.settings import TableSettings, Variant
+from domain.game.variants import rules_for
+from domain.table.commands import SeatPlayer
+from infra.services.autoplay import play_coups
+from infra.services.tables import TableService, seeds_from
+from infra.store.opening import open_service
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

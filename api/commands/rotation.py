@@ -11,7 +11,7 @@ import sys
 from api.commands import SUMMARIES
 from api.commands._common import add_database
 from api.commands._views import print_json, reading
-from infra.references import table_id_of
+from infra.services.references import table_id_of
 from projections.rotation import Rotation, rotation
 from projections.runner import Runner
 

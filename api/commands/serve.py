@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from api.app import create_app
-    from infra.reachability import check_broker
+    from infra.store.reachability import check_broker
     from workers.logging import configure_logging
 
     configure_logging()

@@ -36,15 +36,15 @@ from api.commands import SUMMARIES
 from api.commands._common import add_database, add_seed, progress
 from api.commands._views import print_json
 from domain.errors import DomainError
-from domain.presets import PRESETS, preset
-from domain.tournament import TournamentSettings
-from infra.direction import ORGANISER
-from infra.disputes import DisputeService
-from infra.preview import PACE, preview
-from infra.results import publish_results
-from infra.service import TableService
-from infra.store import open_service
-from infra.tournaments import Tournaments, tournament_id_of
+from domain.tournament.presets import PRESETS, preset
+from domain.tournament.state import TournamentSettings
+from infra.services.direction import ORGANISER
+from infra.services.disputes import DisputeService
+from infra.services.preview import PACE, preview
+from infra.services.results import publish_results
+from infra.services.tables import TableService
+from infra.services.tournaments import Tournaments, tournament_id_of
+from infra.store.opening import open_service
 from projections.registry import VIEWS
 from projections.runner import Runner
 from projections.standings import tournament_standings

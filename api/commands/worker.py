@@ -66,9 +66,9 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"sabot worker: the pool size must be a positive integer, not {pool!r}")
     from celery import signals
 
-    from infra.reachability import check_broker
     from infra.settings import load_settings, redact_url
-    from infra.store import open_store
+    from infra.store.opening import open_store
+    from infra.store.reachability import check_broker
     from workers.app import AUDIT_EVERY, QUEUE, app, audit_schedule, broker_config
     from workers.heartbeat import check_vault_key, start_beating
     from workers.services import bound_pools

@@ -150,7 +150,7 @@
   }
 
   // The secret bet: the page draws the nonce and sends only the commitment (SHA-256 of
-  // `sabot-secret-bet-v1/<spot>/<amount>/<nonce>`, as domain.tournament.secret_commitment);
+  // `sabot-secret-bet-v1/<spot>/<amount>/<nonce>`, as domain.tournament.state.secret_commitment);
   // the spot, amount and nonce stay in this tab's session storage until the reveal.
   const secretKey = () => `sabot.secret.${tournament}.${me}`;
   const keptSecret = () => JSON.parse(sessionStorage.getItem(secretKey()) || "null");

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 
 import psycopg
 
-from domain.commands import SeatPlayer
-from domain.settings import TableSettings, Variant
-from domain.table_aggregate import Table
-from infra.service import TableService
+from domain.game.settings import TableSettings, Variant
+from domain.table.aggregate import Table
+from domain.table.commands import SeatPlayer
+from infra.services.tables import TableService
 from tests.bench.tables import CHIPS, PLAYERS
 
 Row = tuple[uuid.UUID, int, str, bytes]

@@ -8,10 +8,10 @@ import sys
 import time
 import uuid
 
-from domain.commands import AdjustChips
-from infra.live_push import RedisWake
-from infra.outbox import Wake
-from infra.service import TableService
+from domain.table.commands import AdjustChips
+from infra.services.tables import TableService
+from infra.store.live_push import RedisWake
+from infra.store.outbox import Wake
 
 SECRET = bytes(range(32))
 

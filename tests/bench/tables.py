@@ -8,11 +8,11 @@ import uuid
 from collections.abc import Callable
 
 from domain.bots import next_command, playable
-from domain.commands import AdjustChips, SeatPlayer
-from domain.settings import TableSettings, Variant
-from domain.table import Phase
-from domain.table_aggregate import Table
-from infra.service import TableService, seeds_from
+from domain.game.settings import TableSettings, Variant
+from domain.table.aggregate import Table
+from domain.table.commands import AdjustChips, SeatPlayer
+from domain.table.state import Phase
+from infra.services.tables import TableService, seeds_from
 
 SECRET = bytes(range(32))
 PLAYERS = 4

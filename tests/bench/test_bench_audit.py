@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from infra.audit import verify
-from infra.checkpoints import checkpoint_path, checkpoints, read_lines, write_checkpoint
-from infra.signing import Signer, create_key
-from infra.store import open_store
+from infra.audit.verify import verify
+from infra.store.checkpoints import checkpoint_path, checkpoints, read_lines, write_checkpoint
+from infra.store.opening import open_store
+from infra.store.signing import Signer, create_key
 from tests.bench.harness import Results, sized
 from tests.integration.test_store import Card, Suit, Toy, ToyApp
 

@@ -1,6 +1,6 @@
 """Benchmark of one table command's path: store reads, aggregate copies and time per command.
 
-Bots play a chemin de fer table through `infra.autoplay.play_coups` (the path of `sabot
+Bots play a chemin de fer table through `infra.services.autoplay.play_coups` (the path of `sabot
 play`, the tournament's table workers and the tests), on SQLite and on PostgreSQL. For each
 command it counts:
 
@@ -24,11 +24,11 @@ from typing import Any
 import eventsourcing.application as es_application
 import pytest
 
-import infra.service as service_module
-from domain import commands as c
-from domain.settings import TableSettings, Variant
-from infra.autoplay import play_coups, play_step
-from infra.service import TableService, fork, seeds_from
+import infra.services.tables as service_module
+from domain.game.settings import TableSettings, Variant
+from domain.table import commands as c
+from infra.services.autoplay import play_coups, play_step
+from infra.services.tables import TableService, fork, seeds_from
 from tests.bench.baselines import Row, raw_psycopg, raw_sqlite
 from tests.bench.harness import Goal, Results, at_least, at_most, sized
 from tests.bench.tables import SECRET, in_memory_game, seated_table, service

@@ -26,8 +26,8 @@ from typing import ClassVar
 import pytest
 
 from domain.bots import next_command
-from domain.table_aggregate import Table
-from infra.service import TableService, fork
+from domain.table.aggregate import Table
+from infra.services.tables import TableService, fork
 from tests.bench.baselines import memory_table
 from tests.bench.harness import Results, at_least, measure, sized
 from tests.bench.tables import ids, in_memory_game, seated_table, service

@@ -1,4 +1,4 @@
-"""Benchmark of the exact odds (domain.odds): every shoe size, against the same-run baseline."""
+"""Benchmark of the exact odds (domain.game.odds): every shoe size, against the same-run baseline."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from functools import partial
 
 import pytest
 
-from domain.odds import exact_odds
-from domain.settings import TableSettings, Variant
+from domain.game.odds import exact_odds
+from domain.game.settings import TableSettings, Variant
 from tests.bench.harness import (
     BASELINE_INTEGERS,
     QUICK,

@@ -16,7 +16,7 @@ from typing import Protocol, cast
 import psycopg
 import pytest
 
-from infra.homes import SETTING
+from infra.store.homes import SETTING
 from tests.bench.baselines import Row
 from tests.bench.harness import Results, at_least, sized
 from tests.integration.test_store import Card, Suit, Toy, ToyApp

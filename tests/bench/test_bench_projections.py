@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from infra.service import fork
-from infra.store import open_store
+from infra.services.tables import fork
+from infra.store.opening import open_store
 from projections.registry import NAMES, VIEWS
 from projections.runner import Runner
 from tests.bench.harness import Results, at_least, sized

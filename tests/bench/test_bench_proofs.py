@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from domain.settings import Variant
-from infra import offline_check
-from infra.audit import verify
-from infra.dossier import dossier
-from infra.export import export
-from infra.store import open_store
+from domain.game.settings import Variant
+from infra.audit import offline_check
+from infra.audit.dossier import dossier
+from infra.audit.export import export
+from infra.audit.verify import verify
+from infra.store.opening import open_store
 from tests.bench.harness import Results, sized
 from tests.bench.test_bench_audit import fill
 from tests.integration.test_table_service import a_service, open_table, play

@@ -30,11 +30,11 @@ from api import routes_live
 from api.app import create_app
 from api.cli import main
 from api.tokens import Grant, Role, TokenStore
-from domain.commands import ShuffleShoe
-from domain.table_aggregate import Table
-from infra.live_push import RedisWake
-from infra.outbox import Wake
-from infra.service import Conflict, TableService, seeds_from
+from domain.table.aggregate import Table
+from domain.table.commands import ShuffleShoe
+from infra.services.tables import Conflict, TableService, seeds_from
+from infra.store.live_push import RedisWake
+from infra.store.outbox import Wake
 
 pytestmark = pytest.mark.postgres
 

@@ -7,7 +7,7 @@ import msgspec
 import pytest
 from playwright.sync_api import BrowserContext, expect
 
-from infra.checkpoints import Checkpoint, write_checkpoint
+from infra.store.checkpoints import Checkpoint, write_checkpoint
 from tests.e2e.test_api import Api, Game, api, game
 from tests.e2e.test_page import WAIT_MS, browser
 

@@ -19,9 +19,9 @@ from api.app import create_app
 from api.auth import Role
 from api.deadlines import DeadlineClock
 from api.tokens import Grant, TokenStore
-from domain.coup import Side
-from domain.table_aggregate import Table
-from infra.service import TableService
+from domain.game.coup import Side
+from domain.table.aggregate import Table
+from infra.services.tables import TableService
 from tests.conftest import REDIS_URL, need_server
 from tests.e2e.test_api import free_port
 from tests.integration.test_workers import Worker

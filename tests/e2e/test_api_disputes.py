@@ -19,14 +19,14 @@ import pytest
 
 from api.cli import main
 from api.tokens import Role
-from domain.cards import Card
-from domain.settings import Variant
-from domain.shoe import Shoe
-from domain.table_aggregate import Table
-from infra import offline_check
-from infra.homes import SETTING
-from infra.replay import replay_coup
-from infra.service import TableService, VaultCards, seeds_from
+from domain.game.cards import Card
+from domain.game.settings import Variant
+from domain.game.shoe import Shoe
+from domain.table.aggregate import Table
+from infra.audit import offline_check
+from infra.services.replay import replay_coup
+from infra.services.tables import TableService, VaultCards, seeds_from
+from infra.store.homes import SETTING
 from projections.table_fold import holdings_of
 from tests.e2e.test_api import KEY, Api, serving
 from tests.integration.test_table_service import SMALL_SHOE, open_table, play
@@ -74,7 +74,7 @@ class Setting:
 def setting(request: pytest.FixtureRequest, postgres_url: str, tmp_path: Path,
             monkeypatch: pytest.MonkeyPatch) -> Iterator[Setting]:
     """The disputed table, in the one database, or in a home of its own when partitions are
-    spread over databases (`infra.homes`): the same flow, every read routed to it."""
+    spread over databases (`infra.store.homes`): the same flow, every read routed to it."""
     spread = request.param == "spread over databases"
     if spread:
         monkeypatch.chdir(tmp_path)  # the homes' checkpoint files

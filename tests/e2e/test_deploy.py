@@ -22,7 +22,7 @@ import yaml
 
 from api.cli import build_parser
 from api.tokens import Grant, Role, TokenStore
-from infra.service import TableService
+from infra.services.tables import TableService
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "compose.yaml"

@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from api.tokens import Grant, Role, TokenStore
-from infra.service import TableService
+from infra.services.tables import TableService
 from tests.e2e.test_api import free_port
 from tests.e2e.test_api_deadlines import deal_to_the_naturals
 from tests.integration.test_workers import ROOT, Worker

@@ -34,14 +34,14 @@ from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
 
 from api.app import create_app
 from api.tokens import Role
-from domain.formats import Stage
-from domain.settings import Variant
-from domain.table_aggregate import Table
-from domain.tournament import TournamentSettings, secret_commitment
-from domain.tournament_aggregate import Tournament
-from infra.disputes import DisputeService
-from infra.service import TableService
-from infra.tournaments import Director
+from domain.game.settings import Variant
+from domain.table.aggregate import Table
+from domain.tournament.aggregate import Tournament
+from domain.tournament.formats import Stage
+from domain.tournament.state import TournamentSettings, secret_commitment
+from infra.services.disputes import DisputeService
+from infra.services.tables import TableService
+from infra.services.tournaments import Director
 from tests.conftest import IN_CI
 from tests.e2e.test_api import KEY, Api, api, free_port  # noqa: F401 - the server fixture
 from tests.integration.test_corrections import until_a_misread

@@ -12,10 +12,10 @@ import pytest
 
 from api.cli import main
 from api.tokens import Role
-from domain.settings import Variant
-from domain.table_aggregate import Table
-from domain.tournament_aggregate import Tournament
-from infra.disputes import DisputeService
+from domain.game.settings import Variant
+from domain.table.aggregate import Table
+from domain.tournament.aggregate import Tournament
+from infra.services.disputes import DisputeService
 from tests.e2e.test_api import Api, api  # noqa: F401 - the server fixture
 from tests.e2e.test_tournaments_api import refused
 from tests.integration.test_projections import Game

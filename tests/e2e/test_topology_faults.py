@@ -38,10 +38,10 @@ import pytest
 
 from api.idempotency import STALE_SECONDS
 from api.tokens import Grant, Role, TokenStore
-from domain.table_aggregate import Table
-from domain.tournament_aggregate import Tournament
-from infra.service import TableService
-from infra.tournaments import Director, Tournaments
+from domain.table.aggregate import Table
+from domain.tournament.aggregate import Tournament
+from infra.services.tables import TableService
+from infra.services.tournaments import Director, Tournaments
 from tests.conftest import IN_CI
 from tests.e2e.test_deploy import KEY, ROOT, compose_commands, free_port, mounts, sabot_services
 from tests.integration.test_tournament_run import SETTINGS

@@ -12,9 +12,9 @@ import msgspec
 import pytest
 
 from api.cli import main
-from domain.presets import PRESETS
-from infra.service import TableService
-from infra.tournaments import Director, Tournaments
+from domain.tournament.presets import PRESETS
+from infra.services.tables import TableService
+from infra.services.tournaments import Director, Tournaments
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str, code: int = 0) -> str:

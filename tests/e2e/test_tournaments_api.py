@@ -23,9 +23,9 @@ import pytest
 
 from api.commands.worker import running_worker
 from api.tokens import Role
-from domain.presets import PRESETS
-from domain.tournament import secret_commitment
-from domain.tournament_aggregate import Tournament
+from domain.tournament.aggregate import Tournament
+from domain.tournament.presets import PRESETS
+from domain.tournament.state import secret_commitment
 from tests.e2e.test_api import KEY, PROBLEM, Api, api, free_port  # noqa: F401 - the fixture
 from tests.unit.test_tournament import check_places
 

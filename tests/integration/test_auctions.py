@@ -7,13 +7,13 @@ import uuid
 
 import pytest
 
-from domain import commands as c
 from domain.bots import next_command
 from domain.errors import DomainError
-from domain.settings import TableSettings
-from domain.table import Phase
-from infra.auctions import AuctionDesk
-from infra.service import TableService, seeds_from
+from domain.game.settings import TableSettings
+from domain.table import commands as c
+from domain.table.state import Phase
+from infra.services.auctions import AuctionDesk
+from infra.services.tables import TableService, seeds_from
 
 
 def table_wanting_a_bank(url: str, variant: str) -> tuple[TableService, uuid.UUID]:

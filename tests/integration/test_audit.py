@@ -19,11 +19,11 @@ import psycopg
 import pytest
 
 from api.cli import main
-from infra.audit import Finding, Problem, verify
-from infra.audit_snapshots import snapshots_match_events
-from infra.chain import GENESIS, global_digest, stream_digest
+from infra.audit.snapshots import snapshots_match_events
+from infra.audit.verify import Finding, Problem, verify
 from infra.errors import NotAStore
-from infra.store import Store
+from infra.store.chain import GENESIS, global_digest, stream_digest
+from infra.store.opening import Store
 from tests.integration.test_store import Card, SnapshottingToyApp, Suit, Toy, ToyApp, a_toy
 
 

@@ -13,19 +13,19 @@ from typing import Any
 
 import pytest
 
-from domain import commands as c
-from domain.betting_order import BettingOrder, PassReason, bettor
 from domain.bots import next_command
-from domain.formats import Advance, Stage
-from domain.payouts import Spot
-from domain.settings import TableSettings, Variant
-from domain.table import Phase
-from domain.table_aggregate import Table
-from domain.tournament import TournamentSettings
-from domain.tournament_aggregate import Tournament
-from infra.outbox import BetDeadline, Deadline, kind_of
-from infra.service import TableService, seeds_from
-from infra.tournaments import Director, Tournaments
+from domain.game.payouts import Spot
+from domain.game.settings import TableSettings, Variant
+from domain.table import commands as c
+from domain.table.aggregate import Table
+from domain.table.betting_order import BettingOrder, PassReason, bettor
+from domain.table.state import Phase
+from domain.tournament.aggregate import Tournament
+from domain.tournament.formats import Advance, Stage
+from domain.tournament.state import TournamentSettings
+from infra.services.tables import TableService, seeds_from
+from infra.services.tournaments import Director, Tournaments
+from infra.store.outbox import BetDeadline, Deadline, kind_of
 from tests.integration.test_director import prepared
 from tests.integration.test_workers import SECRET, Worker, wait_until
 from workers.app import make_app

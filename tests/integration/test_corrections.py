@@ -13,12 +13,12 @@ import pytest
 
 from api.cli import main
 from domain.errors import OutOfTurn
-from domain.table_aggregate import Table
-from domain.tournament_aggregate import Tournament
-from infra.disputes import DisputeService
-from infra.replay import replay_coup
-from infra.service import TableService
-from infra.tournaments import Director
+from domain.table.aggregate import Table
+from domain.tournament.aggregate import Tournament
+from infra.services.disputes import DisputeService
+from infra.services.replay import replay_coup
+from infra.services.tables import TableService
+from infra.services.tournaments import Director
 from tests.e2e.test_api_disputes import FaultyReader
 from tests.integration.test_tournament_run import SETTINGS
 

@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 
 from domain.errors import DomainError
-from domain.formats import Advance, Stage
-from domain.table_aggregate import Table
-from domain.tournament import TournamentSettings, secret_commitment
-from domain.tournament_aggregate import Tournament
-from domain.tournament_commands import StartStep
-from infra.autoplay import play_coups
-from infra.direction import Tick
-from infra.service import TableService
-from infra.tournaments import Director, Tournaments
+from domain.table.aggregate import Table
+from domain.tournament.aggregate import Tournament
+from domain.tournament.commands import StartStep
+from domain.tournament.formats import Advance, Stage
+from domain.tournament.state import TournamentSettings, secret_commitment
+from infra.services.autoplay import play_coups
+from infra.services.direction import Tick
+from infra.services.tables import TableService
+from infra.services.tournaments import Director, Tournaments
 from tests.integration.test_tournament_run import SETTINGS
 from workers.director import Failures, turn
 

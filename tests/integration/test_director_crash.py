@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from infra.tournaments import Director, Tournaments
+from infra.services.tournaments import Director, Tournaments
 from tests.e2e.test_tournaments_api import KEY, worker
 from tests.integration.test_director import prepared, record
 from tests.integration.test_tournament_run import SETTINGS

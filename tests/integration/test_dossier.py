@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from api.cli import main
-from domain.settings import Variant
-from infra import offline_check
+from domain.game.settings import Variant
+from infra.audit import offline_check
 from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table, play
 
 COUP = 3

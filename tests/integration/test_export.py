@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from api.cli import main
-from infra import offline_check
+from infra.audit import offline_check
 
 TOURNAMENT = "demo-chemin-de-fer-0e"
 

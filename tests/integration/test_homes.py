@@ -14,15 +14,15 @@ import psycopg
 import pytest
 
 from api.cli import main
-from domain.settings import TableSettings, Variant
-from domain.table_aggregate import Table
-from domain.tournament_aggregate import Tournament
-from infra.database import Database
+from domain.game.settings import TableSettings, Variant
+from domain.table.aggregate import Table
+from domain.tournament.aggregate import Tournament
 from infra.errors import ServiceUnavailable
-from infra.homes import MAIN_HOME, SETTING, BadHomes, chosen_home, directory
-from infra.outbox import Wake
-from infra.routing import SpansHomes
-from infra.service import TableService
+from infra.services.tables import TableService
+from infra.store.database import Database
+from infra.store.homes import MAIN_HOME, SETTING, BadHomes, chosen_home, directory
+from infra.store.outbox import Wake
+from infra.store.routing import SpansHomes
 from projections.registry import VIEWS
 from projections.runner import Runner
 from tests.integration.test_outbox import a_table

@@ -7,7 +7,7 @@ from __future__ import annotations
 from litestar import Response
 
 from api.idempotency import KEEP_SECONDS, REPLAYED, Idempotency
-from infra.store import open_store
+from infra.store.opening import open_store
 
 
 def test_an_expired_key_is_claimed_afresh_before_it_is_purged(database_url: str) -> None:

@@ -22,10 +22,10 @@ import psycopg
 import pytest
 
 from api.cli import main
-from infra import migrations
-from infra.database import SCHEMA_LOCK
-from infra.store import open_store
-from infra.urls import sqlite_path
+from infra.store import migrations
+from infra.store.database import SCHEMA_LOCK
+from infra.store.opening import open_store
+from infra.store.urls import sqlite_path
 from tests.e2e.test_deploy import free_port
 from tests.integration.fixtures.schema_v1.make import SECRET_KEY, SEED
 from tests.integration.test_audit import sql

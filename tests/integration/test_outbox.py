@@ -14,15 +14,15 @@ import pytest
 import structlog
 from redis import Redis
 
-import infra.outbox
-from domain import commands as c
+import infra.store.outbox
 from domain.bots import next_command
 from domain.errors import OutOfTurn
-from domain.settings import TableSettings, Variant
-from infra import migrations
-from infra.live_push import RedisWake, channel_of
-from infra.outbox import Deadline, Dispatcher, Effect, Wake
-from infra.service import TableService, seeds_from
+from domain.game.settings import TableSettings, Variant
+from domain.table import commands as c
+from infra.services.tables import TableService, seeds_from
+from infra.store import migrations
+from infra.store.live_push import RedisWake, channel_of
+from infra.store.outbox import Deadline, Dispatcher, Effect, Wake
 from tests.integration.test_workers import at_the_punters_decision
 from workers.logging import trace_headers
 
@@ -166,7 +166,7 @@ class Clock:
 
 def test_dispatched_effects_expire_after_the_retention_and_pending_ones_never(
         database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(infra.outbox, "EXPIRY_BATCH", 1)  # each effect in its own batch
+    monkeypatch.setattr(infra.store.outbox, "EXPIRY_BATCH", 1)  # each effect in its own batch
     clock = Clock()
     with a_service(database_url) as service:
         service.effects = Dispatcher(service.database, retention=3600.0, clock=clock)

@@ -10,16 +10,16 @@ import psycopg
 import pytest
 
 from api.cli import main
-from domain import commands as c
-from domain.settings import Variant
-from domain.table_aggregate import Table
-from domain.tournament_aggregate import Tournament
-from infra import ledger
-from infra.audit import Problem, verify
-from infra.checkpoints import checkpoints, read_lines, write_checkpoint
-from infra.database import PostgresDatabase
+from domain.game.settings import Variant
+from domain.table import commands as c
+from domain.table.aggregate import Table
+from domain.tournament.aggregate import Tournament
+from infra.audit.verify import Problem, verify
 from infra.errors import ChainError
-from infra.store import open_store
+from infra.store import ledger
+from infra.store.checkpoints import checkpoints, read_lines, write_checkpoint
+from infra.store.database import PostgresDatabase
+from infra.store.opening import open_store
 from tests.integration.test_audit import db_id, nid_column, sql
 from tests.integration.test_shoe_audit import forge_and_rechain, other_card
 from tests.integration.test_store import Card, Suit, Toy, ToyApp

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from api.cli import main
-from domain import commands as c
-from domain.settings import TableSettings, Variant
-from domain.table_aggregate import Table
-from infra.service import TableService, seeds_from
-from infra.store import open_store
+from domain.game.settings import TableSettings, Variant
+from domain.table import commands as c
+from domain.table.aggregate import Table
+from infra.services.tables import TableService, seeds_from
+from infra.store.opening import open_store
 from projections.registry import NAMES, VIEWS
 from projections.rotation import RotationView, rotation
 from projections.runner import Runner

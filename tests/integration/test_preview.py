@@ -8,11 +8,11 @@ import json
 import pytest
 
 from api.cli import main
-from domain.presets import preset
-from domain.tournament import TournamentSettings
-from infra.preview import Run, play_once, step_seconds, summary
-from infra.service import TableService
-from infra.tournaments import Director
+from domain.tournament.presets import preset
+from domain.tournament.state import TournamentSettings
+from infra.services.preview import Run, play_once, step_seconds, summary
+from infra.services.tables import TableService
+from infra.services.tournaments import Director
 
 
 def play_on_the_store(url: str, settings: TournamentSettings, players: int, seed: bytes,

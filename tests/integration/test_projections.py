@@ -31,14 +31,14 @@ import pytest
 from eventsourcing.persistence import IntegrityError, Tracking
 
 from api.cli import main
-from domain import commands as c
 from domain.bots import auction_bids, next_command
-from domain.coup import Outcome, Side
-from domain.settings import FirstBank, TableSettings, Variant
-from domain.table import Phase, TableState
-from infra.auctions import AuctionDesk
-from infra.service import TableService, seeds_from
-from infra.store import Store, open_store
+from domain.game.coup import Outcome, Side
+from domain.game.settings import FirstBank, TableSettings, Variant
+from domain.table import commands as c
+from domain.table.state import Phase, TableState
+from infra.services.auctions import AuctionDesk
+from infra.services.tables import TableService, seeds_from
+from infra.store.opening import Store, open_store
 from projections.auctions import banks_held
 from projections.recall import RecallMemo, RecallView, recall
 from projections.registry import NAMES, VIEWS
@@ -199,7 +199,7 @@ def test_crash_mid_batch_resumes_without_duplicates_or_gaps(service: TableServic
 
 KILLED_RUNNER = """
 import sys, time
-from infra.store import open_store
+from infra.store.opening import open_store
 from projections.recall import RecallView
 from projections.runner import Runner
 

@@ -5,11 +5,11 @@ round keeps within them."""
 
 from __future__ import annotations
 
-from domain.formats import Limits, Stage
-from domain.table_aggregate import Table
-from domain.tournament import TournamentSettings
-from domain.tournament_aggregate import Tournament
-from infra.tournaments import Director, Tournaments
+from domain.table.aggregate import Table
+from domain.tournament.aggregate import Tournament
+from domain.tournament.formats import Limits, Stage
+from domain.tournament.state import TournamentSettings
+from infra.services.tournaments import Director, Tournaments
 from tests.integration.test_director import prepared
 
 ROUNDS = (Limits(min_stake=100, max_stake=1_000), Limits(min_stake=200, max_stake=2_000),

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.coup import tableaux_of
-from infra.service import TableService
-from infra.store import Store
+from domain.game.coup import tableaux_of
+from infra.services.tables import TableService
+from infra.store.opening import Store
 from projections.registry import VIEWS
 from projections.roads import roads
 from projections.runner import Runner

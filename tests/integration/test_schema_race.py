@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from infra.service import TableService
+from infra.services.tables import TableService
 
 
 def test_services_opened_at_once_on_a_fresh_schema_all_work(postgres_url: str) -> None:

@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 
-from domain import commands as c
-from domain.coup import Side
+from domain.commands import Command
 from domain.errors import RuleViolation
-from domain.payouts import Spot
-from domain.settings import TableSettings
-from domain.table import Phase
-from infra.service import TableService, seeds_from
+from domain.game.coup import Side
+from domain.game.payouts import Spot
+from domain.game.settings import TableSettings
+from domain.table import commands as c
+from domain.table.state import Phase
+from infra.services.tables import TableService, seeds_from
 
 R, L, P = Side.RIGHT, Side.LEFT, Side.PUNTER
 
@@ -43,7 +44,7 @@ class Croupier:
         self(c.ShuffleShoe, physical=True)
         self(c.CutShoe, player="@croupier", position=1)
 
-    def __call__(self, command: type[c.Command], **fields: Any) -> None:
+    def __call__(self, command: type[Command], **fields: Any) -> None:
         self.sent += 1
         self.service.execute(self.table, command(  # type: ignore[arg-type]
             command_id=f"{self.table}:{self.sent}", **fields))

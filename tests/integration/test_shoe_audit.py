@@ -1,4 +1,4 @@
-"""The shoe audit (`infra.shoe_audit`): revealed shoes are re-dealt and every card checked.
+"""The shoe audit (`infra.audit.shoes`): revealed shoes are re-dealt and every card checked.
 
 Most tests take the events of a short bot game (SQLite is only the vehicle) and doctor the
 list in memory: one wrong card, a burned card, a position, a seed, the entropy's order. The
@@ -17,12 +17,12 @@ import msgspec
 import pytest
 
 from api.cli import main
-from domain.commands import ShuffleShoe
-from domain.settings import Variant
-from domain.table import Phase
-from domain.table_aggregate import Table
-from infra.audit import verify
-from infra.shoe_audit import SHOE_MISMATCH, ShoeAudit, audit_events
+from domain.game.settings import Variant
+from domain.table.aggregate import Table
+from domain.table.commands import ShuffleShoe
+from domain.table.state import Phase
+from infra.audit.shoes import SHOE_MISMATCH, ShoeAudit, audit_events
+from infra.audit.verify import verify
 from tests.integration.test_audit import db_id, rechain, sql
 from tests.integration.test_table_service import (
     SECRET,

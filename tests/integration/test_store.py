@@ -20,13 +20,16 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError, StoredEvent, Tracking
 from eventsourcing.utils import get_topic
 
-from infra.audit import verify
+from infra.audit.verify import verify
 from infra.errors import DuplicateCommand, RecordedCommand, StoreError, UnsupportedDatabaseURL
-from infra.mapper import MsgspecMapper, UnmappableState
-from infra.recorders import ChainedPostgresApplicationRecorder, ChainedSQLiteApplicationRecorder
 from infra.settings import DEFAULT_DATABASE_URL, load_settings
-from infra.store import SabotApplication, open_service, open_store
-from infra.urls import store_env
+from infra.store.mapper import MsgspecMapper, UnmappableState
+from infra.store.opening import SabotApplication, open_service, open_store
+from infra.store.recorders import (
+    ChainedPostgresApplicationRecorder,
+    ChainedSQLiteApplicationRecorder,
+)
+from infra.store.urls import store_env
 
 
 class Suit(StrEnum):

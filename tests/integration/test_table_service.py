@@ -14,18 +14,18 @@ from typing import Any
 import msgspec
 import pytest
 
-from domain import commands as c
 from domain.bots import next_command, playable
-from domain.cards import Card
-from domain.coup import Side
 from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
-from domain.payouts import Spot
-from domain.settings import TableSettings, Variant
-from domain.table import CROUPIER, Phase, TableState
-from domain.table_aggregate import Table
-from infra.audit import Problem, verify
-from infra.service import Conflict, TableService, seeds_from
-from infra.shoe_audit import ShoeAudit
+from domain.game.cards import Card
+from domain.game.coup import Side
+from domain.game.payouts import Spot
+from domain.game.settings import TableSettings, Variant
+from domain.table import commands as c
+from domain.table.aggregate import Table
+from domain.table.state import CROUPIER, Phase, TableState
+from infra.audit.shoes import ShoeAudit
+from infra.audit.verify import Problem, verify
+from infra.services.tables import Conflict, TableService, seeds_from
 
 SECRET = bytes(range(32))
 MASTER = b"sabot-test-tables"

@@ -23,12 +23,14 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from api.cli import main
-from domain.settings import Variant
-from domain.table_aggregate import Table
-from infra.audit import AuditReport, Finding, Problem, verify
-from infra.audit_checks import complete_checks
-from infra.chain import canonical_bytes, global_digest, stream_digest
-from infra.checkpoints import (
+from domain.game.settings import Variant
+from domain.table.aggregate import Table
+from infra.audit.checks import complete_checks
+from infra.audit.shoes import ShoeAudit
+from infra.audit.verify import AuditReport, Finding, Problem, verify
+from infra.services.tables import TableService
+from infra.store.chain import canonical_bytes, global_digest, stream_digest
+from infra.store.checkpoints import (
     WitnessRefusal,
     append_line,
     checkpoint_path,
@@ -39,11 +41,9 @@ from infra.checkpoints import (
     witness,
     write_checkpoint,
 )
-from infra.merkle import Frontier, event_leaf, verify_inclusion
-from infra.service import TableService
-from infra.shoe_audit import ShoeAudit
-from infra.signing import Signer, SigningKeyError, create_key
-from infra.store import open_store
+from infra.store.merkle import Frontier, event_leaf, verify_inclusion
+from infra.store.opening import open_store
+from infra.store.signing import Signer, SigningKeyError, create_key
 from projections.registry import VIEWS
 from projections.runner import Runner
 from tests.integration.test_audit import db_id, nid_column, rechain, sql

@@ -8,7 +8,7 @@ import pytest
 
 from api import tokens
 from api.tokens import Grant, Role, TokenStore
-from infra.service import TableService
+from infra.services.tables import TableService
 
 
 def test_a_cached_token_follows_what_another_process_did(

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from api.cli import main
-from domain.table_aggregate import Table
-from domain.tournament import TournamentSettings
-from domain.tournament_aggregate import Tournament
-from infra.checkpoints import checkpoint_path, checkpoints, read_lines
-from infra.service import TableService
-from infra.shoe_audit import audit_events
-from infra.tournaments import Director, Tournaments
+from domain.table.aggregate import Table
+from domain.tournament.aggregate import Tournament
+from domain.tournament.state import TournamentSettings
+from infra.audit.shoes import audit_events
+from infra.services.tables import TableService
+from infra.services.tournaments import Director, Tournaments
+from infra.store.checkpoints import checkpoint_path, checkpoints, read_lines
 
 SETTINGS = TournamentSettings(variant="chemin-de-fer", seats_per_table=5, starting_chips=500,
                               min_stake=5, max_stake=100, coups_per_round=8, advance=5,

@@ -15,8 +15,8 @@ import pytest
 
 from infra.errors import SealBroken, SeedAlreadySealed, SeedNotFound, SettingsError, VaultError
 from infra.settings import load_settings
-from infra.store import open_store
-from infra.vault import SEALED_SIZE, SeedVault, open_seal, seal
+from infra.store.opening import open_store
+from infra.store.vault import SEALED_SIZE, SeedVault, open_seal, seal
 from tests.integration.test_audit import sql
 from tests.integration.test_store import ToyApp, a_toy
 

@@ -16,8 +16,8 @@ import pytest
 from litestar.testing import TestClient
 
 from api.app import create_app
-from infra.service import TableService
-from infra.vault import SeedVault
+from infra.services.tables import TableService
+from infra.store.vault import SeedVault
 from tests.integration.test_workers import ROOT, Worker
 from workers.heartbeat import ALIVE_SECONDS, BEAT_SECONDS, WAITING
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from api.deadlines import DeadlineClock
-from domain.coup import Side
-from infra.outbox import Deadline
+from domain.game.coup import Side
+from infra.store.outbox import Deadline
 from workers.app import VERIFY_STORE, make_app
 from workers.disputes import request_replay
 

@@ -32,17 +32,17 @@ import pytest
 from celery import Celery
 
 from api.cli import main as cli
-from domain import commands as c
 from domain.bots import next_command
-from domain.coup import Side
-from domain.defaults import default_draw
-from domain.dispute_aggregate import Dispute
-from domain.settings import TableSettings, Variant
-from domain.table import CROUPIER
-from domain.verdicts import Discrepancy, Verdict
-from infra.audit import verify
-from infra.disputes import DisputeService
-from infra.service import TableService, seeds_from
+from domain.dispute.aggregate import Dispute
+from domain.dispute.verdicts import Discrepancy, Verdict
+from domain.game.coup import Side
+from domain.game.settings import TableSettings, Variant
+from domain.table import commands as c
+from domain.table.defaults import default_draw
+from domain.table.state import CROUPIER
+from infra.audit.verify import verify
+from infra.services.disputes import DisputeService
+from infra.services.tables import TableService, seeds_from
 from tests.conftest import REDIS_URL, need_server
 from workers.app import make_app
 from workers.deadlines import ACTOR, deadline_command_id, schedule_deadline

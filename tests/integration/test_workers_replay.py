@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from domain.verdicts import Discrepancy, Verdict
-from infra.replay import replay_coup
-from infra.service import TableService, seeds_from
+from domain.dispute.verdicts import Discrepancy, Verdict
+from infra.services.replay import replay_coup
+from infra.services.tables import TableService, seeds_from
 from tests.integration.test_workers import SECRET, past_the_first_taille
 
 COUP = 3

@@ -20,18 +20,18 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain import commands as c
 from domain.bots import Habits, next_command
-from domain.cards import Card, card
-from domain.coup import Outcome, Side, Step
-from domain.coverage import Coverage
-from domain.defaults import default_draw
 from domain.errors import DomainError
-from domain.payouts import Settlement
-from domain.settings import TableSettings, Variant
-from domain.shoe import Shoe, commitment, shoe_order
-from domain.table import CROUPIER, Phase, TableState
-from domain.table_aggregate import Table
+from domain.game.cards import Card, card
+from domain.game.coup import Outcome, Side, Step
+from domain.game.coverage import Coverage
+from domain.game.payouts import Settlement
+from domain.game.settings import TableSettings, Variant
+from domain.game.shoe import Shoe, commitment, shoe_order
+from domain.table import commands as c
+from domain.table.aggregate import Table
+from domain.table.defaults import default_draw
+from domain.table.state import CROUPIER, Phase, TableState
 
 STALLS = frozenset({"no-banker", "no-stakes", "no-duel", "bank-too-small", "chips-short"})
 """Refusals of a bot's step that mean the game cannot go on (nobody can bank or stake)."""

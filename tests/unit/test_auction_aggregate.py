@@ -7,10 +7,10 @@ import uuid
 
 import pytest
 
-from domain.auction_aggregate import BankAuction, Bid
-from domain.auction_commands import CloseAuction, PlaceBid
-from domain.commands import SeatPlayer
+from domain.auction.aggregate import BankAuction, Bid
+from domain.auction.commands import CloseAuction, PlaceBid
 from domain.errors import DomainError, RuleViolation
+from domain.table.commands import SeatPlayer
 
 
 def an_auction() -> BankAuction:

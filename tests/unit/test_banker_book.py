@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from domain.banker_book import STANDS_FROM, book_cost, book_draws
-from domain.coup import Side
-from domain.settings import TableSettings
+from domain.game.banker_book import STANDS_FROM, book_cost, book_draws
+from domain.game.coup import Side
+from domain.game.settings import TableSettings
 from tests.unit.play import physical_table, play_coup
 
 R, L = Side.RIGHT, Side.LEFT

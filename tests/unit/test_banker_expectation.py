@@ -1,4 +1,4 @@
-"""The à deux tableaux banker's exact-expectation policy (domain.banker_expectation)."""
+"""The à deux tableaux banker's exact-expectation policy (domain.game.banker_expectation)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.banker_expectation import banker_expectations, banker_should_draw
-from domain.cards import Card, card, fresh_decks, point, value, value_counts
-from domain.coup import Coup, Side
-from domain.policies import punter_draws
-from domain.settings import TableSettings
+from domain.game.banker_expectation import banker_expectations, banker_should_draw
+from domain.game.cards import Card, card, fresh_decks, point, value, value_counts
+from domain.game.coup import Coup, Side
+from domain.game.policies import punter_draws
+from domain.game.settings import TableSettings
 
 TABLE = TableSettings.default("deux-tableaux")
 RANK = "TA23456789"  # the rank dealt for each value 0-9

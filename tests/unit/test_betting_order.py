@@ -1,4 +1,4 @@
-"""A rotating betting order and the bet clock (`domain.betting_order`): the first bettor moves
+"""A rotating betting order and the bet clock (`domain.table.betting_order`): the first bettor moves
 one seat to the left each coup and the others follow in seat order; a bet or a pass out of
 turn is refused by name and offered to nobody else; betting closes once every turn was had;
 a turn whose clock runs out passes with no bet (a fake clock fires the deadlines the table
@@ -15,25 +15,25 @@ from typing import Any
 import msgspec
 import pytest
 
-from domain import commands as c
-from domain import tournament_commands as tc
-from domain.betting_order import (
+from domain.bots import next_command
+from domain.errors import DomainError, OutOfTurn, RuleViolation
+from domain.game.payouts import Spot
+from domain.game.settings import TableSettings, Variant
+from domain.table import commands as c
+from domain.table.aggregate import Table
+from domain.table.betting_order import (
     BettingOrder,
     PassReason,
     bettor,
     check_turn_to_come,
     turn_order,
 )
-from domain.bots import next_command
-from domain.errors import DomainError, OutOfTurn, RuleViolation
-from domain.payouts import Spot
-from domain.presets import PRESETS, preset
-from domain.settings import TableSettings, Variant
-from domain.table import Action, Phase
-from domain.table_aggregate import Table
-from domain.tournament import TournamentSettings, secret_commitment
-from domain.tournament_aggregate import Tournament
-from infra.outbox import BetDeadline, follow_ups
+from domain.table.state import Action, Phase
+from domain.tournament import commands as tc
+from domain.tournament.aggregate import Tournament
+from domain.tournament.presets import PRESETS, preset
+from domain.tournament.state import TournamentSettings, secret_commitment
+from infra.store.outbox import BetDeadline, follow_ups
 from tests.unit.test_table_aggregate import SeededCards
 
 PLAYERS = ("ann", "bob", "cy", "dee")

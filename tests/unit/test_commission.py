@@ -16,12 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.cards import SUITS
-from domain.coup import Outcome, Side
-from domain.odds import Outcome as Bet
-from domain.odds import exact_odds
-from domain.payouts import BOX_UNITS, Spot
-from domain.table import CROUPIER, TableState
+from domain.game.cards import SUITS
+from domain.game.coup import Outcome, Side
+from domain.game.odds import Outcome as Bet
+from domain.game.odds import exact_odds
+from domain.game.payouts import BOX_UNITS, Spot
+from domain.table.state import CROUPIER, TableState
 from tests.unit.play import CoupRecord, Driver, physical_table, play_coup
 
 

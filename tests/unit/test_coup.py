@@ -15,12 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.cards import RANKS, SUITS, Card, card, is_natural, point, value
-from domain.coup import Coup, LegalStep, Outcome, Side, Step, compare
-from domain.drawing import Rule
 from domain.errors import DomainError, OutOfTurn, RuleViolation
-from domain.settings import TableSettings, Variant
-from domain.variants import banker_rule, punter_rule
+from domain.game.cards import RANKS, SUITS, Card, card, is_natural, point, value
+from domain.game.coup import Coup, LegalStep, Outcome, Side, Step, compare
+from domain.game.drawing import Rule
+from domain.game.settings import TableSettings, Variant
+from domain.game.variants import banker_rule, punter_rule
 
 CODES = [rank + suit for rank in RANKS for suit in SUITS]
 TABLES = [
@@ -76,7 +76,7 @@ def is_legal(legal: list[LegalStep], step: Step, side: Side | None) -> bool:
 
 
 def expected_decision(coup: Coup, side: Side) -> set[tuple[Step, bool]]:
-    """What the drawing table lets this hand do, from the seeds' tables (domain.drawing)."""
+    """What the drawing table lets this hand do, from the seeds' tables (domain.game.drawing)."""
     own = point(coup.hands[side])
     if side is Side.BANKER:
         given = None

@@ -1,6 +1,6 @@
 """Coverage: which stakes the bank takes on, in which order, and which go back (000, 001).
 
-Unit tests of `domain.coverage` with the priority orders written out, then the same rules seen
+Unit tests of `domain.game.coverage` with the priority orders written out, then the same rules seen
 through a table (`TableState.close_betting`), which works the orders out from the seats.
 """
 
@@ -12,10 +12,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.coup import Side
-from domain.coverage import Stake, banco_winner, chemin_de_fer, deux_tableaux
-from domain.settings import HandHolder
-from domain.table import TableState
+from domain.game.coup import Side
+from domain.game.coverage import Stake, banco_winner, chemin_de_fer, deux_tableaux
+from domain.game.settings import HandHolder
+from domain.table.state import TableState
 from tests.unit.play import physical_table, play_coup
 
 P, R, L = Side.PUNTER, Side.RIGHT, Side.LEFT

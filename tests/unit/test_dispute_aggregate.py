@@ -7,11 +7,11 @@ import uuid
 
 import pytest
 
-from domain.commands import SeatPlayer
-from domain.dispute_aggregate import Dispute, corrected_coup, correction_reason
-from domain.dispute_commands import ApplyCorrection, ApproveCorrection, RecordVerdict
+from domain.dispute.aggregate import Dispute, corrected_coup, correction_reason
+from domain.dispute.commands import ApplyCorrection, ApproveCorrection, RecordVerdict
+from domain.dispute.verdicts import Discrepancy, Verdict
 from domain.errors import OutOfTurn, RuleViolation
-from domain.verdicts import Discrepancy, Verdict
+from domain.table.commands import SeatPlayer
 
 WRONG = Discrepancy(what="card", where="position 3 (punter)", expected="2c", recorded="9d")
 

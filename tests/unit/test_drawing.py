@@ -3,17 +3,17 @@
 Each banker grid has a row per banker's two-card point 0-7 and a column per third card given
 to the punter: first `-` (the punter stood), then the values 0 to 9. `D` draws, `S` stands,
 `C` is the banker's choice. A grid is typed from the seed, not computed, so that a slip in
-`domain.drawing` cannot hide behind the same slip in the test.
+`domain.game.drawing` cannot hide behind the same slip in the test.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from domain.drawing import Rule
-from domain.policies import banker_draws, punter_draws
-from domain.settings import TableSettings, Variant
-from domain.variants import banker_rule, punter_rule
+from domain.game.drawing import Rule
+from domain.game.policies import banker_draws, punter_draws
+from domain.game.settings import TableSettings, Variant
+from domain.game.variants import banker_rule, punter_rule
 
 CELL = {"D": Rule.DRAW, "S": Rule.STAND, "C": Rule.CHOICE}
 GIVEN: tuple[int | None, ...] = (None, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9)

@@ -14,16 +14,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from domain.coup import Outcome
-from domain.entrants import Bust, Status
 from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
-from domain.formats import Advance, ChipRule, Limits, Stage, TieBreak
-from domain.presets import PRESETS, preset
-from domain.settings import Variant
-from domain.stages import Phase
-from domain.tournament import TournamentSettings, TournamentStatus, secret_commitment
-from domain.tournament_aggregate import Tournament
-from domain.tournament_commands import (
+from domain.game.coup import Outcome
+from domain.game.settings import Variant
+from domain.tournament.aggregate import Tournament
+from domain.tournament.commands import (
     AppointDirector,
     DrawSeating,
     EndRound,
@@ -41,6 +36,11 @@ from domain.tournament_commands import (
     StartRound,
     StartStep,
 )
+from domain.tournament.entrants import Bust, Status
+from domain.tournament.formats import Advance, ChipRule, Limits, Stage, TieBreak
+from domain.tournament.presets import PRESETS, preset
+from domain.tournament.stages import Phase
+from domain.tournament.state import TournamentSettings, TournamentStatus, secret_commitment
 from tests.unit.test_tournament import check_places
 
 SEED = bytes(range(32))

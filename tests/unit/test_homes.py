@@ -1,11 +1,11 @@
-"""Where a new partition goes (`infra.homes`): rendezvous hashing over the homes' names, and
+"""Where a new partition goes (`infra.store.homes`): rendezvous hashing over the homes' names, and
 the setting that names them."""
 
 from __future__ import annotations
 
 import pytest
 
-from infra.homes import SETTING, BadHomes, chosen_home, homes_from
+from infra.store.homes import SETTING, BadHomes, chosen_home, homes_from
 
 KEYS = [f"partition-{n}" for n in range(3000)]
 

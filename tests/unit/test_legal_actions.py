@@ -11,16 +11,16 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain import commands as c
-from domain.betting_order import BettingOrder
 from domain.bots import next_command
-from domain.coup import Side, tableaux_of
 from domain.errors import DomainError
-from domain.payouts import Spot
-from domain.settings import TableSettings, Variant
-from domain.table import CROUPIER, TableState
-from domain.table_aggregate import Table
-from domain.variants import rules_for
+from domain.game.coup import Side, tableaux_of
+from domain.game.payouts import Spot
+from domain.game.settings import TableSettings, Variant
+from domain.game.variants import rules_for
+from domain.table import commands as c
+from domain.table.aggregate import Table
+from domain.table.betting_order import BettingOrder
+from domain.table.state import CROUPIER, TableState
 from tests.unit.test_table_aggregate import SeededCards
 
 KINDS = ("shuffle", "contribute", "cut", "burn", "award-bank", "take-bank", "decline-bank",

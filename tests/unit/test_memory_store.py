@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from domain import commands as c
 from domain.errors import DomainError
-from domain.settings import TableSettings, Variant
-from domain.table_aggregate import Table
-from infra.autoplay import play_coups
-from infra.memory import MemoryStore
-from infra.service import seeds_from
+from domain.game.settings import TableSettings, Variant
+from domain.table import commands as c
+from domain.table.aggregate import Table
+from infra.services.autoplay import play_coups
+from infra.services.memory import MemoryStore
+from infra.services.tables import seeds_from
 
 
 def test_a_command_id_applies_once_and_names_one_table() -> None:

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from infra.merkle import (
+from infra.store.merkle import (
     EMPTY_ROOT,
     Frontier,
     consistency_proof,

@@ -3,7 +3,7 @@ each with a title, and the refusal of a newer store in one line."""
 
 from __future__ import annotations
 
-from infra import migrations
+from infra.store import migrations
 
 
 def test_steps_are_numbered_in_order_from_one() -> None:

@@ -1,4 +1,4 @@
-"""Exact odds (domain.odds) and `sabot odds`: published figures, consistency, the CLI's output."""
+"""Exact odds (domain.game.odds) and `sabot odds`: published figures, consistency, the CLI's output."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import msgspec
 import pytest
 
 from api.cli import main
-from domain.cards import value_counts
 from domain.errors import RuleViolation
-from domain.odds import Odds, Outcome, exact_odds, on_five
-from domain.policies import banker_draws, punter_draws
-from domain.settings import PunterFive, TableSettings, Variant
+from domain.game.cards import value_counts
+from domain.game.odds import Odds, Outcome, exact_odds, on_five
+from domain.game.policies import banker_draws, punter_draws
+from domain.game.settings import PunterFive, TableSettings, Variant
 
 # Punto banco, 5% commission, tie 8 to 1: the Wizard of Odds tables of every ordered six-card
 # sequence (8 decks also in RULES.md's brief). total = banker + player + tie = N!/(N-6)!.
@@ -334,7 +334,7 @@ def test_cli_shows_the_choice_on_five(capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_cli_deux_tableaux_shows_what_the_book_costs(capsys: pytest.CaptureFixture[str]) -> None:
     """`sabot odds deux-tableaux`: the free banker has no fixed table to enumerate, so it
-    weighs 000's book against the exact optimum (domain.banker_book)."""
+    weighs 000's book against the exact optimum (domain.game.banker_book)."""
     data = run_json(capsys, "deux-tableaux")
     assert data["decks"] == 3
     assert [(c["given"], c["banker"], c["book"], c["optimum"]) for c in data["cells"]] == [

@@ -1,4 +1,4 @@
-"""The standalone checker's own copies (`infra/offline_check.py`) against Sabot's: the shoe,
+"""The standalone checker's own copies (`infra/audit/offline_check.py`) against Sabot's: the shoe,
 the Merkle proofs, MessagePack; and the file itself imports nothing of Sabot."""
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.cards import CARDS_PER_DECK
-from domain.shoe import order
-from infra import merkle, offline_check
-from infra.chain import canonical_bytes
+from domain.game.cards import CARDS_PER_DECK
+from domain.game.shoe import order
+from infra.audit import offline_check
+from infra.store import merkle
+from infra.store.chain import canonical_bytes
 
 SEED = bytes(range(32))
 

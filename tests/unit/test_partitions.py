@@ -1,14 +1,14 @@
-"""The partition key of each kind of stream (`infra.partitions`)."""
+"""The partition key of each kind of stream (`infra.store.partitions`)."""
 
 from __future__ import annotations
 
 import uuid
 
-from domain.dispute_aggregate import Dispute
-from domain.settings import TableSettings, Variant
-from domain.table_aggregate import Table
-from domain.tournament_aggregate import Tournament
-from infra.partitions import partition_key
+from domain.dispute.aggregate import Dispute
+from domain.game.settings import TableSettings, Variant
+from domain.table.aggregate import Table
+from domain.tournament.aggregate import Tournament
+from infra.store.partitions import partition_key
 
 
 def a_table(name: str, tournament: str | None) -> Table:

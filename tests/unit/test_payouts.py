@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.coup import Outcome, Side
-from domain.coverage import Stake
-from domain.payouts import (
+from domain.game.coup import Outcome, Side
+from domain.game.coverage import Stake
+from domain.game.payouts import (
     BOX_UNITS,
     Bet,
     Payout,
@@ -20,7 +20,7 @@ from domain.payouts import (
     duel,
     house_bets,
 )
-from domain.settings import TableSettings, Variant
+from domain.game.settings import TableSettings, Variant
 from tests.unit.play import physical_table, play_coup
 
 PUNTO_BANCO = TableSettings.default(Variant.PUNTO_BANCO)

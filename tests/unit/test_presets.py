@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from domain.coup import Outcome, Side
 from domain.errors import RuleViolation
-from domain.settings import Preset, TableSettings
-from domain.table import CROUPIER, TableState
+from domain.game.coup import Outcome, Side
+from domain.game.settings import Preset, TableSettings
+from domain.table.state import CROUPIER, TableState
 from tests.unit.play import play_coup
 
 R, L = Side.RIGHT, Side.LEFT

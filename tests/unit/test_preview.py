@@ -9,11 +9,11 @@ from typing import Any
 
 import msgspec
 
-from domain.formats import Advance, Stage, TieBreak
-from domain.presets import preset
-from domain.settings import Variant
-from domain.tournament import TournamentSettings
-from infra.preview import preview
+from domain.game.settings import Variant
+from domain.tournament.formats import Advance, Stage, TieBreak
+from domain.tournament.presets import preset
+from domain.tournament.state import TournamentSettings
+from infra.services.preview import preview
 
 _WATCHED: list[list[str]] = []  # the open watches: what each saw touched
 

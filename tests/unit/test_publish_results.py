@@ -8,14 +8,14 @@ from typing import Any
 
 from eventsourcing.domain import Snapshot
 
-from domain.dispute_aggregate import Dispute
-from domain.dispute_commands import RecordVerdict
+from domain.dispute.aggregate import Dispute
+from domain.dispute.commands import RecordVerdict
+from domain.dispute.verdicts import Discrepancy, Verdict
 from domain.errors import OutOfTurn
-from domain.tournament_aggregate import Tournament
-from domain.tournament_commands import FinishTournament, PublishResults
-from domain.verdicts import Discrepancy, Verdict
-from infra.mapper import MsgspecMapper
-from infra.results import is_open
+from domain.tournament.aggregate import Tournament
+from domain.tournament.commands import FinishTournament, PublishResults
+from infra.services.results import is_open
+from infra.store.mapper import MsgspecMapper
 from tests.unit.test_dispute_aggregate import approve
 from tests.unit.test_tournament import ORGANISER, SEED, bust, execute, one_table, org, refused
 

@@ -4,7 +4,7 @@ tail, and the derived roads' column comparisons from their first cells."""
 
 from __future__ import annotations
 
-from domain.coup import Outcome
+from domain.game.coup import Outcome
 from projections.roads import (
     BigCell,
     Result,

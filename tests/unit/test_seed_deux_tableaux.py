@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from domain.cards import card
-from domain.coup import Outcome, Side
 from domain.errors import OutOfTurn, RuleViolation
-from domain.table import Phase, TableState
+from domain.game.cards import card
+from domain.game.coup import Outcome, Side
+from domain.table.state import Phase, TableState
 from tests.unit.play import physical_table, play_coup
 
 R, L = Side.RIGHT, Side.LEFT

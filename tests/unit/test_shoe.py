@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.cards import CARDS_PER_DECK, RANKS, SUITS, Card, fresh_decks
 from domain.errors import RuleViolation
-from domain.settings import Burn, TableSettings, Variant
-from domain.shoe import (
+from domain.game.cards import CARDS_PER_DECK, RANKS, SUITS, Card, fresh_decks
+from domain.game.settings import Burn, TableSettings, Variant
+from domain.game.shoe import (
     ALGORITHM,
     Shoe,
     burn_count,

@@ -10,14 +10,15 @@ import uuid
 import msgspec
 import pytest
 
-from domain import commands as c
 from domain.bots import next_command
-from domain.cards import Card
+from domain.commands import Command
 from domain.errors import OutOfTurn, RuleViolation
-from domain.settings import TableSettings, Variant
-from domain.shoe import Shoe, commitment, shoe_order
-from domain.table import Phase
-from domain.table_aggregate import Table
+from domain.game.cards import Card
+from domain.game.settings import TableSettings, Variant
+from domain.game.shoe import Shoe, commitment, shoe_order
+from domain.table import commands as c
+from domain.table.aggregate import Table
+from domain.table.state import Phase
 
 
 class SeededCards:
@@ -48,7 +49,7 @@ def a_table(variant: Variant = Variant.CHEMIN_DE_FER) -> Table:
 
 
 def test_an_unknown_command_is_refused_by_name() -> None:
-    class CallTheManager(c.Command, tag="call-the-manager"):
+    class CallTheManager(Command, tag="call-the-manager"):
         pass
 
     table = a_table()

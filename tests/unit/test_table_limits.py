@@ -9,13 +9,13 @@ import random
 import msgspec
 import pytest
 
-from domain import commands as c
 from domain.bots import next_command
 from domain.errors import OutOfTurn, RuleViolation
-from domain.payouts import Spot
-from domain.settings import TableSettings, Variant
-from domain.table import Phase
-from domain.table_aggregate import Table
+from domain.game.payouts import Spot
+from domain.game.settings import TableSettings, Variant
+from domain.table import commands as c
+from domain.table.aggregate import Table
+from domain.table.state import Phase
 from tests.unit.test_table_aggregate import SeededCards
 
 

@@ -18,13 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.cards import Card, value
-from domain.coup import Outcome, Side, Step, tableaux_of
 from domain.errors import DomainError, OutOfTurn, RuleViolation
-from domain.payouts import Payout, Spot
-from domain.settings import TableSettings, Variant
-from domain.shoe import ALGORITHM, commitment, order, shoe_order
-from domain.table import CROUPIER, Action, Phase, TableState
+from domain.game.cards import Card, value
+from domain.game.coup import Outcome, Side, Step, tableaux_of
+from domain.game.payouts import Payout, Spot
+from domain.game.settings import TableSettings, Variant
+from domain.game.shoe import ALGORITHM, commitment, order, shoe_order
+from domain.table.state import CROUPIER, Action, Phase, TableState
 from tests.unit.play import CoupRecord, Driver, Stalled, physical_table, play_coup
 
 VARIANTS = list(Variant)
@@ -576,7 +576,7 @@ def test_burned_cards(variant: Variant) -> None:
             assert shoe.burned == []
 
 
-# --- bugs once found in domain/table.py, now fixed --------------------------------------------
+# --- bugs once found in domain/table/state.py, now fixed --------------------------------------------
 
 
 def test_chemin_de_fer_burns_five_cards() -> None:

@@ -22,18 +22,13 @@ from eventsourcing.domain import Snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.commands import AdjustChips, LeaveTable, SeatPlayer
-from domain.entrants import Bust, Status
 from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
-from domain.prizes import BASIS_POINTS, prize_table, shares
-from domain.seating import Seating, deal, shuffled
-from domain.settings import Variant
-from domain.shoe import commitment
-from domain.stages import Phase
-from domain.table import TableState
-from domain.tournament import TournamentSettings
-from domain.tournament_aggregate import Tournament
-from domain.tournament_commands import (
+from domain.game.settings import Variant
+from domain.game.shoe import commitment
+from domain.table.commands import AdjustChips, LeaveTable, SeatPlayer
+from domain.table.state import TableState
+from domain.tournament.aggregate import Tournament
+from domain.tournament.commands import (
     BalanceTables,
     DrawSeating,
     EndRound,
@@ -45,7 +40,12 @@ from domain.tournament_commands import (
     TournamentCommand,
     UnregisterPlayer,
 )
-from infra.mapper import MsgspecMapper
+from domain.tournament.entrants import Bust, Status
+from domain.tournament.prizes import BASIS_POINTS, prize_table, shares
+from domain.tournament.seating import Seating, deal, shuffled
+from domain.tournament.stages import Phase
+from domain.tournament.state import TournamentSettings
+from infra.store.mapper import MsgspecMapper
 
 SEED = bytes(range(32))
 OTHER_SEED = bytes(range(1, 33))

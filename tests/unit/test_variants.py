@@ -1,4 +1,4 @@
-"""The variants' rule objects: each variant is assembled once, in `domain.variants`, and
+"""The variants' rule objects: each variant is assembled once, in `domain.game.variants`, and
 nothing else compares a variant's name."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from domain.coup import Side
-from domain.settings import TableSettings, Variant
-from domain.table import TableState
-from domain.variants import rules_for
+from domain.game.coup import Side
+from domain.game.settings import TableSettings, Variant
+from domain.game.variants import rules_for
+from domain.table.state import TableState
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPARISON = re.compile(r"variant\s*(?:is not|is|==|!=|not in|in)\s*[(\[{]?\s*Variant\.")
-ASSEMBLY = {"domain/variants.py"}
+ASSEMBLY = {"domain/game/variants.py"}
 
 
 def test_no_code_outside_the_assembly_compares_a_variant() -> None:

@@ -1,0 +1,87 @@
+"""Who banks a table, and who holds each hand: a variant's banking rule.
+
+- The house banks (punto banco): punters bet on Player, Banker or Tie, and nobody holds a
+  hand, the drawing table plays both.
+- The family game's duel (003): two seated players, Banque and Ponte, each put up the duel
+  stake and hold the banker's and the punters' hand; the others bet on the house's spots.
+- A player banks (chemin de fer, à deux tableaux): the bank is given, punters stake against
+  it on a tableau, the banker holds the banker's hand and coverage names each tableau's holder.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from domain.errors import RuleViolation
+from domain.game.sides import Side
+
+if TYPE_CHECKING:
+    from domain.table.base import TableBase
+
+
+class HouseBanks:
+    """The house banks every bet; the drawing table decides for both hands."""
+
+    has_bank = False  # a player holds a bank, given before betting
+    house_bets = True  # bets go on the house's spots (Player, Banker, Tie)
+    players_needed = 1  # seated players with chips that make a coup
+
+    def hand_holder(self, state: TableBase, side: Side) -> str | None:
+        """Who decides for a hand in the coup being played (None: the drawing table)."""
+        return None
+
+    def seated(self, state: TableBase) -> None:
+        """A player has sat down."""
+
+    def betting_opens(self, state: TableBase) -> None:
+        """Betting opens on a new taille."""
+
+    def check_close(self, state: TableBase) -> None:
+        """Refuse to close betting while the coup lacks its players."""
+
+
+class Duel(HouseBanks):
+    """The family game: Banque (`duel[0]`) and Ponte (`duel[1]`), the house's side bets."""
+
+    players_needed = 2
+
+    def hand_holder(self, state: TableBase, side: Side) -> str | None:
+        return state.duel[1] if side is Side.PUNTER else state.duel[0]
+
+    def seated(self, state: TableBase) -> None:
+        fill_duel(state)
+
+    def betting_opens(self, state: TableBase) -> None:
+        fill_duel(state)
+
+    def check_close(self, state: TableBase) -> None:
+        if len(state.duel) < 2:
+            raise RuleViolation(f"two players with {state.settings.duel_stake} chips must duel",
+                                rule="no-duel")
+
+
+class PlayerBanks(HouseBanks):
+    """A player holds the bank; punters stake against it on a tableau."""
+
+    has_bank = True
+    house_bets = False
+    players_needed = 2
+
+    def hand_holder(self, state: TableBase, side: Side) -> str | None:
+        if side is Side.BANKER:
+            return state.banker
+        return state.covered.hand_holders.get(side) if state.covered else None
+
+
+def can_duel(state: TableBase, player: str) -> bool:
+    return state.seat_of(player).chips >= state.settings.duel_stake
+
+
+def fill_duel(state: TableBase) -> None:
+    """Duellists who cannot cover the duel stake give up their place; the next ones sit."""
+    state.duel = [p for p in state.duel if can_duel(state, p)]
+    for player in state.seated():
+        if len(state.duel) >= 2:
+            break
+        if player not in state.duel and can_duel(state, player):
+            state.duel.append(player)

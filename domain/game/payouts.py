@@ -1,0 +1,175 @@
+"""Settlement in chips: who is paid what, the commission, and exact chip conservation.
+
+- House-banked bets (punto banco, the family game's side bets): Player and Banker pay 1:1,
+  a Banker win less the commission; Tie pays `tie_pays` to 1. On a tie, Player and Banker
+  bets push in punto banco and are lost in the family game (`push_on_tie`).
+- The family game's duel: the winner takes the other's stake; on a tie both keep theirs.
+- Against a player's bank (chemin de fer, à deux tableaux): each engaged stake is paid 1:1
+  out of the bank when its tableau wins, taken when the banker wins, left on a tie; the
+  cagnotte is taken on the banker's winnings of the coup.
+
+The commission box: a commission is exact for every stake, never rounded away. The house
+takes it in whole chips when the winning bet (or the winning bank) is paid, rounded up, and
+keeps what it took beyond the exact rate in the player's box, in ten-thousandths of a chip
+(`BOX_UNITS`): a credit the player's next commissions use first. So after any run of wins a
+player has paid exactly `ceil(rate * winnings)` chips: never less than the rate, and less
+than one chip more. Every `Settlement` satisfies `sum(player nets) + banker_net + house_net
+== 0`, with the commission inside `house_net`; `boxes` holds the boxes it changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from domain.game.coverage import Stake
+from domain.game.settings import TableSettings
+from domain.game.sides import Outcome, Side
+
+if TYPE_CHECKING:
+    from domain.table.base import TableBase
+
+
+class Spot(StrEnum):
+    """Where a house-banked bet lies: on the punter's hand (punto, ponte), the banker's, a tie."""
+
+    PUNTER = "punter"
+    BANKER = "banker"
+    TIE = "tie"
+
+
+class Bet(msgspec.Struct, frozen=True):
+    player: str
+    spot: Spot
+    amount: int
+
+
+class Payout(msgspec.Struct, frozen=True):
+    """One player's result: `net` chips won (negative: lost), `commission` taken from a win."""
+
+    player: str
+    staked: int
+    net: int
+    commission: int = 0
+    reason: str = ""
+
+
+class Settlement(msgspec.Struct, frozen=True):
+    payouts: tuple[Payout, ...]
+    banker_net: int
+    commission: int
+    house_net: int
+    boxes: dict[str, int] = msgspec.field(default_factory=dict)  # player: box after the coup
+
+    def check(self) -> Settlement:
+        total = sum(p.net for p in self.payouts) + self.banker_net + self.house_net
+        if total != 0:
+            raise AssertionError(f"chips not conserved: {total:+d}")
+        return self
+
+    def net_of(self, player: str) -> int:
+        return sum(p.net for p in self.payouts if p.player == player)
+
+
+BOX_UNITS = 10_000  # a commission box counts in ten-thousandths of a chip
+
+
+def commission_on(winnings: int, basis_points: int, box: int = 0) -> tuple[int, int]:
+    """The whole chips the house takes on `winnings` at a rate in basis points, given the
+    player's box (credit in `BOX_UNITS`), and the box after: the exact commission less the
+    credit, rounded up; what that takes beyond the exact commission is the new credit."""
+    if winnings <= 0:
+        return 0, box
+    exact = winnings * basis_points
+    taken = max(0, -((box - exact) // BOX_UNITS))
+    return taken, box + taken * BOX_UNITS - exact
+
+
+def house_bets(settings: TableSettings, outcome: Outcome, bets: Sequence[Bet],
+               boxes: Mapping[str, int] | None = None) -> Settlement:
+    """Settle bets banked by the house; `boxes`: the players' commission boxes."""
+    payouts = []
+    after: dict[str, int] = {}
+    for bet in bets:
+        commission = 0
+        if bet.spot is Spot.TIE:
+            net = bet.amount * settings.tie_pays if outcome is Outcome.TIE else -bet.amount
+        elif outcome is Outcome.TIE:
+            net = 0 if settings.push_on_tie else -bet.amount
+        elif outcome.value == bet.spot.value:
+            if bet.spot is Spot.BANKER and settings.commission_bp:
+                box = after.get(bet.player, (boxes or {}).get(bet.player, 0))
+                commission, after[bet.player] = commission_on(
+                    bet.amount, settings.commission_bp, box)
+            net = bet.amount - commission
+        else:
+            net = -bet.amount
+        payouts.append(Payout(bet.player, bet.amount, net, commission, f"bet on {bet.spot}"))
+    players = sum(p.net for p in payouts)
+    commission_total = sum(p.commission for p in payouts)
+    return Settlement(tuple(payouts), 0, commission_total, -players, after).check()
+
+
+def duel(outcome: Outcome, banque: str, ponte: str, stake: int) -> Settlement:
+    """The family game's duel: the winner takes the other's stake."""
+    sign = {Outcome.BANKER: 1, Outcome.PUNTER: -1, Outcome.TIE: 0}[outcome]
+    payouts = (
+        Payout(banque, stake, sign * stake, reason="duel as Banque"),
+        Payout(ponte, stake, -sign * stake, reason="duel as Ponte"),
+    )
+    return Settlement(payouts, 0, 0, 0).check()
+
+
+def against_bank(
+    settings: TableSettings, outcomes: Mapping[Side, Outcome], engaged: Sequence[Stake],
+    banker: str = "", box: int = 0,
+) -> Settlement:
+    """Settle engaged stakes against a player's bank, tableau by tableau; the cagnotte on
+    the bank's winnings uses the banker's commission `box`."""
+    payouts = []
+    for stake in engaged:
+        outcome = outcomes[stake.tableau]
+        net = {Outcome.PUNTER: stake.amount, Outcome.BANKER: -stake.amount, Outcome.TIE: 0}
+        payouts.append(
+            Payout(stake.player, stake.amount, net[outcome], reason=f"stake on {stake.tableau}")
+        )
+    winnings = -sum(p.net for p in payouts)
+    commission, box_after = commission_on(winnings, settings.commission_bp, box)
+    boxes = {banker: box_after} if box_after != box else {}
+    return Settlement(tuple(payouts), winnings - commission, commission, commission,
+                      boxes).check()
+
+
+class HousePays:
+    """Punto banco: the house pays its bets."""
+
+    even_bets_lose_on_tie = False  # the odds' default: Player and Banker lost on a tie
+
+    def settle(self, state: TableBase, outcomes: dict[Side, Outcome]) -> Settlement:
+        return house_bets(state.settings, outcomes[Side.PUNTER], state.bets,
+                          state.commission_box)
+
+
+class DuelPays(HousePays):
+    """The family game: the duel's winner takes the stakes, the house pays the side bets."""
+
+    even_bets_lose_on_tie = True
+
+    def settle(self, state: TableBase, outcomes: dict[Side, Outcome]) -> Settlement:
+        side_bets = super().settle(state, outcomes)
+        won = duel(outcomes[Side.PUNTER], state.duel[0], state.duel[1],
+                   state.settings.duel_stake)
+        return Settlement(won.payouts + side_bets.payouts, 0, side_bets.commission,
+                          side_bets.house_net, side_bets.boxes).check()
+
+
+class BankPays(HousePays):
+    """Chemin de fer, à deux tableaux: the engaged stakes are paid out of the bank."""
+
+    def settle(self, state: TableBase, outcomes: dict[Side, Outcome]) -> Settlement:
+        assert state.covered is not None and state.banker is not None
+        return against_bank(state.settings, outcomes, state.covered.engaged, state.banker,
+                            state.commission_box.get(state.banker, 0))

@@ -1,0 +1,689 @@
+"""The Table aggregate: one table is one consistency boundary, every step an event.
+
+`Table.execute(command, cards)` decides: it checks the actor's right and the rule, computes
+what each event records (the coup's number, the shoe's position, the hand a card goes to,
+the naturals, the outcomes, each payout and the bank after the coup) and records it. Each
+event is applied by a private `@event` method that checks the values it carries against the
+state, then takes the matching step of the pure `TableState`; a refused step raises before
+the event is kept. Replaying the events through the same methods rebuilds the same table.
+Every event carries the actor and the command id; events of a coup carry its number. What
+only the outside world has (an RNG shoe's seed and cards) comes through a `CardSource`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import assert_never
+
+import msgspec
+from eventsourcing.domain import Aggregate, event
+
+from domain.actors import require_actor
+from domain.commands import require_known
+from domain.errors import OutOfTurn, RuleViolation
+from domain.game.card_source import CardSource
+from domain.game.cards import Card, card
+from domain.game.coup import Coup, Outcome, Side, Step
+from domain.game.coverage import Stake
+from domain.game.payouts import Payout, Spot
+from domain.game.settings import TableSettings
+from domain.game.shoe import ALGORITHM, check_seed
+from domain.limits import check_name
+from domain.table import betting_order
+from domain.table import commands as c
+from domain.table.betting_order import PassReason
+from domain.table.defaults import default_draw
+from domain.table.state import Phase, ShoeState, TableState
+from domain.topics import keep_topics
+
+NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-7ab1e0000000")
+
+
+def _mismatch(what: str, recorded: object, expected: object) -> RuleViolation:
+    return RuleViolation(f"the event records {what} {recorded}, the table has {expected}",
+                         rule="event-mismatch")
+
+
+class Table(Aggregate):
+    name: str
+    tournament: str | None
+    state: TableState
+
+    @staticmethod
+    def create_id(name: str, **_: object) -> uuid.UUID:
+        """A table's id follows from its name, so opening it twice is one table."""
+        return uuid.uuid5(NAMESPACE, f"table/{name}")
+
+    class Event(Aggregate.Event):
+        actor: str
+        command_id: str
+
+    class Opened(Aggregate.Created):
+        name: str
+        settings: TableSettings
+        tournament: str | None
+        actor: str
+        command_id: str
+
+    @event(Opened)
+    def __init__(self, name: str, settings: TableSettings, tournament: str | None,
+                 actor: str, command_id: str) -> None:
+        self.name = check_name(name, "table's name")
+        self.tournament = tournament
+        self.state = TableState(settings=settings.check())
+
+    # --- deciding -------------------------------------------------------------------
+
+    def execute(self, command: c.TableCommand, cards: CardSource) -> None:
+        """Check `command` (its actor's right, the rules) and record what it does."""
+        require_known(command, c.TABLE_COMMANDS, "a table")
+        s = self.state
+        actor = command.actor
+        who = {"actor": actor, "command_id": command.command_id}
+        turn = (s.coup_number, betting_order.bettor(s))
+        match command:
+            case c.SeatPlayer(player=p, chips=chips, side=side, standing=standing):
+                require_actor(actor, p, f"seat {p}", rule="not-yourself")
+                self._seated(player=p, chips=chips, side=side, standing=standing, **who)
+            case c.LeaveTable(player=p):
+                require_actor(actor, p, f"take {p} from the table", rule="not-yourself")
+                self._left(player=p, **who)
+            case c.AdjustChips(player=p, delta=delta, reason=reason):
+                require_actor(actor, p, f"move {p}'s chips", rule="not-yourself")
+                self._chips_adjusted(player=p, delta=delta, reason=reason, **who)
+            case c.ShuffleShoe(physical=physical):
+                require_actor(actor, None, "shuffle", rule="official-step")
+                s.require(Phase.NO_SHOE, doing="shuffle")
+                sealed = "" if physical else cards.seal_seed(self.id, s.taille + 1)
+                self._shuffled(taille=s.taille + 1, decks=s.settings.decks,
+                               algorithm=ALGORITHM, commitment=sealed, physical=physical,
+                               **who)
+            case c.ContributeEntropy(player=p, entropy=entropy):
+                require_actor(actor, p, f"contribute for {p}", rule="not-yourself")
+                self._entropy_contributed(player=p, entropy=entropy.lower(), **who)
+            case c.CutShoe(player=p, position=position):
+                require_actor(actor, p, f"cut for {p}", rule="not-yourself")
+                self._cut(player=p, position=position, **who)
+            case c.BurnCard(card=given):
+                require_actor(actor, None, "burn", rule="official-step")
+                burned = self._next_card(given, cards)
+                self._burned(card=burned, position=self._shoe().position, **who)
+            case c.AwardBank(player=p, amount=amount, how=how):
+                self._check_taker(actor, p)
+                self._bank_awarded(player=p, amount=amount, how=how, **who)
+            case c.DeclineBank(player=p):
+                require_actor(actor, p, f"decline the bank for {p}", rule="not-yourself")
+                self._bank_declined(player=p, **who)
+            case c.RetireBank(player=p):
+                require_actor(actor, p, f"retire the bank for {p}", rule="not-yourself")
+                self._bank_passed(player=p, amount=s.bank, **who)
+            case c.PlaceBet(player=p, spot=spot, amount=amount):
+                require_actor(actor, p, f"stake for {p}", rule="not-your-stake")
+                self._bet_placed(coup=s.coup_number + 1, player=p, spot=spot, amount=amount,
+                                 **who)
+            case c.PassBetTurn(player=p, coup=number, reason=reason):
+                require_actor(actor, p, f"pass the turn to bet for {p}", rule="not-your-stake")
+                if betting_order.pass_due(s, actor, p, number, reason):
+                    self._bet_turn_passed(coup=s.coup_number + 1, player=p, reason=reason,
+                                          **who)
+            case c.PlaceStake(player=p, tableau=tableau, amount=amount):
+                require_actor(actor, p, f"stake for {p}", rule="not-your-stake")
+                self._stake_placed(coup=s.coup_number + 1, player=p, tableau=tableau,
+                                   amount=amount, **who)
+            case c.CallBanco(player=p):
+                require_actor(actor, p, f"call banco for {p}", rule="not-your-stake")
+                self._banco_called(coup=s.coup_number + 1, player=p, **who)
+            case c.CloseBetting():
+                require_actor(actor, None, "close betting", rule="official-step")
+                self._betting_closed(coup=s.coup_number + 1, **who)
+                self._record_coverage(actor, command.command_id)
+            case c.DealCard(card=given):
+                require_actor(actor, None, "deal", rule="official-step")
+                self._deal(given, cards, actor, command.command_id)
+            case c.ShowNaturals():
+                require_actor(actor, None, "show the naturals", rule="official-step")
+                coup = self._coup()
+                self._naturals_shown(coup=s.coup_number, sides=coup.naturals_preview(), **who)
+            case c.Decide(side=side, draw=draw):
+                self._decide_hand(side, draw, actor, command.command_id)
+            case c.PlayDefault(coup=number, side=side):
+                require_actor(actor, None, "play a default", rule="official-step")
+                if s.phase is Phase.PLAYING and s.coup_number == number and (
+                    s.coup is not None and s.coup.to_act() is side
+                ):
+                    if s.coup.awaits_offer():  # the banker's default: "Je donne"
+                        self._card_offered(coup=number, **who)
+                    else:
+                        self._decide_hand(side, default_draw(s, side), actor,
+                                          command.command_id)
+            case c.SettleCoup():
+                require_actor(actor, None, "settle", rule="official-step")
+                coup = self._coup()
+                self._coup_settled(coup=s.coup_number, outcomes=coup.outcomes_now(),
+                                   points=coup.points(), **who)
+            case c.PayCoup():
+                require_actor(actor, None, "pay", rule="official-step")
+                self._record_payment(actor, command.command_id)
+            case c.RevealSeed():
+                require_actor(actor, None, "reveal the seed", rule="official-step")
+                s.require(Phase.TAILLE_OVER, doing="reveal the seed")
+                seed = cards.seed_of(self._shoe().commitment)
+                self._seed_revealed(taille=s.taille, seed=seed.hex(), **who)
+            case c.EndTaille():
+                require_actor(actor, None, "end the taille", rule="official-step")
+                remaining = s.shoe.remaining if s.shoe else 0
+                self._taille_ended(taille=s.taille, remaining=remaining, **who)
+            case c.OfferCard():
+                self._card_offered(coup=s.coup_number, **who)
+            case c.ShowDown():
+                self._banker_showed_down(coup=s.coup_number, **who)
+            case c.ChangeLimits(min_stake=low, max_stake=high, bet_seconds=seconds):
+                require_actor(actor, None, "change the stake limits", rule="official-step")
+                if s.phase in (Phase.PLAYING, Phase.SETTLED):  # stakes placed already stand
+                    raise OutOfTurn("the stake limits change between coups, not during one",
+                                    rule="limits-mid-coup")
+                self._limits_changed(min_stake=low, max_stake=high, bet_seconds=seconds, **who)
+            case _:
+                assert_never(command)
+        self._record_bet_turn(turn, actor, command.command_id)
+
+    def _record_bet_turn(self, before: tuple[int, str | None], actor: str,
+                         command_id: str) -> None:
+        """A rotating order's turn that the command opened: whose it is, and its clock."""
+        s = self.state
+        player = betting_order.bettor(s)
+        if player is not None and (s.coup_number, player) != before:
+            self._bet_turn_began(coup=s.coup_number + 1, player=player,
+                                 seconds=s.settings.bet_seconds, actor=actor,
+                                 command_id=command_id)
+
+    def _shoe(self) -> ShoeState:
+        if self.state.shoe is None:
+            raise OutOfTurn("there is no shoe yet", rule="no-shoe")
+        return self.state.shoe
+
+    def _coup(self) -> Coup:
+        s = self.state
+        if s.phase is not Phase.PLAYING or s.coup is None:
+            raise OutOfTurn(f"no coup is being played (the table is at {s.phase.value})",
+                            rule="out-of-turn")
+        return s.coup
+
+    def _next_card(self, given: Card | None, cards: CardSource) -> Card:
+        """The card coming out of the shoe: a physical shoe's as given, an RNG shoe's read
+        off its order."""
+        shoe = self._shoe()
+        if shoe.physical:
+            if given is None:
+                raise RuleViolation("a physical shoe's card must be given", rule="card-missing")
+            return card(given)
+        if given is not None:
+            raise RuleViolation("an RNG shoe deals its own cards", rule="card-given")
+        if shoe.cut == 0:
+            raise OutOfTurn("the shoe is not cut yet", rule="shoe-not-cut")
+        if shoe.remaining <= 0:
+            raise RuleViolation("the shoe is empty", rule="shoe-empty")
+        return cards.card_at(shoe.public(), shoe.position)
+
+    def _dealing_to(self) -> Side:
+        """The hand the next card goes to (a third card asked for, or the next in deal
+        order)."""
+        legal = self._coup().legal_steps()
+        if not legal or legal[0].step is not Step.DEAL or legal[0].side is None:
+            raise OutOfTurn("the coup awaits no card now", rule="out-of-turn")
+        return legal[0].side
+
+    def _deal(self, given: Card | None, cards: CardSource, actor: str,
+              command_id: str) -> None:
+        s = self.state
+        coup = self._coup()
+        dealt = self._next_card(given, cards)
+        side = self._dealing_to()
+        position = self._shoe().position
+        if coup.awaiting_card is not None:
+            self._third_card_drawn(coup=s.coup_number, card=dealt, side=side,
+                                   position=position, actor=actor, command_id=command_id)
+        else:
+            self._card_dealt(coup=s.coup_number, card=dealt, side=side, position=position,
+                             actor=actor, command_id=command_id)
+
+    def _decide_hand(self, side: Side, draw: bool, actor: str, command_id: str) -> None:
+        number = self.state.coup_number
+        if draw:
+            self._third_card_asked(coup=number, side=side, actor=actor, command_id=command_id)
+        else:
+            self._hand_stood(coup=number, side=side, actor=actor, command_id=command_id)
+
+    def _check_taker(self, actor: str, player: str) -> None:
+        """The bank is given by an official, or taken by the player it is offered to."""
+        offered = self.state.bank_offered_to
+        require_actor(actor, offered if offered == player else None,
+                      f"take the bank for {player}", rule="not-your-bank")
+
+    def _record_coverage(self, actor: str, command_id: str) -> None:
+        covered = self.state.covered
+        if covered is None:
+            return
+        coup = self.state.coup_number
+        for stake in covered.engaged:
+            self._stake_covered(coup=coup, player=stake.player, tableau=stake.tableau,
+                                amount=stake.amount, actor=actor, command_id=command_id)
+        for stake in covered.returned:
+            self._stake_returned(coup=coup, player=stake.player, tableau=stake.tableau,
+                                 amount=stake.amount, actor=actor, command_id=command_id)
+
+    def _record_payment(self, actor: str, command_id: str) -> None:
+        """Pay the settled coup in pay order, take the commission, close the coup."""
+        self.state.require(Phase.SETTLED, doing="pay")
+        settlement = self.state.settlement
+        assert settlement is not None
+        coup = self.state.coup_number
+        for payout in settlement.payouts:
+            self._payout_made(coup=coup, payout=payout, actor=actor, command_id=command_id)
+        if settlement.commission:
+            self._commission_taken(coup=coup, amount=settlement.commission, actor=actor,
+                                   command_id=command_id)
+        self._coup_closed(coup=coup, banker=self.state.banker,
+                          bank=self.state.bank + settlement.banker_net, actor=actor,
+                          command_id=command_id)
+
+    # --- checks of the values an event carries ---------------------------------------
+
+    def _check_coup(self, coup: int, *, next_one: bool = False) -> None:
+        expected = self.state.coup_number + (1 if next_one else 0)
+        if coup != expected:
+            raise _mismatch("coup", coup, expected)
+
+    def _check_position(self, position: int) -> None:
+        if position != self._shoe().position:
+            raise _mismatch("shoe position", position, self._shoe().position)
+
+    # --- seats ----------------------------------------------------------------------
+
+    class PlayerSeated(Event):
+        player: str
+        chips: int
+        side: Side | None
+        standing: bool
+
+    @event(PlayerSeated)
+    def _seated(self, player: str, chips: int, side: Side | None, standing: bool,
+                actor: str, command_id: str) -> None:
+        self.state.seat(player, chips, side, standing)
+
+    class PlayerLeft(Event):
+        player: str
+
+    @event(PlayerLeft)
+    def _left(self, player: str, actor: str, command_id: str) -> None:
+        self.state.leave(player)
+
+    class ChipsAdjusted(Event):
+        player: str
+        delta: int
+        reason: str
+
+    @event(ChipsAdjusted)
+    def _chips_adjusted(self, player: str, delta: int, reason: str, actor: str,
+                        command_id: str) -> None:
+        self.state.adjust_chips(player, delta)
+
+    class LimitsChanged(Event):
+        """The table's stake limits from the next coup on (a tournament's rising limits)."""
+
+        min_stake: int = 1
+        max_stake: int = 0
+        bet_seconds: int | None = None  # the bet clock too (None: unchanged)
+
+    @event(LimitsChanged)
+    def _limits_changed(self, min_stake: int, max_stake: int, bet_seconds: int | None,
+                        actor: str, command_id: str) -> None:
+        settings = self.state.settings
+        self.state.settings = msgspec.structs.replace(
+            settings, min_stake=min_stake, max_stake=max_stake,
+            bet_seconds=settings.bet_seconds if bet_seconds is None else bet_seconds).check()
+
+    # --- the shoe -----------------------------------------------------------------
+
+    class ShoeShuffled(Event):
+        taille: int
+        decks: int
+        algorithm: str
+        commitment: str
+        physical: bool
+
+    @event(ShoeShuffled)
+    def _shuffled(self, taille: int, decks: int, algorithm: str, commitment: str,
+                  physical: bool, actor: str, command_id: str) -> None:
+        if taille != self.state.taille + 1:
+            raise _mismatch("taille", taille, self.state.taille + 1)
+        self.state.shuffle(decks=decks, algorithm=algorithm, commitment=commitment,
+                           physical=physical)
+
+    class EntropyContributed(Event):
+        player: str
+        entropy: str
+
+    @event(EntropyContributed)
+    def _entropy_contributed(self, player: str, entropy: str, actor: str,
+                             command_id: str) -> None:
+        self.state.contribute(player, entropy)
+
+    class ShoeCut(Event):
+        player: str
+        position: int
+
+    @event(ShoeCut)
+    def _cut(self, player: str, position: int, actor: str, command_id: str) -> None:
+        self.state.cut(player, position)
+
+    class CardBurned(Event):
+        card: Card
+        position: int
+
+    @event(CardBurned)
+    def _burned(self, card: Card, position: int, actor: str, command_id: str) -> None:
+        self._check_position(position)
+        self.state.burn(card)
+
+    class TailleEnded(Event):
+        """The croupier ended the taille between coups, with `remaining` cards in the shoe."""
+
+        taille: int
+        remaining: int
+
+    @event(TailleEnded)
+    def _taille_ended(self, taille: int, remaining: int, actor: str, command_id: str) -> None:
+        if taille != self.state.taille:
+            raise _mismatch("taille", taille, self.state.taille)
+        if self.state.shoe is not None and remaining != self.state.shoe.remaining:
+            raise _mismatch("cards remaining", remaining, self.state.shoe.remaining)
+        self.state.end_taille()
+
+    class ShoeSeedRevealed(Event):
+        taille: int
+        seed: str
+
+    @event(ShoeSeedRevealed)
+    def _seed_revealed(self, taille: int, seed: str, actor: str, command_id: str) -> None:
+        if taille != self.state.taille:
+            raise _mismatch("taille", taille, self.state.taille)
+        self.state.require(Phase.TAILLE_OVER, doing="reveal the seed")
+        check_seed(bytes.fromhex(seed), self._shoe().commitment)
+        self.state.reveal()
+
+    # --- the bank -----------------------------------------------------------------
+
+    class BankAwarded(Event):
+        player: str
+        amount: int
+        how: str
+
+    @event(BankAwarded)
+    def _bank_awarded(self, player: str, amount: int, how: str, actor: str,
+                      command_id: str) -> None:
+        self.state.award_bank(player, amount)
+
+    class BankDeclined(Event):
+        player: str
+
+    @event(BankDeclined)
+    def _bank_declined(self, player: str, actor: str, command_id: str) -> None:
+        self.state.decline_bank(player)
+
+    class BankPassed(Event):
+        player: str
+        amount: int
+
+    @event(BankPassed)
+    def _bank_passed(self, player: str, amount: int, actor: str, command_id: str) -> None:
+        if amount != self.state.bank:
+            raise _mismatch("a bank of", amount, self.state.bank)
+        self.state.retire_bank(player)
+
+    # --- stakes -------------------------------------------------------------------
+
+    class BetPlaced(Event):
+        coup: int
+        player: str
+        spot: Spot
+        amount: int
+
+    @event(BetPlaced)
+    def _bet_placed(self, coup: int, player: str, spot: Spot, amount: int, actor: str,
+                    command_id: str) -> None:
+        self._check_coup(coup, next_one=True)
+        self.state.place_bet(player, spot, amount)
+
+    class BetTurnBegan(Event):
+        """Informational: in a rotating order, `player`'s turn to bet on `coup` began, with
+        `seconds` on the bet clock (0: none)."""
+
+        coup: int
+        player: str
+        seconds: int
+
+    @event(BetTurnBegan)
+    def _bet_turn_began(self, coup: int, player: str, seconds: int, actor: str,
+                        command_id: str) -> None:
+        self._check_coup(coup, next_one=True)
+        turn = betting_order.bettor(self.state)
+        if player != turn:
+            raise _mismatch("the turn to bet of", player, f"it {turn}'s")
+
+    class BetTurnPassed(Event):
+        """In a rotating order, `player`'s turn to bet on `coup` passed with no bet."""
+
+        coup: int
+        player: str
+        reason: PassReason
+
+    @event(BetTurnPassed)
+    def _bet_turn_passed(self, coup: int, player: str, reason: PassReason, actor: str,
+                         command_id: str) -> None:
+        self._check_coup(coup, next_one=True)
+        self.state.pass_bet_turn(player, reason)
+
+    class StakePlaced(Event):
+        coup: int
+        player: str
+        tableau: Side
+        amount: int
+
+    @event(StakePlaced)
+    def _stake_placed(self, coup: int, player: str, tableau: Side, amount: int, actor: str,
+                      command_id: str) -> None:
+        self._check_coup(coup, next_one=True)
+        self.state.place_stake(player, tableau, amount)
+
+    class BancoCalled(Event):
+        coup: int
+        player: str
+
+    @event(BancoCalled)
+    def _banco_called(self, coup: int, player: str, actor: str, command_id: str) -> None:
+        self._check_coup(coup, next_one=True)
+        self.state.call_banco(player)
+
+    class BettingClosed(Event):
+        coup: int
+
+    @event(BettingClosed)
+    def _betting_closed(self, coup: int, actor: str, command_id: str) -> None:
+        self._check_coup(coup, next_one=True)
+        self.state.close_betting()
+
+    class StakeCovered(Event):
+        """Informational: coverage follows from the stakes; recorded for the audit trail."""
+
+        coup: int
+        player: str
+        tableau: Side
+        amount: int
+
+    @event(StakeCovered)
+    def _stake_covered(self, coup: int, player: str, tableau: Side, amount: int, actor: str,
+                       command_id: str) -> None:
+        self._check_coup(coup)
+        covered = self.state.covered
+        if covered is None or Stake(player, tableau, amount) not in covered.engaged:
+            raise _mismatch("a covered stake", f"{player} {amount} on {tableau}", "none such")
+
+    class StakeReturned(Event):
+        """Informational: the part of a stake the bank did not take on."""
+
+        coup: int
+        player: str
+        tableau: Side
+        amount: int
+
+    @event(StakeReturned)
+    def _stake_returned(self, coup: int, player: str, tableau: Side, amount: int,
+                        actor: str, command_id: str) -> None:
+        self._check_coup(coup)
+        covered = self.state.covered
+        if covered is None or Stake(player, tableau, amount) not in covered.returned:
+            raise _mismatch("a returned stake", f"{player} {amount} on {tableau}", "none such")
+
+    # --- the coup -----------------------------------------------------------------
+
+    class CardDealt(Event):
+        coup: int
+        card: Card
+        side: Side
+        position: int
+
+    @event(CardDealt)
+    def _card_dealt(self, coup: int, card: Card, side: Side, position: int, actor: str,
+                    command_id: str) -> None:
+        self._check_dealt(coup, side, position, third=False)
+        self.state.deal(card)
+
+    class NaturalShown(Event):
+        coup: int
+        sides: list[Side]
+
+    @event(NaturalShown)
+    def _naturals_shown(self, coup: int, sides: list[Side], actor: str,
+                        command_id: str) -> None:
+        self._check_coup(coup)
+        shown = self._coup().naturals_preview()
+        if sorted(sides) != sorted(shown):
+            raise _mismatch("naturals on", sides, shown)
+        self.state.show_naturals()
+
+    class ThirdCardAsked(Event):
+        coup: int
+        side: Side
+
+    @event(ThirdCardAsked)
+    def _third_card_asked(self, coup: int, side: Side, actor: str, command_id: str) -> None:
+        self._check_coup(coup)
+        self.state.decide(actor, side, draw=True)
+
+    class ThirdCardDrawn(Event):
+        coup: int
+        card: Card
+        side: Side
+        position: int
+
+    @event(ThirdCardDrawn)
+    def _third_card_drawn(self, coup: int, card: Card, side: Side, position: int,
+                          actor: str, command_id: str) -> None:
+        self._check_dealt(coup, side, position, third=True)
+        self.state.deal(card)
+
+    def _check_dealt(self, coup: int, side: Side, position: int, *, third: bool) -> None:
+        self._check_coup(coup)
+        self._check_position(position)
+        if (self._coup().awaiting_card is not None) is not third:
+            raise _mismatch("a third card" if third else "a first card", side,
+                            "the other kind")
+        due = self._dealing_to()
+        if side is not due:
+            raise _mismatch("a card to", side, f"it due to {due}")
+
+    class HandStood(Event):
+        coup: int
+        side: Side
+
+    @event(HandStood)
+    def _hand_stood(self, coup: int, side: Side, actor: str, command_id: str) -> None:
+        self._check_coup(coup)
+        self.state.decide(actor, side, draw=False)
+
+    class CardOffered(Event):
+        """À deux tableaux, the banker said "Je donne" (002)."""
+
+        coup: int
+
+    @event(CardOffered)
+    def _card_offered(self, coup: int, actor: str, command_id: str) -> None:
+        self._check_coup(coup)
+        self.state.offer_card(actor)
+
+    class BankerShowedDown(Event):
+        """À deux tableaux, the banker showed his first two cards, ending the coup (002)."""
+
+        coup: int
+
+    @event(BankerShowedDown)
+    def _banker_showed_down(self, coup: int, actor: str, command_id: str) -> None:
+        self._check_coup(coup)
+        self.state.show_down(actor)
+
+    class CoupSettled(Event):
+        coup: int
+        outcomes: dict[Side, Outcome]
+        points: dict[Side, int]
+
+    @event(CoupSettled)
+    def _coup_settled(self, coup: int, outcomes: dict[Side, Outcome],
+                      points: dict[Side, int], actor: str, command_id: str) -> None:
+        self._check_coup(coup)
+        if self._coup().points() != points:
+            raise _mismatch("points", points, self._coup().points())
+        if self.state.settle() != outcomes:
+            raise RuleViolation("recorded outcomes differ from the cards", rule="settle-mismatch")
+
+    class PayoutMade(Event):
+        coup: int
+        payout: Payout
+
+    @event(PayoutMade)
+    def _payout_made(self, coup: int, payout: Payout, actor: str, command_id: str) -> None:
+        self._check_coup(coup)
+        self.state.pay(payout)
+
+    class CommissionTaken(Event):
+        """Informational: the cagnotte of the coup, its own amount (applied at CoupClosed)."""
+
+        coup: int
+        amount: int
+
+    @event(CommissionTaken)
+    def _commission_taken(self, coup: int, amount: int, actor: str, command_id: str) -> None:
+        self._check_coup(coup)
+        settlement = self.state.settlement
+        if settlement is None or settlement.commission != amount:
+            raise _mismatch("a commission of", amount,
+                            settlement.commission if settlement else "none")
+
+    class CoupClosed(Event):
+        coup: int
+        banker: str | None
+        bank: int
+
+    @event(CoupClosed)
+    def _coup_closed(self, coup: int, banker: str | None, bank: int, actor: str,
+                     command_id: str) -> None:
+        self._check_coup(coup)
+        settlement = self.state.settlement
+        if settlement is not None:
+            after = (self.state.banker, self.state.bank + settlement.banker_net)
+            if (banker, bank) != after:
+                raise _mismatch("the bank after the coup as", (banker, bank), after)
+        self.state.close_coup()
+
+
+keep_topics(Table, "domain.table_aggregate")

@@ -1,0 +1,122 @@
+"""A tournament's table balancing: the breaks and moves that keep the tables within the
+tolerance (a broken table's players reseated from the seeded stream), and applying them.
+
+These are the steps of `TournamentState` (domain/tournament/state.py), which keeps the state and
+asks them; each validates before it changes anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from domain.errors import NotFound, RuleViolation
+from domain.tournament.entrants import Status
+from domain.tournament.seating import shuffled
+from domain.tournament.stages import Phase
+
+if TYPE_CHECKING:
+    from domain.tournament.state import TournamentState
+
+class Break(msgspec.Struct, frozen=True, kw_only=True):
+    """A table broken: its players in seat order, and the order the seeded stream reseats them."""
+
+    table: str
+    players: tuple[str, ...]
+    order: tuple[str, ...]
+
+
+class Move(msgspec.Struct, frozen=True, kw_only=True):
+    player: str
+    from_table: str
+    to_table: str
+    seat: int
+
+
+def balancing_plan(state: TournamentState, seed: bytes,
+                   breaking: str | None = None) -> list[Break | Move]:
+    """The breaks and moves that balance the tables, in order.
+
+    While the players fit at one table fewer, the table with the fewest players (the
+    highest number on a tie) breaks: the seeded stream orders its players, and each in
+    turn sits at the table with the fewest players (lowest number on a tie), on its
+    lowest free seat. Then, while the largest and smallest tables differ by more than the
+    tolerance, one player moves from the largest (lowest number on a tie) to the
+    smallest (lowest number on a tie): the one moved least so far, earliest in the draw
+    on a tie, to the lowest free seat. `breaking`: a table the organiser breaks first.
+    """
+    if state.phase in (Phase.REGISTRATION, Phase.FINISHED):
+        return []
+    state.check_seed(seed)
+    number = {t: i for i, t in enumerate(state.tables)}
+    layout = {t: {e.seat or 0: e.player for e in state.seated_at(t)} for t in state.tables}
+    moves = {p: e.moves for p, e in state.entrants.items()}
+    rank = {p: e.draw_rank or 0 for p, e in state.entrants.items()}
+    seats = state.settings.seats_per_table
+    plan: list[Break | Move] = []
+
+    def smallest() -> str:
+        return min(layout, key=lambda t: (len(layout[t]), number[t]))
+
+    def reseat(player: str, from_table: str, to_table: str) -> None:
+        seat = min(s for s in range(1, seats + 1) if s not in layout[to_table])
+        layout[to_table][seat] = player
+        moves[player] += 1
+        plan.append(Move(player=player, from_table=from_table, to_table=to_table, seat=seat))
+
+    if breaking is not None and (breaking not in layout or len(layout) < 2
+                                 or sum(map(len, layout.values())) > (len(layout) - 1) * seats):
+        raise RuleViolation(f"{breaking} is not a table whose players fit at the others",
+                            rule="break-table")
+    while len(layout) > 1:
+        players = sum(len(at) for at in layout.values())
+        if players <= (len(layout) - 1) * seats:
+            broken = breaking if breaking in layout else min(
+                layout, key=lambda t: (len(layout[t]), -number[t]))
+            at_broken = layout.pop(broken)
+            leaving = tuple(at_broken[s] for s in sorted(at_broken))
+            order = tuple(shuffled(seed, state.name, f"break/{broken}", leaving))
+            plan.append(Break(table=broken, players=leaving, order=order))
+            for player in order:
+                reseat(player, broken, smallest())
+            continue
+        largest = min(layout, key=lambda t: (-len(layout[t]), number[t]))
+        small = smallest()
+        if len(layout[largest]) - len(layout[small]) <= state.settings.tolerance:
+            break
+        seat = min(layout[largest], key=lambda s: (moves[layout[largest][s]],
+                                                   rank[layout[largest][s]]))
+        reseat(layout[largest].pop(seat), largest, small)
+    return plan
+
+
+def break_table(state: TournamentState, table: str, players: Sequence[str],
+                order: Sequence[str]) -> None:
+    """Close a table; its players, reseated in `order`, move next."""
+    if table not in state.tables or len(state.tables) < 2:
+        raise RuleViolation(f"{table} is not a table that can break", rule="break-table")
+    if list(players) != [e.player for e in state.seated_at(table)] or sorted(order) != sorted(
+        players
+    ):
+        raise RuleViolation(f"a broken table's players are those at {table}, reseated once "
+                            "each", rule="break-players")
+    state.tables.remove(table)
+    state.breaks.append(Break(table=table, players=tuple(players), order=tuple(order)))
+
+
+def move(state: TournamentState, player: str, from_table: str, to_table: str, seat: int,
+         chips: int) -> None:
+    """A player changes table with their chips."""
+    entrant = state.entrant(player)
+    if entrant.status is not Status.SEATED or entrant.table != from_table:
+        raise RuleViolation(f"{player} is not playing at {from_table}", rule="move-player")
+    if to_table not in state.tables or to_table == from_table:
+        raise NotFound(f"{to_table} is not another open table", rule="unknown-table")
+    if seat not in state.free_seats(to_table):
+        raise RuleViolation(f"seat {seat} of {to_table} is not free", rule="seat-taken")
+    if chips < 1:
+        raise RuleViolation("a player in play has chips", rule="move-chips")
+    entrant.table, entrant.seat, entrant.chips = to_table, seat, chips
+    entrant.moves += 1

@@ -1,0 +1,63 @@
+"""The formats an organiser starts from: each a whole `TournamentSettings`, to use as it is or
+with its common fields overridden (`preset(name, coups_per_round=..., ...)`).
+
+- `punto-banco-heats`: a casino punto-banco event. Heats of two rounds at 7-seat tables, the
+  limits rising each round; the top two of each table and two wildcards (the best stacks of
+  the rest) go to a one-round semi-final, whose top four play a one-round final, everyone
+  restarting level. Players bet in turn, the first bettor one seat to the left each coup,
+  with 20 seconds on the bet clock for each turn. A tie on the line of a cut is played off by
+  an extra coup. Late registration and one re-entry through the first round; 50/30/20 of the
+  pool to the top three.
+- `chemin-de-fer-freeze-out`: a chemin-de-fer freeze-out at 8-seat tables: no cut, players
+  are out when they cannot cover the round's minimum stake, the limits doubling every round;
+  the tables break down to one; after eight rounds the biggest stack wins if more than one
+  player is left. Late registration and one re-entry through the second round; 60/40 of the
+  pool to the top two; tied positions share their prizes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.errors import NotFound
+from domain.game.settings import Variant
+from domain.table.betting_order import BettingOrder
+from domain.tournament.formats import Advance, ChipRule, Limits, Stage, TieBreak
+from domain.tournament.state import TournamentSettings
+
+PRESETS: dict[str, TournamentSettings] = {
+    "punto-banco-heats": TournamentSettings(
+        variant=Variant.PUNTO_BANCO, seats_per_table=7, starting_chips=10_000, min_stake=100,
+        max_stake=1_000, coups_per_round=15, buy_in=100, prizes=(5000, 3000, 2000),
+        late_rounds=1, reentries=1, tie_break=TieBreak.PLAY_OFF,
+        betting_order=BettingOrder.ROTATING, bet_seconds=20,
+        stages=(
+            Stage(name="heats", rounds=2,
+                  limits=(Limits(min_stake=100, max_stake=1_000),
+                          Limits(min_stake=200, max_stake=2_000)),
+                  advance=Advance(per_table=2, wildcards=2)),
+            Stage(name="semi-final", rounds=1, limits=(Limits(min_stake=300, max_stake=3_000),),
+                  advance=Advance(overall=4)),
+            Stage(name="final", rounds=1, limits=(Limits(min_stake=500, max_stake=5_000),),
+                  chips=ChipRule.RESET, secret_bet=True),
+        )),
+    "chemin-de-fer-freeze-out": TournamentSettings(
+        variant=Variant.CHEMIN_DE_FER, seats_per_table=8, starting_chips=5_000, min_stake=50,
+        max_stake=500, coups_per_round=20, buy_in=50, prizes=(6000, 4000), late_rounds=2,
+        reentries=1, tie_break=TieBreak.SHARE,
+        stages=(
+            Stage(name="freeze-out", rounds=8,
+                  limits=tuple(Limits(min_stake=50 << n, max_stake=500 << n) for n in range(8))),
+        )),
+}
+
+def preset(name: str, **overrides: Any) -> TournamentSettings:
+    """A preset, its common fields overridden (None: keep the preset's), checked."""
+    found = PRESETS.get(name)
+    if found is None:
+        raise NotFound(f"no preset {name!r} (known: {', '.join(PRESETS)})",
+                       rule="unknown-preset")
+    given = {k: v for k, v in overrides.items() if v is not None}
+    return msgspec.structs.replace(found, **given).check()

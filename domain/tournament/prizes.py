@@ -1,0 +1,188 @@
+"""A tournament's finishing positions and prizes: the bust-outs, the positions the players
+out are given (from the bottom, once registration has closed), the standings, the prize
+table and its shares on a tie, the awards and the finish that reveals the seed.
+
+These are the steps of `TournamentState` (domain/tournament/state.py), which keeps the state and
+asks them; each validates before it changes anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from domain.errors import NotFound, OutOfTurn, RuleViolation
+from domain.tournament.entrants import Bust, Exit, Status
+from domain.tournament.stages import Phase
+
+if TYPE_CHECKING:
+    from domain.tournament.state import TournamentState
+
+
+BASIS_POINTS = 10_000  # a prize is a share of the pool in basis points: 10 000 is all of it
+
+
+class Placement(msgspec.Struct, frozen=True, kw_only=True):
+    player: str
+    position: int
+    tied: int
+    table: str
+    coup: int | None
+    round: int
+
+
+class Result(msgspec.Struct, frozen=True, kw_only=True):
+    player: str
+    position: int
+    tied: int
+    entries: int
+    prize: int
+
+
+def bust_out(state: TournamentState, table: str, coup: int, busted: Sequence[Bust]) -> None:
+    """Players left without chips by one coup at one table, with their chips at its start."""
+    state.require(Phase.RUNNING, doing="record bust-outs")
+    if table not in state.tables:
+        raise NotFound(f"{table} is not an open table of {state.name}", rule="unknown-table")
+    names = [b.player for b in busted]
+    if not names or len(set(names)) != len(names):
+        raise RuleViolation("a bust-out names each busted player once", rule="bust-players")
+    for bust in busted:
+        entrant = state.entrant(bust.player)
+        if entrant.status is not Status.SEATED or entrant.table != table:
+            raise RuleViolation(f"{bust.player} is not playing at {table}",
+                                rule="bust-players")
+        if bust.chips < 1:
+            raise RuleViolation("a player busts from one chip or more at the coup's start",
+                                rule="bust-chips")
+    for bust in busted:
+        entrant = state.entrants[bust.player]
+        entrant.status, entrant.seat, entrant.chips = Status.OUT, None, 0
+    state.exits.append(Exit(round=state.round, table=table, coup=coup, players=list(busted)))
+    if state.registration_open and len(state.in_play()) <= 1:
+        state.close_registration()
+
+
+def placements_due(state: TournamentState) -> list[Placement]:
+    """The finishing positions the players out can be given now, oldest exits first."""
+    if state.registration_open:
+        return []
+    due: list[Placement] = []
+    bottom = state.bottom
+    for exit_ in state.exits:
+        due += _ranked(state, exit_, bottom)
+        bottom -= len(exit_.players)
+    return due
+
+
+def _ranked(state: TournamentState, exit_: Exit, bottom: int) -> list[Placement]:
+    """Players out together take positions bottom - k + 1 .. bottom, the most chips first;
+    equal chips tie: each takes the best position of the ones they cover together."""
+    top = bottom - len(exit_.players) + 1
+    ordered = sorted(exit_.players, key=lambda b: -b.chips)
+    chips = [b.chips for b in ordered]
+    return [Placement(player=bust.player, position=top + chips.index(bust.chips),
+                      tied=chips.count(bust.chips), round=exit_.round,
+                      table=exit_.table or state.entrants[bust.player].table or "",
+                      coup=exit_.coup)
+            for bust in ordered]
+
+
+def place(state: TournamentState, placement: Placement) -> None:
+    """Give a player out the finishing position the ranking gives them (oldest exit first)."""
+    expected = _ranked(state, state.exits[0], state.bottom) if state.exits else []
+    if state.registration_open or placement not in expected:
+        raise RuleViolation(f"{placement.player} does not finish at {placement.position} now",
+                            rule="position-mismatch")
+    entrant = state.entrants[placement.player]
+    if entrant.status is not Status.OUT:
+        raise RuleViolation(f"{placement.player} is already placed", rule="position-mismatch")
+    entrant.status, entrant.position, entrant.tied = (Status.PLACED, placement.position,
+                                                      placement.tied)
+    head = state.exits[0]
+    if all(state.entrants[b.player].status is Status.PLACED for b in head.players):
+        state.exits.pop(0)
+        state.bottom -= len(head.players)
+
+
+def standings(state: TournamentState) -> list[tuple[str, int, int]]:
+    """(player, position, tied) of every placed player, and of the sole survivor at 1."""
+    rows = [(e.player, e.position, e.tied) for e in state.entrants.values()
+            if e.position is not None]
+    survivors = state.in_play()
+    if state.decided and survivors:
+        rows.append((survivors[0], 1, 1))
+    return sorted(rows, key=lambda r: (r[1], state.entrants[r[0]].draw_rank or 0))
+
+
+def prizes(state: TournamentState) -> dict[str, int]:
+    """Each player's prize once the tournament is decided (see `shares`)."""
+    table = (list(state.settings.fixed_prizes) if state.settings.fixed_prizes
+             else prize_table(state.pool, state.settings.prizes))
+    groups: dict[int, list[str]] = {}
+    for player, position, _ in state.standings():
+        groups.setdefault(position, []).append(player)
+    prizes: dict[str, int] = {}
+    for position, players in groups.items():
+        covered = sum(table[p - 1] for p in range(position, position + len(players))
+                      if p <= len(table))
+        prizes.update(zip(players, shares(covered, len(players)), strict=True))
+    return prizes
+
+
+def require_decided(state: TournamentState) -> None:
+    if not state.decided:
+        raise OutOfTurn("prizes and the finish wait until one player is left",
+                        rule="not-decided")
+
+
+def award(state: TournamentState, player: str, amount: int) -> None:
+    entrant = state.entrant(player)
+    state.require_decided()
+    if entrant.prize is not None or amount < 1 or state.prizes().get(player) != amount:
+        raise RuleViolation(f"{player}'s prize is not {amount}", rule="prize-mismatch")
+    entrant.prize = amount
+
+
+def finish(state: TournamentState, seed: bytes, winners: Sequence[str]) -> None:
+    """Declare the winners, check every prize awarded, and reveal the seed: the draw and
+    every break must be what it gives."""
+    state.require_decided()
+    standings = state.standings()
+    if list(winners) != [player for player, position, _ in standings if position == 1]:
+        raise RuleViolation("the winners are the players at position 1", rule="winners")
+    prizes = state.prizes()
+    if any(amount and state.entrants[p].prize != amount for p, amount in prizes.items()):
+        raise RuleViolation("every prize is awarded before the finish", rule="prizes-unpaid")
+    state.verify(seed)
+    for player in state.in_play():
+        entrant = state.entrants[player]
+        entrant.status, entrant.position, entrant.tied, entrant.seat = (Status.PLACED, 1, 1,
+                                                                        None)
+    state.seed = seed.hex()
+    state.phase = Phase.FINISHED
+
+
+def results(state: TournamentState) -> list[Result]:
+    """Finishing positions and prizes, the winners first (the draw's order within a tie)."""
+    return [Result(player=player, position=position, tied=tied,
+                   entries=state.entrants[player].entries,
+                   prize=state.entrants[player].prize or 0)
+            for player, position, tied in state.standings()]
+
+
+def prize_table(pool: int, prizes: Sequence[int]) -> list[int]:
+    """Each paid position's prize: floor(pool * basis points / 10 000); the chips the rounding
+    leaves over go to first place, so the prizes add up to the pool exactly."""
+    amounts = [pool * bp // BASIS_POINTS for bp in prizes]
+    amounts[0] += pool - sum(amounts)
+    return amounts
+
+
+def shares(total: int, players: int) -> list[int]:
+    """Tied players share the prizes of the positions they cover: each takes the floor of the
+    equal share, and the chips left over go one each to the first of them in draw order."""
+    share, left = divmod(total, players)
+    return [share + (1 if i < left else 0) for i in range(players)]

@@ -1,0 +1,288 @@
+"""A tournament's stages and rounds: the phases it goes through, the round's clock and its
+steps, the stack reset a stage may call for, and the cut at a round's or a stage's end with
+its play-offs on a tie.
+
+These are the steps of `TournamentState` (domain/tournament/state.py), which keeps the state and
+asks them; each validates before it changes anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from domain.errors import OutOfTurn, RuleViolation
+from domain.tournament.entrants import Bust, Exit, Status
+from domain.tournament.formats import Advance, ChipRule, Selection, TieBreak, select
+
+if TYPE_CHECKING:
+    from domain.tournament.state import TournamentState
+
+
+class Phase(StrEnum):
+    REGISTRATION = "registration"
+    SEATED = "seated"  # drawn, the first round not started
+    RUNNING = "running"  # a round is being played
+    BETWEEN_ROUNDS = "between-rounds"
+    FINISHED = "finished"
+
+
+MAX_PLAYOFFS = 3  # play-offs that tie again before the draw's order settles the tie
+
+
+class Clock(msgspec.Struct, kw_only=True):
+    """A round's clock, from the times the director recorded (seconds since the epoch)."""
+
+    started_at: float
+    paused_at: float | None = None
+    paused_for: float = 0.0
+
+    def elapsed(self, now: float) -> float:
+        """Seconds of play so far: a pause stops the clock."""
+        end = self.paused_at if self.paused_at is not None else now
+        return max(0.0, end - self.started_at - self.paused_for)
+
+
+class Step(msgspec.Struct, kw_only=True):
+    """A step of a round under way: every table plays one coup. `coups`: each table's coups
+    closed at its start (the coup to reach is one more); `chips`: each player's at its start."""
+
+    number: int
+    coups: dict[str, int]
+    chips: dict[str, int]
+
+
+class PlayOff(msgspec.Struct, kw_only=True):
+    """Players tied on the line of a cut, to play an extra coup for `places` places."""
+
+    round: int
+    players: list[str]
+    places: int
+
+
+def coups_left(state: TournamentState) -> int | None:
+    """Coups (steps) left in the round being played; None between rounds or untimed."""
+    coups = state.current.coups
+    if state.phase is not Phase.RUNNING or coups is None:
+        return None
+    return max(0, coups - state.steps)
+
+
+def seconds_left(state: TournamentState, now: float) -> float | None:
+    minutes = state.current.minutes
+    if state.phase is not Phase.RUNNING or minutes is None or state.clock is None:
+        return None
+    return max(0.0, minutes * 60 - state.clock.elapsed(now))
+
+
+def round_over(state: TournamentState, now: float) -> bool:
+    """The round being played has played its coups, or its minutes (a step under way
+    finishes first)."""
+    if state.phase is not Phase.RUNNING or state.step is not None:
+        return False
+    coups, seconds = state.coups_left(), state.seconds_left(now)
+    return coups == 0 or seconds == 0.0
+
+
+def next_cut(state: TournamentState) -> int | None:
+    """How many players the next cut keeps (None: no cut ahead but the last stage's)."""
+    stage = state.current
+    if stage.advance is None:
+        return 1 if stage.rounds else None
+    if stage.rounds == 0:
+        return 1 if state.final_table else stage.advance.overall
+    return stage.advance.most(len(state.tables))
+
+
+def ready_for_round(state: TournamentState) -> None:
+    """Refuse to start a round now."""
+    state.require(Phase.SEATED, Phase.BETWEEN_ROUNDS, doing="start a round")
+    _require_running(state, "start a round")
+    if state.decided:
+        raise OutOfTurn("the tournament is decided", rule="tournament-decided")
+    if state.playoff is not None:
+        raise OutOfTurn("a tie at the cut waits for its play-off", rule="play-off-pending")
+
+
+def start_round(state: TournamentState, at: float) -> None:
+    """Start the next round at `at` (the director's clock, recorded)."""
+    state.ready_for_round()
+    state.round += 1
+    state.stage_round += 1
+    state.steps, state.step = 0, None
+    state.clock = Clock(started_at=at)
+    state.phase = Phase.RUNNING
+
+
+def stage_reset(state: TournamentState) -> dict[str, int]:
+    """The chips each player in play gains (or loses) if the stage about to start resets
+    the stacks; empty when it carries them over or has started."""
+    if state.stage_round or state.current.chips is not ChipRule.RESET:
+        return {}
+    start = state.settings.starting_chips
+    return {p: start - state.entrants[p].chips for p in state.in_play()
+            if state.entrants[p].chips != start}
+
+
+def reset_chips(state: TournamentState, deltas: Mapping[str, int]) -> None:
+    """The stage starts with the starting stack for everyone (the deltas `stage_reset`)."""
+    if dict(deltas) != state.stage_reset():
+        raise RuleViolation("a reset brings every player in play to the starting chips",
+                            rule="reset-mismatch")
+    for player, delta in deltas.items():
+        state.entrants[player].chips += delta
+        state.chips_added += delta
+
+
+def start_step(state: TournamentState, number: int, coups: Mapping[str, int],
+               chips: Mapping[str, int]) -> None:
+    """A step of the round starts: every table with players will play one coup."""
+    state.require(Phase.RUNNING, doing="start a step")
+    _require_running(state, "start a step")
+    if state.step is not None or number != state.steps + 1:
+        raise RuleViolation(f"the next step of round {state.round} is not {number}",
+                            rule="step-mismatch")
+    if set(chips) != set(state.in_play()) or not set(coups) <= set(state.tables):
+        raise RuleViolation("a step starts with the chips of every player in play and "
+                            "the coups of open tables", rule="step-chips")
+    state.steps = number
+    state.step = Step(number=number, coups=dict(coups), chips=dict(chips))
+
+
+def end_step(state: TournamentState, number: int) -> None:
+    if state.step is None or state.step.number != number:
+        raise RuleViolation(f"step {number} is not under way", rule="step-mismatch")
+    state.step = None
+
+
+def pause(state: TournamentState, at: float) -> None:
+    state.require(Phase.SEATED, Phase.RUNNING, Phase.BETWEEN_ROUNDS, doing="pause")
+    _require_running(state, "pause")
+    state.paused = True
+    if state.clock is not None and state.phase is Phase.RUNNING:
+        state.clock.paused_at = at
+
+
+def resume(state: TournamentState, at: float) -> None:
+    if not state.paused:
+        raise OutOfTurn("the tournament is not paused", rule="not-paused")
+    state.paused = False
+    if state.clock is not None and state.clock.paused_at is not None:
+        state.clock.paused_for += max(0.0, at - state.clock.paused_at)
+        state.clock.paused_at = None
+
+
+def _require_running(state: TournamentState, doing: str) -> None:
+    if state.paused:
+        raise OutOfTurn(f"cannot {doing}: the tournament is paused", rule="paused")
+
+
+def end_round(state: TournamentState, round_: int, chips: Mapping[str, int]) -> None:
+    """End the round with every player's chips. Registration closes at the end of round
+    `late_rounds`; then the cut the format calls for is made (`cut_due`)."""
+    state.require(Phase.RUNNING, doing="end a round")
+    if round_ != state.round:
+        raise RuleViolation(f"round {state.round} is being played, not {round_}",
+                            rule="round-mismatch")
+    if state.step is not None:
+        raise OutOfTurn("a step is under way", rule="step-open")
+    players = state.in_play()
+    if set(chips) != set(players):
+        raise RuleViolation("a round ends with the chips of every player in play",
+                            rule="round-chips")
+    if any(chips[p] < 1 for p in players):
+        raise RuleViolation("a player without chips is reported as busted first",
+                            rule="bust-unreported")
+    for player in players:
+        state.entrants[player].chips = chips[player]
+    state.phase = Phase.BETWEEN_ROUNDS
+    state.clock = None
+    if state.registration_open and round_ >= state.settings.late_rounds:
+        state.close_registration()
+    _cut(state)
+
+
+def _cut(state: TournamentState) -> None:
+    """The cut due at this round's end: every round of a stage played until one is left
+    (to `advance`, to one at the final table); the end of any other stage (to who
+    advances, or to the winner at the last stage's end). A tie on the line that the
+    format settles by play-off leaves the cut waiting for it (`playoff`)."""
+    stage = state.current
+    if state.registration_open or state.phase is not Phase.BETWEEN_ROUNDS:
+        return
+    players = state.in_play()
+    if stage.rounds == 0:
+        if stage.advance is None:
+            return
+        chosen = _select(state, players, 1 if state.final_table else stage.advance.overall)
+    elif state.stage_round >= stage.rounds:
+        chosen = (_select(state, players, 1) if stage.advance is None
+                  else _advancers(state, players, stage.advance))
+    else:
+        return
+    if state.playoff is not None:
+        return
+    state.playoff_chips, state.playoffs = {}, 0
+    cut = sorted((p for p in players if p not in chosen),
+                 key=lambda p: -state.entrants[p].chips)
+    if cut:
+        state.exits.append(Exit(round=state.round, table=None, coup=None,
+                                players=[Bust(player=p, chips=state.entrants[p].chips)
+                                         for p in cut]))
+    for player in cut:
+        state.entrants[player].status = Status.OUT
+        state.entrants[player].seat = None
+    if stage.rounds and state.stage_round >= stage.rounds and not state.last_stage:
+        state.stage += 1
+        state.stage_round = 0
+
+
+def _key(state: TournamentState, player: str) -> tuple[int, ...]:
+    """Better first: more chips, then a better play-off, then (by `draw-order`, or after
+    `MAX_PLAYOFFS` play-offs that tied again) the earlier in the draw."""
+    entrant = state.entrants[player]
+    key = (-entrant.chips, -state.playoff_chips.get(player, 0))
+    if state.settings.tie_break is TieBreak.DRAW_ORDER or state.playoffs >= MAX_PLAYOFFS:
+        return (*key, entrant.draw_rank or 0)
+    return key
+
+
+def _select(state: TournamentState, candidates: Sequence[str], keep: int) -> list[str]:
+    """The `keep` best; an unsettled tie on the line calls a play-off and keeps nobody."""
+    selection: Selection = select(candidates, keep, lambda player: _key(state, player),
+                                  state.settings.tie_break)
+    if selection.tied and state.playoff is None:
+        state.playoff = PlayOff(round=state.round, players=selection.tied,
+                                places=selection.places)
+    return selection.chosen
+
+
+def _advancers(state: TournamentState, players: list[str], advance: Advance) -> list[str]:
+    """The top `per_table` of each table, the top `overall`, then the `wildcards`."""
+    chosen: list[str] = []
+    if advance.per_table:
+        for table in state.tables:
+            at = [p for p in players if state.entrants[p].table == table]
+            chosen += _select(state, at, advance.per_table)
+    for keep in (advance.overall, advance.wildcards):
+        if keep:
+            chosen += _select(state, [p for p in players if p not in chosen], keep)
+    return chosen
+
+
+def settle_playoff(state: TournamentState, chips: Mapping[str, int]) -> None:
+    """The play-off coup's result: each tied player's chips after it. The cut is made
+    again with them; a tie that remains calls another play-off."""
+    playoff = state.playoff
+    if playoff is None:
+        raise OutOfTurn("no play-off is waiting", rule="no-play-off")
+    if set(chips) != set(playoff.players):
+        raise RuleViolation("a play-off reports the chips of each tied player",
+                            rule="play-off-players")
+    state.playoff = None
+    state.playoff_chips.update(chips)
+    state.playoffs += 1
+    _cut(state)

@@ -1,0 +1,570 @@
+"""A baccara tournament from registration to prizes: the pure state machine.
+
+The steps, in order: players register (and may unregister) until the seating draw; the draw
+orders the entrants with a keyed stream from a secret seed whose commitment it records, and
+deals them round the tables; rounds of play start and end; the tables report each coup's
+bust-outs; after every change the tables are balanced (moves, or a table broken and its
+players reseated at random from the same seeded stream); eliminations get finishing positions
+from the bottom; when one player is left the prizes are awarded and the seed is revealed, so
+that anyone can recompute the draw and every reseating.
+
+Late registration and re-entry stay open through the end of round `late_rounds`. A player who
+busts meanwhile is out but not yet placed (a late entrant could still finish below them); the
+positions of those bust-outs are given, oldest first, when registration closes.
+
+Every method validates before it changes anything, so a refused step leaves the tournament as
+it was; the Tournament aggregate records each step as an event and replays it through these
+methods. Chips during play live on the Table aggregates: the tournament records them when a
+player is seated, moved, busted or reaches the end of a round.
+
+This module keeps the state (`TournamentState`), the format, registration, the director's
+lease, secret bets and the organiser's interventions; the other steps live by concept and
+the state asks them: its seats (domain/tournament/seating.py), balancing (domain/tournament/balancing.py), stages
+and rounds (domain/tournament/stages.py), eliminations and prizes (domain/tournament/prizes.py), the players'
+records (domain/tournament/entrants.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+
+import msgspec
+
+from domain.errors import NotFound, OutOfTurn, RuleViolation
+from domain.game.settings import TableSettings, Variant
+from domain.game.variants import rules_for
+from domain.table.betting_order import BettingOrder
+from domain.tournament import balancing, prizes, seating, stages
+from domain.tournament.balancing import Break, Move
+from domain.tournament.entrants import Bust, Entrant, Exit, Status
+from domain.tournament.formats import Advance, Dealing, Limits, Stage, TieBreak, check_stages
+from domain.tournament.prizes import BASIS_POINTS, Placement, Result
+from domain.tournament.seating import Draw, Seating
+from domain.tournament.stages import Clock, Phase, PlayOff, Step
+
+MAX_SEATS = 14
+DISQUALIFIED = 0  # the "coup" of an exit the organiser decided
+
+
+class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """A tournament's format, fixed at creation.
+
+    `stages`: the format's stages (`domain.tournament.formats`); none: one stage that plays until one
+    player is left, its rounds of `coups_per_round` coups (and `minutes_per_round` minutes,
+    whichever ends first) at `min_stake`..`max_stake`, cutting to the `advance` best stacks
+    after every round (0: no cut). `prizes`: each finishing position's share of the pool
+    (entries times `buy_in`) in basis points, first place first, summing to 10 000; or
+    `fixed_prizes`: amounts, the pool being their sum. `late_rounds`: players may register,
+    and busted players re-enter, until that round ends (0: until the draw). `reentries`: how
+    many times a busted player may buy in again. `tolerance`: the largest difference in
+    players between two tables that needs no balancing. `tables`: the tables the draw seats
+    the entrants at (at least as many as the seats need). `tie_break`: how a tie on the line
+    of a cut is settled. `dealing`: the workers deal every table, or croupiers do.
+    """
+
+    variant: Variant
+    seats_per_table: int
+    starting_chips: int
+    min_stake: int
+    max_stake: int
+    coups_per_round: int
+    minutes_per_round: int | None = None
+    advance: int = 0
+    prizes: tuple[int, ...] = (BASIS_POINTS,)
+    buy_in: int = 0
+    late_rounds: int = 0
+    reentries: int = 0
+    tolerance: int = 1
+    stages: tuple[Stage, ...] = ()
+    fixed_prizes: tuple[int, ...] = ()
+    tables: int | None = None
+    tie_break: TieBreak = TieBreak.SHARE
+    dealing: Dealing = Dealing.AUTOMATIC
+    betting_order: BettingOrder = BettingOrder.FREE  # rotating: bets in turn, each coup
+    bet_seconds: int = 0  # each turn's time to bet (a stage may set its own); 0: none
+
+    def plan(self) -> tuple[Stage, ...]:
+        """The stages, the format's common fields filled in where a stage leaves them out."""
+        advance = Advance(overall=self.advance) if self.advance else None
+        stages = self.stages or (Stage(name="main", rounds=0, advance=advance),)
+        common = (Limits(min_stake=self.min_stake, max_stake=self.max_stake),)
+        return tuple(msgspec.structs.replace(
+            stage, coups=self.coups_per_round if stage.coups is None else stage.coups,
+            minutes=self.minutes_per_round if stage.minutes is None else stage.minutes,
+            limits=stage.limits or common,
+            bet_seconds=self.bet_seconds if stage.bet_seconds is None else stage.bet_seconds)
+            for stage in stages)
+
+    def table_settings(self) -> TableSettings:
+        """The settings every table of the tournament is opened with: the first round's
+        minimum and the largest maximum of the format, its betting order and first clock."""
+        plan = self.plan()
+        return TableSettings.default(
+            self.variant, min_stake=plan[0].limits[0].min_stake,
+            max_stake=max(limits.max_stake for stage in plan for limits in stage.limits),
+            betting_order=self.betting_order, bet_seconds=plan[0].bet_seconds or 0)
+
+    def check(self) -> TournamentSettings:
+        """Refuse a structure no tournament can be played with."""
+        if not 2 <= self.seats_per_table <= MAX_SEATS:
+            raise RuleViolation(f"a table seats 2 to {MAX_SEATS} players",
+                                rule="tournament-seats")
+        if self.starting_chips < 1:
+            raise RuleViolation("players start with at least one chip", rule="tournament-chips")
+        if not 1 <= self.min_stake <= self.max_stake or self.min_stake > self.starting_chips:
+            raise RuleViolation("stakes need 1 <= minimum <= maximum, and a minimum no more than "
+                                "the starting chips", rule="tournament-stakes")
+        if self.coups_per_round < 1 or (self.minutes_per_round is not None
+                                        and self.minutes_per_round < 1):
+            raise RuleViolation("a round lasts at least one coup and, if timed, one minute",
+                                rule="tournament-round")
+        if self.advance < 0:
+            raise RuleViolation("the number advancing cannot be negative",
+                                rule="tournament-advance")
+        if (not self.prizes or any(bp < 1 for bp in self.prizes)
+                or sum(self.prizes) != BASIS_POINTS
+                or any(a < b for a, b in zip(self.prizes, self.prizes[1:], strict=False))):
+            raise RuleViolation("prizes are positive shares in basis points, summing to 10000, "
+                                "never more for a lower place", rule="tournament-prizes")
+        if self.fixed_prizes and (any(a < 1 for a in self.fixed_prizes) or any(
+                a < b for a, b in zip(self.fixed_prizes, self.fixed_prizes[1:], strict=False))):
+            raise RuleViolation("fixed prizes are positive amounts, never more for a lower "
+                                "place", rule="tournament-prizes")
+        if self.tables is not None and self.tables < 1:
+            raise RuleViolation("a tournament draws onto one table at least",
+                                rule="tournament-tables")
+        plan = self.plan()
+        check_stages(plan, self.starting_chips, self.seats_per_table, self.tables,
+                     betting_order=self.betting_order,
+                     house_banks=rules_for(Variant(self.variant)).banking.house_bets)
+        if plan[0].rounds and self.late_rounds > plan[0].rounds:
+            raise RuleViolation("late registration closes within the first stage",
+                                rule="tournament-late")
+        if self.buy_in < 0:
+            raise RuleViolation("the buy-in cannot be negative", rule="tournament-buy-in")
+        if self.late_rounds < 0 or self.reentries < 0 or (self.reentries
+                                                          and not self.late_rounds):
+            raise RuleViolation("re-entry needs a late registration window of one round or more",
+                                rule="tournament-late")
+        if self.tolerance < 1:
+            raise RuleViolation("tables may differ by one player at least",
+                                rule="tournament-tolerance")
+        self.table_settings()
+        return self
+
+
+class TournamentStatus(StrEnum):
+    """What the organiser's screen says of the tournament."""
+
+    REGISTERING = "registering"
+    RUNNING = "running"
+    PAUSED = "paused"
+    FINISHED = "finished"
+
+
+INTERVENTIONS = ("move", "break-table", "disqualify", "correct-chips", "add-late-player",
+                 "penalise")
+
+
+class Intervention(msgspec.Struct, frozen=True, kw_only=True):
+    """An organiser's correction, as recorded: who, why, and the chips before and after."""
+
+    kind: str
+    player: str
+    reason: str
+    actor: str
+    chips_before: int
+    chips_after: int
+    table: str | None = None
+
+
+SECRET_BET_V1 = "sabot-secret-bet-v1"
+
+
+def secret_commitment(spot: str, amount: int, nonce: str) -> str:
+    """The commitment a secret bet is placed with: SHA-256 (hex) of
+    `sabot-secret-bet-v1/<spot>/<amount>/<nonce>`; the nonce (16 random bytes or more, in
+    hex) keeps anyone from trying every spot and amount."""
+    return hashlib.sha256(f"{SECRET_BET_V1}/{spot}/{amount}/{nonce}".encode()).hexdigest()
+
+
+class SecretBet(msgspec.Struct, kw_only=True):
+    """A bet on a coup that nobody, the croupier and the organiser included, can read before
+    its cards are dealt: only its commitment is recorded until the player reveals it."""
+
+    player: str
+    table: str
+    coup: int
+    round: int
+    commitment: str
+    settled: bool = False
+
+
+class TournamentState(msgspec.Struct, kw_only=True):
+    name: str
+    settings: TournamentSettings
+    phase: Phase = Phase.REGISTRATION
+    entrants: dict[str, Entrant] = msgspec.field(default_factory=dict)  # registration order
+    tables: list[str] = msgspec.field(default_factory=list)  # open tables, by number
+    tables_opened: int = 0
+    seating: Draw | None = None
+    breaks: list[Break] = msgspec.field(default_factory=list)
+    round: int = 0
+    registration_open: bool = True
+    exits: list[Exit] = msgspec.field(default_factory=list)  # out, not yet placed; oldest first
+    bottom: int = 0  # the worst position not yet given, once registration has closed
+    seats_given: int = 0
+    seed: str = ""  # revealed at the finish
+    stage: int = 0  # the stage being played (an index into the plan)
+    stage_round: int = 0  # rounds of that stage started so far
+    steps: int = 0  # steps of the round started so far
+    step: Step | None = None  # the step under way
+    clock: Clock | None = None  # the round's clock
+    paused: bool = False
+    playoff: PlayOff | None = None  # a tie on the line waiting for its extra coup
+    playoff_chips: dict[str, int] = msgspec.field(default_factory=dict)
+    playoffs: int = 0  # play-off coups played for the cut waiting
+    chips_added: int = 0  # chips put in by resets and corrections, less those taken out
+    epoch: int = 0  # the director holding the tournament's lease
+    interventions: list[Intervention] = msgspec.field(default_factory=list)
+    secret_bets: list[SecretBet] = msgspec.field(default_factory=list)
+
+    # --- reading --------------------------------------------------------------------
+
+    def entrant(self, player: str) -> Entrant:
+        entrant = self.entrants.get(player)
+        if entrant is None:
+            raise NotFound(f"{player} is not in tournament {self.name}", rule="unknown-player")
+        return entrant
+
+    def table_name(self, number: int) -> str:
+        return f"{self.name}-table-{number}"
+
+    def in_play(self) -> list[str]:
+        return [e.player for e in self.entrants.values() if e.status is Status.SEATED]
+
+    def seated_at(self, table: str) -> list[Entrant]:
+        """The players at a table, in seat order."""
+        return sorted((e for e in self.entrants.values()
+                       if e.status is Status.SEATED and e.table == table),
+                      key=lambda e: e.seat or 0)
+
+    def table_sizes(self) -> dict[str, int]:
+        """Players at each open table."""
+        return {table: len(self.seated_at(table)) for table in self.tables}
+
+    @property
+    def entries(self) -> int:
+        """Buy-ins so far: one per registration and re-entry."""
+        return sum(e.entries for e in self.entrants.values())
+
+    @property
+    def pool(self) -> int:
+        if self.settings.fixed_prizes:
+            return sum(self.settings.fixed_prizes)
+        return self.entries * self.settings.buy_in
+
+    @property
+    def chips_issued(self) -> int:
+        return self.entries * self.settings.starting_chips + self.chips_added
+
+    @property
+    def current(self) -> Stage:
+        """The stage being played (or next to be played)."""
+        return self.settings.plan()[self.stage]
+
+    @property
+    def last_stage(self) -> bool:
+        return self.stage == len(self.settings.plan()) - 1
+
+    @property
+    def limits(self) -> Limits:
+        """The betting limits of the round being played (or of the next one)."""
+        return self.current.limits_for(max(1, self.stage_round))
+
+    @property
+    def status(self) -> TournamentStatus:
+        if self.phase is Phase.FINISHED:
+            return TournamentStatus.FINISHED
+        if self.phase is Phase.REGISTRATION:
+            return TournamentStatus.REGISTERING
+        return TournamentStatus.PAUSED if self.paused else TournamentStatus.RUNNING
+
+
+    @property
+    def final_table(self) -> bool:
+        """One table left, and nobody can join any more."""
+        return (not self.registration_open and len(self.tables) == 1
+                and self.phase is not Phase.FINISHED)
+
+    @property
+    def decided(self) -> bool:
+        """Every position is known but the sole survivor's, who has won: time for the prizes."""
+        return (self.phase not in (Phase.REGISTRATION, Phase.FINISHED)
+                and not self.registration_open and not self.exits and len(self.in_play()) <= 1)
+
+    def require(self, *phases: Phase, doing: str) -> None:
+        if self.phase not in phases:
+            wanted = " or ".join(p.value for p in phases)
+            raise OutOfTurn(f"cannot {doing} now: the tournament is at {self.phase.value}, "
+                            f"not {wanted}", rule="out-of-turn")
+
+    # --- registration ---------------------------------------------------------------
+
+    def register(self, player: str, bot: bool = False) -> None:
+        if not player or player.startswith("@"):
+            raise RuleViolation("a player id is not empty and does not start with @",
+                                rule="player-id")
+        if player in self.entrants:
+            raise RuleViolation(f"{player} is already registered", rule="already-registered")
+        self._require_registration_open("register")
+        self.entrants[player] = Entrant(player=player, bot=bot)
+
+    def unregister(self, player: str) -> None:
+        self.entrant(player)
+        self.require(Phase.REGISTRATION, doing="unregister")
+        del self.entrants[player]
+
+    def reenter(self, player: str) -> None:
+        """A busted player buys in again while late registration is open."""
+        entrant = self.entrant(player)
+        self._require_registration_open("re-enter")
+        if entrant.status is not Status.OUT:
+            raise RuleViolation(f"{player} has not busted", rule="not-busted")
+        if entrant.entries > self.settings.reentries:
+            raise RuleViolation(f"{player} has used the {self.settings.reentries} re-entries "
+                                "allowed", rule="no-reentry")
+        for exit_ in self.exits:
+            exit_.players = [b for b in exit_.players if b.player != player]
+        self.exits = [exit_ for exit_ in self.exits if exit_.players]
+        entrant.entries += 1
+        entrant.status = Status.REGISTERED
+        entrant.seat = None
+
+    def _require_registration_open(self, doing: str) -> None:
+        if not self.registration_open or self.phase is Phase.FINISHED:
+            raise OutOfTurn(f"cannot {doing}: registration has closed",
+                            rule="registration-closed")
+
+    def close_registration(self) -> None:
+        self.registration_open = False
+        self.bottom = len(self.entrants)
+
+
+    def appoint(self, epoch: int) -> None:
+        """A director takes the tournament's lease with a newer fencing epoch."""
+        if epoch <= self.epoch:
+            raise OutOfTurn(f"epoch {epoch} is not newer than {self.epoch}", rule="stale-epoch")
+        self.epoch = epoch
+
+    def check_epoch(self, epoch: int | None) -> None:
+        """Refuse a director's command from an epoch older than the lease's (None: not a
+        director's command)."""
+        if epoch is not None and epoch < self.epoch:
+            raise OutOfTurn(f"epoch {epoch} is older than the director's ({self.epoch})",
+                            rule="stale-epoch")
+
+
+    # --- secret bets -----------------------------------------------------------------
+
+    def place_secret_bet(self, bet: SecretBet) -> None:
+        """One secret bet a player per round, where the stage allows it, on a coup of their
+        table not yet dealt."""
+        self.require(Phase.RUNNING, doing="place a secret bet")
+        if not self.current.secret_bet:
+            raise RuleViolation(f"the {self.current.name} stage has no secret bet",
+                                rule="secret-bet-not-allowed")
+        entrant = self.entrant(bet.player)
+        if entrant.status is not Status.SEATED or entrant.table != bet.table:
+            raise RuleViolation(f"{bet.player} is not playing at {bet.table}",
+                                rule="secret-bet-player")
+        if any(b.player == bet.player and b.round == self.round for b in self.secret_bets):
+            raise RuleViolation(f"{bet.player} has used this round's secret bet",
+                                rule="secret-bet-used")
+        if len(bet.commitment) != 64 or bet.commitment.strip("0123456789abcdef"):
+            raise RuleViolation("a commitment is a SHA-256 in lowercase hex",
+                                rule="secret-bet-commitment")
+        self.secret_bets.append(msgspec.structs.replace(bet, round=self.round))
+
+    def secret_bet_of(self, player: str) -> SecretBet:
+        """The player's secret bet of this round that is waiting for its reveal."""
+        for bet in self.secret_bets:
+            if bet.player == player and bet.round == self.round and not bet.settled:
+                return bet
+        raise NotFound(f"{player} has no secret bet waiting", rule="no-secret-bet")
+
+    def settle_secret_bet(self, player: str, spot: str, amount: int, nonce: str,
+                          delta: int) -> None:
+        """The reveal: it must open the commitment, within the round's limits and the chips
+        the player had; `delta` is what the bet won or lost at the coup's outcome."""
+        bet = self.secret_bet_of(player)
+        if secret_commitment(spot, amount, nonce) != bet.commitment:
+            raise RuleViolation("the bet revealed is not the one committed to",
+                                rule="secret-bet-mismatch")
+        limits = self.limits
+        if not limits.min_stake <= amount <= limits.max_stake:
+            raise RuleViolation(f"a bet is {limits.min_stake} to {limits.max_stake}",
+                                rule="secret-bet-amount")
+        entrant = self.entrants[player]
+        bet.settled = True
+        entrant.chips += delta
+        self.chips_added += delta
+
+    def forfeits(self, chips: Mapping[str, int]) -> dict[str, int]:
+        """At the round's end, each secret bet never revealed costs the round's maximum bet
+        (leaving the player one chip at least)."""
+        return {b.player: min(self.limits.max_stake, chips[b.player] - 1)
+                for b in self.secret_bets if b.round == self.round and not b.settled
+                and b.player in chips and chips[b.player] > 1}
+
+    def forfeit(self, player: str, amount: int) -> None:
+        bet = self.secret_bet_of(player)
+        bet.settled = True
+        self.entrants[player].chips -= amount
+        self.chips_added -= amount
+
+    # --- the organiser's interventions ----------------------------------------------
+
+    def intervene(self, intervention: Intervention) -> None:
+        """Record a correction; chip corrections and penalties change the player's chips,
+        a disqualification puts them out (last of the players out with them)."""
+        if not intervention.reason.strip():
+            raise RuleViolation("an intervention gives its reason", rule="reason-required")
+        self.require(Phase.SEATED, Phase.RUNNING, Phase.BETWEEN_ROUNDS, doing="intervene")
+        if intervention.kind not in INTERVENTIONS:
+            raise RuleViolation(f"no intervention {intervention.kind!r} (known: "
+                                f"{', '.join(INTERVENTIONS)})", rule="intervention-kind")
+        if intervention.kind == "break-table":
+            self.interventions.append(intervention)
+            return
+        entrant = self.entrant(intervention.player)
+        if entrant.status is not Status.SEATED:
+            raise RuleViolation(f"{entrant.player} is not playing", rule="intervention-player")
+        delta = intervention.chips_after - intervention.chips_before
+        if intervention.kind == "penalise" and delta >= 0:
+            raise RuleViolation("a penalty takes chips", rule="penalty-chips")
+        if intervention.kind in ("correct-chips", "penalise"):
+            if intervention.chips_after < 1:
+                raise RuleViolation("a correction leaves the player chips; disqualify instead",
+                                    rule="correction-chips")
+            entrant.chips = intervention.chips_after
+            self.chips_added += delta
+        if intervention.kind == "disqualify":
+            self.exits.append(Exit(round=self.round, table=entrant.table, coup=DISQUALIFIED,
+                                   players=[Bust(player=entrant.player, chips=0)]))
+            entrant.status, entrant.seat, entrant.chips = Status.OUT, None, 0
+            if self.registration_open and len(self.in_play()) <= 1:
+                self.close_registration()
+        self.interventions.append(intervention)
+
+    # --- seats (domain/tournament/seating.py) ----------------------------------------------------
+
+    def drawn_seating(self, seed: bytes) -> list[Seating]:
+        return seating.drawn_seating(self, seed)
+
+    def tables_for(self, players: int) -> int:
+        return seating.tables_for(self, players)
+
+    def draw(self, commitment: str, algorithm: str, entrants: Sequence[str], tables: int) -> None:
+        seating.draw(self, commitment, algorithm, entrants, tables)
+
+    def late_seat(self, player: str) -> Seating:
+        return seating.late_seat(self, player)
+
+    def seat_at(self, player: str, table: str, seat: int, chips: int) -> None:
+        seating.seat_at(self, player, table, seat, chips)
+
+    def free_seats(self, table: str) -> list[int]:
+        return seating.free_seats(self, table)
+
+    def check_seed(self, seed: bytes) -> None:
+        seating.check_seed(self, seed)
+
+    def verify(self, seed: bytes) -> None:
+        seating.verify(self, seed)
+
+    # --- stages and rounds (domain/tournament/stages.py) -----------------------------------------
+
+    def coups_left(self) -> int | None:
+        return stages.coups_left(self)
+
+    def seconds_left(self, now: float) -> float | None:
+        return stages.seconds_left(self, now)
+
+    def round_over(self, now: float) -> bool:
+        return stages.round_over(self, now)
+
+    def next_cut(self) -> int | None:
+        return stages.next_cut(self)
+
+    def ready_for_round(self) -> None:
+        stages.ready_for_round(self)
+
+    def start_round(self, at: float) -> None:
+        stages.start_round(self, at)
+
+    def stage_reset(self) -> dict[str, int]:
+        return stages.stage_reset(self)
+
+    def reset_chips(self, deltas: Mapping[str, int]) -> None:
+        stages.reset_chips(self, deltas)
+
+    def start_step(self, number: int, coups: Mapping[str, int], chips: Mapping[str, int]) -> None:
+        stages.start_step(self, number, coups, chips)
+
+    def end_step(self, number: int) -> None:
+        stages.end_step(self, number)
+
+    def pause(self, at: float) -> None:
+        stages.pause(self, at)
+
+    def resume(self, at: float) -> None:
+        stages.resume(self, at)
+
+    def end_round(self, round_: int, chips: Mapping[str, int]) -> None:
+        stages.end_round(self, round_, chips)
+
+    def settle_playoff(self, chips: Mapping[str, int]) -> None:
+        stages.settle_playoff(self, chips)
+
+    # --- balancing (domain/tournament/balancing.py) ----------------------------------------------
+
+    def balancing_plan(self, seed: bytes, breaking: str | None = None) -> list[Break | Move]:
+        return balancing.balancing_plan(self, seed, breaking)
+
+    def break_table(self, table: str, players: Sequence[str], order: Sequence[str]) -> None:
+        balancing.break_table(self, table, players, order)
+
+    def move(self, player: str, from_table: str, to_table: str, seat: int, chips: int) -> None:
+        balancing.move(self, player, from_table, to_table, seat, chips)
+
+    # --- eliminations and prizes (domain/tournament/prizes.py) -----------------------------------
+
+    def bust(self, table: str, coup: int, busted: Sequence[Bust]) -> None:
+        prizes.bust_out(self, table, coup, busted)
+
+    def placements_due(self) -> list[Placement]:
+        return prizes.placements_due(self)
+
+    def place(self, placement: Placement) -> None:
+        prizes.place(self, placement)
+
+    def standings(self) -> list[tuple[str, int, int]]:
+        return prizes.standings(self)
+
+    def prizes(self) -> dict[str, int]:
+        return prizes.prizes(self)
+
+    def require_decided(self) -> None:
+        prizes.require_decided(self)
+
+    def award(self, player: str, amount: int) -> None:
+        prizes.award(self, player, amount)
+
+    def finish(self, seed: bytes, winners: Sequence[str]) -> None:
+        prizes.finish(self, seed, winners)
+
+    def results(self) -> list[Result]:
+        return prizes.results(self)

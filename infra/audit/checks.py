@@ -1,0 +1,250 @@
+"""The checks `sabot audit verify` runs after the chain: what the chain does not cover.
+
+The chain, the signatures and the checkpoints vouch for the stored events. Everything else
+the database holds is derived from them or kept beside them, and is checked against them:
+
+* `snapshots_match_events` (`infra.audit.snapshots`): each snapshot is its aggregate
+  replayed from its events;
+* `vault_matches_events`: every RNG shoe's commitment has a sealed seed in the vault, and
+  every seal opens (its MAC holds under the secret key) to a seed whose SHA-256 is the
+  commitment it is filed under. Without the secret key (`SABOT_SECRET_KEY` or
+  `.sabot/secret.key`) the seals cannot be opened: only their presence is checked;
+* `command_log_matches_events`: every command the log records produced the events it names,
+  and those events carry its id; every event that carries a command id is in the log;
+* `views_match_events`: each projection is rebuilt in memory (an in-memory SQLite copy of
+  the events, the same `projections.runner.Runner`) up to the position its stored view has
+  reached, and its tables (`View.tables`) are compared row by row with the stored ones. A
+  table-folding view's working copy of each table (`view_<name>_tables`) is not compared: it
+  is an aggregate snapshot stamped with the time it was taken; a wrong one shows in the rows
+  it makes next.
+
+Each names what differs (stream, version, command, table, row) and returns `Finding`s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+from eventsourcing.persistence import PersistenceError, StoredEvent
+from eventsourcing.sqlite import SQLiteDatastore
+from eventsourcing.utils import get_topic
+
+from domain.table.aggregate import Table
+from infra.audit.snapshots import snapshots_match_events
+from infra.audit.verify import AuditCheck, Finding
+from infra.errors import SealBroken
+from infra.settings import HOME, SECRET_KEY_FILE, load_settings
+from infra.store.database import Database, SQLiteDatabase
+from infra.store.homes import MAIN_HOME
+from infra.store.opening import Store
+from infra.store.vault import open_seal
+from projections.registry import VIEWS
+from projections.runner import Runner, tracked
+
+PAGE = 5000
+MAX_FINDINGS = 20
+_SHUFFLED = get_topic(Table.ShoeShuffled)
+
+
+def complete_checks() -> list[AuditCheck]:
+    """Every check beyond the chain and the shoes, in the order verify runs them."""
+    return [snapshots_match_events, vault_matches_events, command_log_matches_events,
+            views_match_events]
+
+
+def _rows(database: Database, template: str, params: Any = ()) -> list[Any]:
+    try:
+        with database.transaction(write=False) as cursor:
+            return list(database.execute(cursor, template, params).fetchall())
+    except PersistenceError:
+        return []  # the table does not exist: nothing of that kind was ever written
+
+
+def _secret_key() -> bytes | None:
+    if os.environ.get("SABOT_SECRET_KEY") or (HOME / SECRET_KEY_FILE).exists():
+        return load_settings().secret_key
+    return None
+
+
+def vault_matches_events(store: Store) -> Iterator[Finding]:
+    sealed = {row["shoe_id"]: bytes(row["sealed"]) for row in _rows(
+        store.vault_database, "SELECT shoe_id, sealed FROM {shoe_seeds}")}
+    found = 0
+    for stored in _shuffles(store):
+        event: Any = store.mapper.to_domain_event(stored)
+        if not event.physical and event.commitment not in sealed and found < MAX_FINDINGS:
+            found += 1
+            yield Finding(problem="vault seed missing", detail=f"taille {event.taille}'s "
+                          f"commitment {event.commitment[:16]}… has no sealed seed in the vault",
+                          originator_id=event.originator_id,
+                          originator_version=event.originator_version, check="vault")
+    key = _secret_key()
+    if key is None:
+        return
+    for commitment, seal in sorted(sealed.items()):
+        try:
+            seed = open_seal(key, commitment, seal)
+        except SealBroken:
+            yield Finding(problem="vault seal broken", detail=f"the seal filed under "
+                          f"{commitment[:16]}… fails its MAC: the row was altered or replaced",
+                          check="vault")
+            continue
+        if hashlib.sha256(seed).hexdigest() != commitment:
+            yield Finding(problem="vault seed altered", detail=f"the seed filed under "
+                          f"{commitment[:16]}… does not hash to that commitment", check="vault")
+
+
+vault_matches_events.name = "vault"  # type: ignore[attr-defined]
+
+
+def _shuffles(store: Store) -> list[StoredEvent]:
+    database = store.database
+    return [
+        StoredEvent(originator_id=database.from_db_id(row["originator_id"]),
+                    originator_version=row["originator_version"], topic=row["topic"],
+                    state=bytes(row["state"]))
+        for row in _rows(database, "SELECT originator_id, originator_version, topic, state"
+                         " FROM {stored_events} WHERE topic = ? ORDER BY {nid}", (_SHUFFLED,))
+    ]
+
+
+def command_log_matches_events(store: Store) -> Iterator[Finding]:
+    database = store.database
+    log = {row["command_id"]: (database.from_db_id(row["originator_id"]),
+                               row["first_version"], row["last_version"])
+           for row in _rows(database, "SELECT command_id, originator_id, first_version,"
+                            " last_version FROM {command_log}")}
+    decode = msgspec.msgpack.Decoder(dict[str, Any]).decode
+    carried: dict[tuple[uuid.UUID, int], str] = {}
+    versions: dict[uuid.UUID, int] = {}
+    findings = 0
+    after = 0
+    while True:
+        rows = _rows(database, "SELECT {nid} AS n, originator_id, originator_version, state"
+                     " FROM {stored_events} WHERE {nid} > ? ORDER BY {nid} LIMIT ?",
+                     (after, PAGE))
+        for row in rows:
+            oid = database.from_db_id(row["originator_id"])
+            versions[oid] = row["originator_version"]
+            try:
+                command = decode(bytes(row["state"])).get("command_id")
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                continue  # not a mapping: an event without a command id
+            if not isinstance(command, str) or not command:
+                continue
+            carried[(oid, row["originator_version"])] = command
+            if command not in log and findings < MAX_FINDINGS:
+                findings += 1
+                yield Finding(problem="command not logged", detail=f"the event carries command "
+                              f"{command!r}, which the command log does not hold: the log was "
+                              "emptied or edited", originator_id=oid,
+                              originator_version=row["originator_version"],
+                              notification_id=row["n"], check="commands")
+        if len(rows) < PAGE:
+            break
+        after = rows[-1]["n"]
+    for command, (oid, first, last) in sorted(log.items()):
+        wrong = [v for v in range(first, last + 1) if carried.get((oid, v), command) != command]
+        beyond = last > versions.get(oid, 0)
+        if (wrong or beyond) and findings < MAX_FINDINGS:
+            findings += 1
+            version = wrong[0] if wrong else last
+            yield Finding(problem="command log altered", detail=f"the log says command "
+                          f"{command!r} produced versions {first}..{last}; version {version} "
+                          + ("carries another command id" if wrong else "was never stored"),
+                          originator_id=oid, originator_version=version, check="commands")
+
+
+command_log_matches_events.name = "commands"  # type: ignore[attr-defined]
+
+
+class _Copy:
+    """An in-memory SQLite copy of a store's events, for a runner to rebuild views in."""
+
+    def __init__(self, store: Store, source: Database) -> None:
+        self.mapper = store.mapper
+        self.datastore = SQLiteDatastore(f"file:verify-{uuid.uuid4().hex}?mode=memory&cache=shared")
+        self.database = SQLiteDatabase(self.datastore)
+        self.homes: dict[str, Database] = {MAIN_HOME: self.database}  # every home's copy
+        with self.database.transaction(write=True) as cursor:
+            cursor.execute("CREATE TABLE stored_events (originator_id TEXT, originator_version"
+                           " INTEGER, topic TEXT, state BLOB)")
+            after = 0
+            while True:
+                rows = _rows(source, "SELECT {nid} AS n, originator_id, originator_version,"
+                             " topic, state FROM {stored_events} WHERE {nid} > ?"
+                             " ORDER BY {nid} LIMIT ?", (after, PAGE))
+                cursor.executemany(
+                    "INSERT INTO stored_events (rowid, originator_id, originator_version,"
+                    " topic, state) VALUES (?, ?, ?, ?, ?)",
+                    [(r["n"], source.from_db_id(r["originator_id"]).hex,
+                      r["originator_version"], r["topic"], bytes(r["state"])) for r in rows])
+                if len(rows) < PAGE:
+                    break
+                after = rows[-1]["n"]
+
+    def home_databases(self) -> dict[str, Database]:
+        return self.homes
+
+    def close(self) -> None:
+        self.datastore.close()
+
+
+def views_match_events(store: Store) -> Iterator[Finding]:
+    """The views' rows equal those rebuilt from copies of every home's events, up to the
+    positions the views record in each home's log."""
+    positions = {row["projection"]: int(row["notification_id"]) for row in _rows(
+        store.database, "SELECT projection, notification_id FROM {view_tracking}")}
+    homes = store.home_databases()
+    wanted = [cls for cls in VIEWS
+              if any(positions.get(tracked(cls.name, home)) for home in homes)]
+    if not wanted:
+        return
+    copies = {home: _Copy(store, source) for home, source in homes.items()}
+    copy = copies[MAIN_HOME]
+    copy.homes = {home: each.database for home, each in copies.items()}
+    try:
+        runner = Runner(copy, wanted)
+        for cls in wanted:
+            runner.catch_up(cls.name, until={home: positions.get(tracked(cls.name, home), 0)
+                                             for home in homes})
+            for table in cls.tables:  # not a fold's working copy: it holds a snapshot's time
+                yield from _compare(store.database, copy.database, cls.name, table)
+    finally:
+        for each in copies.values():
+            each.close()
+
+
+views_match_events.name = "views"  # type: ignore[attr-defined]
+
+
+def _compare(stored_db: Database, rebuilt_db: Database, view: str,
+             table: str) -> Iterator[Finding]:
+    template = "SELECT * FROM {" + table + "}"
+    stored = sorted(map(_plain, _rows(stored_db, template)), key=repr)
+    rebuilt = sorted(map(_plain, _rows(rebuilt_db, template)), key=repr)
+    if stored == rebuilt:
+        return
+    extra = [row for row in stored if row not in rebuilt]
+    lost = [row for row in rebuilt if row not in stored]
+    example = (f"the stored row {_short(extra[0])} is not what the events give"
+               if extra else f"the row {_short(lost[0])} is missing")
+    yield Finding(problem="view altered", detail=f"projection {view}, table {table}: "
+                  f"{len(extra)} row(s) differ from the rebuild, {len(lost)} missing; "
+                  f"{example}", check="views")
+
+
+def _plain(row: Any) -> tuple[Any, ...]:
+    values = row.values() if isinstance(row, dict) else tuple(row)
+    return tuple(bytes(v) if isinstance(v, memoryview) else v for v in values)
+
+
+def _short(row: tuple[Any, ...]) -> str:
+    text = repr(row)
+    return text if len(text) <= 120 else text[:117] + "..."
+

@@ -1,0 +1,369 @@
+"""The table service: load a table once, let the Table aggregate decide, save its events.
+
+One command is one transaction. A command id seen before answers what it answered the first
+time and records nothing. Commands on one table queue in the process; two processes racing
+on one table: the loser waits a jittered moment, reloads and tries again, and after a few
+rounds gets a `Conflict`. RNG shoes are drawn here (the domain has no
+randomness): the seed goes to the vault, sealed, and only its commitment into the events;
+each card is read off the shoe's order when it is dealt or burned (`VaultCards`, the
+domain's `CardSource`).
+
+Loading: the service keeps the tables (and auctions, tournaments) it saved, as saved. A load
+reads only the events recorded since (by another process), onto a fork of the kept
+aggregate (`fork`: a msgspec copy of its state, not a deep copy); a miss reads the latest
+snapshot and the events after it. The command decides on the fork, and the fork is kept once
+saved, so a refused command or a lost race never touches what is kept.
+
+Follow-up effects (waking live subscribers, a decision's deadline) are saved with the
+command's events and dispatched once it commits, through the handlers this process
+registered on `service.effects` (`infra.store.outbox`), whichever adapter sent the command; with
+`SABOT_BROKER_URL` on Redis, every service publishes its wake-ups there from the start.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import hmac
+import random
+import secrets
+import threading
+import time
+import uuid
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, ClassVar, cast
+
+import msgspec
+from eventsourcing.persistence import IntegrityError
+
+from domain.errors import DomainError, OutOfTurn, RuleViolation
+from domain.game.cards import Card
+from domain.game.settings import TableSettings
+from domain.game.shoe import Shoe, commitment, shoe_order
+from domain.table import commands as c
+from domain.table.aggregate import Table
+from domain.table.state import TableState
+from infra.errors import DuplicateCommand, SeedAlreadySealed
+from infra.services.application import SabotApplication
+from infra.store.live_push import RedisWake, is_redis
+from infra.store.outbox import Dispatcher, Effect, Wake, follow_ups
+
+RETRIES = 8
+BACKOFF = 0.005  # seconds: a race lost to another process waits up to 20 ms, then 40 ms...
+
+
+class Conflict(OutOfTurn):
+    """Another command on the same table won the race, every time we tried."""
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a command did: the aggregate it acted on (`table_id`: a table, or an auction or a
+    tournament through `apply_once`), its version after, and the events it recorded.
+    `aggregate`: the aggregate as saved (None when the answer is a command id's earlier one),
+    so that the caller need not load it again."""
+
+    table_id: uuid.UUID
+    version: int
+    events: list[dict[str, Any]]
+    aggregate: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def state(self) -> TableState | None:
+        """The table's state after the command, when it acted on a table just now."""
+        return self.aggregate.state if isinstance(self.aggregate, Table) else None
+
+
+@lru_cache(maxsize=256)
+def _order(shoe: Shoe, seed: bytes) -> tuple[Card, ...]:
+    return tuple(shoe_order(shoe, seed))
+
+
+def describe(event: Any) -> dict[str, Any]:
+    """An event as a plain dict: its type, version, and fields (for answers and views)."""
+    fields = {k: v for k, v in event.__dict__.items()
+              if k not in ("originator_id", "originator_topic")}
+    return {"type": type(event).__name__, **msgspec.to_builtins(fields)}
+
+
+def random_seeds(table_id: uuid.UUID, taille: int) -> bytes:
+    """The production seed source: 32 bytes from the operating system's CSPRNG."""
+    return secrets.token_bytes(32)
+
+
+def seeds_from(master: bytes) -> Callable[[uuid.UUID, int], bytes]:
+    """A reproducible seed source for bot games and tests: HMAC(master, table/taille)."""
+
+    def seed(table_id: uuid.UUID, taille: int) -> bytes:
+        return hmac.new(master, f"{table_id}/{taille}".encode(), hashlib.sha256).digest()
+
+    return seed
+
+
+def seating_seed_from(master: bytes) -> bytes:
+    """A tournament's seating seed: HMAC(master, "seating")."""
+    return hmac.new(master, b"seating", hashlib.sha256).digest()
+
+
+def fork(aggregate: Any) -> Any:
+    """A copy of an aggregate to decide on: its attributes shared, its state (a msgspec
+    struct) copied through MessagePack, as a snapshot would be (a tenth of a deep copy)."""
+    forked = copy.copy(aggregate)
+    forked._pending_events = []
+    state = getattr(aggregate, "state", None)
+    if isinstance(state, msgspec.Struct):
+        forked.state = msgspec.msgpack.decode(msgspec.msgpack.encode(state), type=type(state))
+    else:
+        forked.__dict__.update(copy.deepcopy({k: v for k, v in vars(aggregate).items()
+                                              if k != "_pending_events"}))
+    return forked
+
+
+class VaultCards:
+    """The domain's `CardSource` on the seed vault: seeds drawn by `seed_source` and sealed,
+    cards read off the shoe's order."""
+
+    def __init__(self, service: TableService) -> None:
+        self.service = service
+        self._seeds: OrderedDict[str, bytes] = OrderedDict()  # unsealed once a shoe
+
+    def seal_seed(self, table_id: uuid.UUID, taille: int) -> str:
+        seed = self.service.seed_source(table_id, taille)
+        committed = commitment(seed)
+        with suppress(SeedAlreadySealed):  # a retried shuffle drew the same seed
+            self.service.vault.store(committed, seed)
+        return committed
+
+    def card_at(self, shoe: Shoe, position: int) -> Card:
+        return _order(shoe, self.seed_of(shoe.commitment))[position]
+
+    def seed_of(self, commitment: str) -> bytes:
+        seed = self._seeds.get(commitment)
+        if seed is None:
+            seed = self._seeds[commitment] = self.service.vault.unseal(commitment)
+            while len(self._seeds) > 64:
+                self._seeds.popitem(last=False)
+        return seed
+
+
+class TableService(SabotApplication):
+    snapshotting_intervals: ClassVar[dict[type, int]] = {Table: 100}
+    # The service keeps its own saved aggregates (see the module's docstring; how many:
+    # SABOT_KEPT_AGGREGATES, 0 for none): eventsourcing's cache would deep-copy every load.
+    env: ClassVar[dict[str, str]] = {"AGGREGATE_CACHE_MAXSIZE": "",
+                                     "SABOT_KEPT_AGGREGATES": "256"}
+    seed_source: Callable[[uuid.UUID, int], bytes] = staticmethod(random_seeds)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.kept_aggregates = int(self.env.get("SABOT_KEPT_AGGREGATES") or 0)
+        self._kept: OrderedDict[uuid.UUID, Any] = OrderedDict()
+        self._kept_lock = threading.Lock()
+        self._writers: weakref.WeakValueDictionary[uuid.UUID, Any] = (
+            weakref.WeakValueDictionary())
+        self.cards = VaultCards(self)
+        homes = [db for name, db in self.home_databases().items() if db is not self.database]
+        self.effects = Dispatcher(self.database, homes=homes)
+        broker = self.env.get("SABOT_BROKER_URL") or ""
+        if is_redis(broker):  # any process's writes wake the API's live pages at once
+            self.effects.on(Wake, RedisWake(broker))
+
+    # --- reading ------------------------------------------------------------------
+
+    def table(self, table_id: uuid.UUID) -> Table:
+        """The table as last recorded. Read it, do not change it: it is the kept one."""
+        table: Table = self.load(table_id, "table")
+        return table
+
+    def load(self, aggregate_id: uuid.UUID, what: str) -> Any:
+        """An aggregate by id, up to date, or `NotFound` naming what was looked for. It may be
+        the kept one: to change it, `fork` it (as `apply_once` does)."""
+        kept = self._kept_one(aggregate_id)
+        if kept is not None:
+            newer = list(self.repository.event_store.get(aggregate_id, gt=kept.version))
+            if not newer:
+                return kept
+            aggregate = fork(kept)
+            for event in newer:
+                aggregate = cast(Any, event).mutate(aggregate)
+        else:
+            aggregate = super().load(aggregate_id, what)
+        self._keep(aggregate)
+        return aggregate
+
+    def table_at(self, table_id: uuid.UUID, head: int | None) -> Table:
+        """The table, known to be at version `head` in the store (read by the caller this
+        request): the kept one when it is there already, without asking the store again."""
+        kept = self._kept_one(table_id)
+        if kept is not None and head is not None and kept.version >= head:
+            return cast(Table, kept)
+        return self.table(table_id)
+
+    def state(self, table_id: uuid.UUID) -> TableState:
+        return self.table(table_id).state
+
+    def events_of(self, table_id: uuid.UUID, gt: int | None = None,
+                  lte: int | None = None) -> list[Any]:
+        return list(self.repository.event_store.get(table_id, gt=gt, lte=lte))
+
+    def _kept_one(self, aggregate_id: uuid.UUID) -> Any:
+        with self._kept_lock:
+            kept = self._kept.get(aggregate_id)
+            if kept is not None:
+                self._kept.move_to_end(aggregate_id)
+            return kept
+
+    def _writing(self, aggregate_id: uuid.UUID) -> Any:
+        """The lock of one aggregate's writers in this process (kept while anyone holds it)."""
+        with self._kept_lock:
+            lock = self._writers.get(aggregate_id)
+            if lock is None:
+                lock = self._writers[aggregate_id] = threading.RLock()
+            return lock
+
+    def _keep(self, aggregate: Any) -> None:
+        """Keep a saved (or loaded) aggregate, unless a later version is kept already."""
+        if not self.kept_aggregates:
+            return
+        with self._kept_lock:
+            kept = self._kept.get(aggregate.id)
+            if kept is None or kept.version < aggregate.version:
+                self._kept[aggregate.id] = aggregate
+                self._kept.move_to_end(aggregate.id)
+            while len(self._kept) > self.kept_aggregates:
+                self._kept.popitem(last=False)
+
+    # --- writing ------------------------------------------------------------------
+
+    def open_table(self, name: str, settings: TableSettings, *, command_id: str,
+                   tournament: str | None = None, actor: str = "@organiser") -> Recorded:
+        table_id = Table.create_id(name)
+        if self.exists(table_id):
+            # opened by this very command, perhaps a moment ago by another process (the
+            # organiser's API and the director both mirroring a tournament's start)
+            answered = self.answered(command_id)
+            if answered is not None:
+                return answered
+            raise RuleViolation(f"a table named {name!r} is already open", rule="table-exists")
+        table = Table(name=name, settings=settings.check(), tournament=tournament, actor=actor,
+                      command_id=command_id)
+        return self.record(table, command_id)
+
+    def execute(self, table_id: uuid.UUID, command: c.TableCommand) -> Recorded:
+        """Apply one command to a table, once, whatever the retries and races."""
+        return self.apply_once(table_id, "table", command.command_id,
+                               lambda table: table.execute(command, self.cards))
+
+    def execute_next(self, table_id: uuid.UUID,
+                     choose: Callable[[Table], c.TableCommand]) -> Recorded:
+        """Apply the command `choose` makes of the table as loaded (a bot's, a director's):
+        one load for choosing and deciding."""
+
+        def plan(table: Table) -> tuple[str, Callable[[Any], object]]:
+            command = choose(table)
+            return command.command_id, lambda t: t.execute(command, self.cards)
+
+        return self._apply(table_id, "table", plan)
+
+    def apply_once(self, aggregate_id: uuid.UUID, what: str, command_id: str,
+                   decide: Callable[[Any], object]) -> Recorded:
+        """Load, decide, record: once per command id; a lost race reloads and decides again."""
+        return self._apply(aggregate_id, what, lambda _: (command_id, decide))
+
+    def _apply(self, aggregate_id: uuid.UUID, what: str,
+               plan: Callable[[Any], tuple[str, Callable[[Any], object]]]) -> Recorded:
+        """Decide on a fork of the kept aggregate and save it, with no read at all when this
+        process wrote the aggregate last. Whatever else happens on the kept one (a refusal,
+        nothing to record, a version another writer took) is decided again on the aggregate
+        as the store has it, and a lost race after that again, a few times."""
+        with self._writing(aggregate_id):  # this process's writers of one aggregate queue
+            kept = self._kept_one(aggregate_id)
+            for attempt in range(RETRIES):
+                if attempt > 1:  # lost to another process: wait a jittered, growing moment
+                    time.sleep(random.uniform(0, BACKOFF * 2**attempt))
+                final = kept is None
+                aggregate = fork(kept if kept is not None else self.load(aggregate_id, what))
+                kept = None
+                command_id, decide = plan(aggregate)
+                decided = self._decided(aggregate, what, command_id, decide, final=final)
+                if decided is not None:
+                    break
+            else:
+                decided = None
+        if decided is not None:
+            recorded, effects = decided
+            self.effects.dispatch(command_id, effects, self.home_database(aggregate_id))
+            return recorded
+        raise Conflict(f"the {what} changed under this command too often; try again",
+                       rule="conflict")
+
+    def _decided(self, aggregate: Any, what: str, command_id: str,
+                 decide: Callable[[Any], object], *,
+                 final: bool) -> tuple[Recorded, list[Effect]] | None:
+        """Decide and save; None to decide again on the stored aggregate (the version was
+        taken, or, on a kept aggregate that may be stale, `final` False, anything but a
+        save). A command id seen before answers as it did: looked up only when the command
+        is refused, records nothing, or the store finds it a duplicate."""
+        try:
+            decide(aggregate)
+        except DomainError:
+            if not final:
+                return None
+            answered = self._answered_for(aggregate.id, what, command_id)
+            if answered is not None:
+                return answered, []
+            raise
+        if not aggregate._pending_events:
+            if not final:
+                return None
+            answered = self._answered_for(aggregate.id, what, command_id)
+            return answered or Recorded(aggregate.id, aggregate.version, [], aggregate), []
+        pending = list(aggregate._pending_events)
+        effects = follow_ups(aggregate) if isinstance(aggregate, Table) else []
+        try:
+            self.save(aggregate, command_id=command_id, outbox=effects)
+        except IntegrityError:
+            return None
+        except DuplicateCommand:
+            answered = self._answered_for(aggregate.id, what, command_id)
+            assert answered is not None
+            return answered, []
+        self._keep(aggregate)
+        return Recorded(aggregate.id, aggregate.version, [describe(e) for e in pending],
+                        aggregate), effects
+
+    def _answered_for(self, aggregate_id: uuid.UUID, what: str,
+                      command_id: str) -> Recorded | None:
+        answered = self.answered(command_id)
+        if answered is not None and answered.table_id != aggregate_id:
+            raise RuleViolation(f"command id {command_id!r} was used for another "
+                                f"{what} ({answered.table_id})", rule="command-id-reused")
+        return answered
+
+    def record(self, aggregate: Any, command_id: str) -> Recorded:
+        """Save a new aggregate's events under a command id; a duplicate answers as before."""
+        pending = list(aggregate._pending_events)
+        if not pending:
+            return Recorded(aggregate.id, aggregate.version, [], aggregate)
+        try:
+            self.save(aggregate, command_id=command_id)
+        except DuplicateCommand:
+            answered = self.answered(command_id)
+            assert answered is not None
+            return answered
+        self._keep(aggregate)
+        return Recorded(aggregate.id, aggregate.version, [describe(e) for e in pending],
+                        aggregate)
+
+    def answered(self, command_id: str) -> Recorded | None:
+        recorded = self.recorded_command(command_id)
+        if recorded is None:
+            return None
+        table_id, first, last = recorded
+        events = self.events_of(table_id, gt=first - 1, lte=last)
+        return Recorded(table_id, last, [describe(e) for e in events])

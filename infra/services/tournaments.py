@@ -1,0 +1,504 @@
+"""Tournaments through the store: the organiser's commands, the director, the shared view.
+
+`Tournaments` is the organiser's application service (the HTTP routes and the CLI call it):
+create from a format, register (people and house bots; a busted player again: a re-entry),
+unregister, start (the seating draw), pause, resume, intervene, a player's secret bet and its
+reveal; and the reads: `view` (the big screen: one JSON shape for
+`GET /tournaments/{id}` and `sabot tournament show --json`), `results` (provisional until
+published: `infra.services.results`).
+
+Every tournament command is executed once (`Tournament.execute` through
+`TableService.apply_once`), then the table commands
+that mirror its events (`Tournament.table_orders`: seat, move, leave, adjust) are sent to the
+tables under command ids that follow from those events, so re-sending them is harmless.
+A banker who must move or leave first retires the bank (before the chips to move are read,
+so the bank moves with its owner).
+
+Seeds: a tournament has one master seed, the `--seed` given (demos, tests) or 32 bytes of
+the operating system's CSPRNG, sealed in the vault at creation; only its commitment is
+recorded. The seating seed and every shoe seed of its tables derive from it (HMAC), and the
+bots' choices too, so no seed ever travels in a message: a worker unseals it from the store.
+
+`Director.tick` takes one step of a running tournament and says whether it acted, waits (a
+clock, a pause, croupiers still dealing, another director's lease) or saw it finished. What
+the step does is decided by `infra.services.direction.direct` (the director's decisions, the
+preview's too), on a `StoreDesk` that loads and saves through the services. Each decision is
+derived from the recorded events alone (the round, its steps and their snapshots, the
+play-off waiting, the clock's recorded times), and each command id from the tournament's
+recorded position, so a director that dies at any point and its successor carry on exactly
+where it stopped; a director taking over first re-sends the table commands of every recorded
+event, and before each step those of the commands others recorded since (the organiser's,
+whose API replica may have died before sending them, or be sending them still). One director
+acts per tournament: it holds the lease (`infra.store.leases`) and its commands carry the lease's
+epoch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import time
+import uuid
+from collections.abc import Callable
+from contextlib import suppress
+
+import msgspec
+from eventsourcing.utils import get_topic
+
+from domain.bots import playable
+from domain.errors import OutOfTurn, RuleViolation
+from domain.game.shoe import commitment
+from domain.table import commands as c
+from domain.table.aggregate import Table
+from domain.table.state import Phase, TableState
+from domain.tournament import commands as tc
+from domain.tournament.aggregate import Tournament
+from domain.tournament.formats import Dealing
+from domain.tournament.prizes import prize_table
+from domain.tournament.stages import Phase as TournamentPhase
+from domain.tournament.state import TournamentSettings, TournamentState
+from infra.errors import SeedAlreadySealed
+from infra.services.autoplay import play_coups
+from infra.services.direction import (
+    DIRECTOR,
+    ORGANISER,
+    Tick,
+    bank_retirements,
+    chips_of,
+    direct,
+    secret_bet_on,
+    secret_bet_reveal,
+    send_order,
+)
+from infra.services.tables import Recorded, TableService, seating_seed_from, seeds_from
+from infra.store.checkpoints import write_checkpoint
+from infra.store.leases import Lease, Leases
+
+log = logging.getLogger("sabot.director")
+
+LEASE_SECONDS = 5.0
+
+
+def tournament_id_of(ref: str) -> uuid.UUID:
+    """A tournament named in a path or on the command line: its UUID, or its name."""
+    try:
+        return uuid.UUID(ref)
+    except ValueError:
+        return Tournament.create_id(ref)
+
+
+class Tournaments:
+    """The organiser's commands and the reads, over one `TableService`."""
+
+    def __init__(self, service: TableService) -> None:
+        self.service = service
+        self._masters: dict[uuid.UUID, bytes] = {}
+        fallback = service.seed_source
+        if not getattr(fallback, "tournaments", False):
+            service.seed_source = self._shoe_seeds(fallback)
+
+    # --- reading ------------------------------------------------------------------
+
+    def tournament(self, tournament_id: uuid.UUID) -> Tournament:
+        tournament: Tournament = self.service.load(tournament_id, "tournament")
+        return tournament
+
+    def state(self, tournament_id: uuid.UUID) -> TournamentState:
+        return self.tournament(tournament_id).state
+
+    def ids(self) -> list[uuid.UUID]:
+        """Every tournament of the store, oldest first (in each database, `infra.store.homes`)."""
+        return self.service.streams_with(get_topic(Tournament.TournamentCreated))
+
+    def tables(self, tournament_id: uuid.UUID) -> dict[str, TableState]:
+        """The tournament's open tables, by name."""
+        state = self.state(tournament_id)
+        return {name: self.service.state(Table.create_id(name)) for name in state.tables
+                if self.service.events_of(Table.create_id(name), lte=1)}
+
+    def chips(self, tournament_id: uuid.UUID) -> dict[str, int]:
+        """Each player in play's chips at their table, their bank included."""
+        return chips_of(self.tables(tournament_id).values())
+
+    def view(self, tournament_id: uuid.UUID, now: float | None = None) -> TournamentView:
+        return view_of(self.tournament(tournament_id), self.tables(tournament_id),
+                       Leases(self.service.database).held(tournament_id),
+                       time.time() if now is None else now)
+
+    def results(self, tournament_id: uuid.UUID) -> Results:
+        tournament = self.tournament(tournament_id)
+        state = tournament.state
+        finished = state.phase is TournamentPhase.FINISHED
+        positions = [Position(player=r.player, position=r.position, tied=r.tied, prize=r.prize)
+                     for r in state.results()] if finished else [
+            Position(player=e.player, position=e.position, tied=e.tied, prize=e.prize or 0)
+            for e in sorted(state.entrants.values(), key=lambda e: e.position or 0)
+            if e.position is not None]
+        winners = [p.player for p in positions if p.position == 1] if finished else []
+        return Results(id=str(tournament.id), name=state.name, status=state.status.value,
+                       winner=winners[0] if len(winners) == 1 else None, winners=winners,
+                       prize_pool=state.pool, positions=positions,
+                       published=tournament.published_at is not None,
+                       published_by=tournament.published_by,
+                       published_at=tournament.published_at)
+
+    # --- the organiser's commands ---------------------------------------------------
+
+    def create(self, name: str, settings: TournamentSettings, *, seed: bytes | None = None,
+               actor: str = ORGANISER, command_id: str) -> uuid.UUID:
+        """A new tournament; its master seed (the SHA-256 of `seed`, else 32 bytes from the
+        CSPRNG) sealed in the vault. A name already taken is refused."""
+        tournament_id = Tournament.create_id(name)
+        if self.service.answered(command_id) is not None:
+            return tournament_id
+        if self.service.events_of(tournament_id, lte=1):
+            raise RuleViolation(f"a tournament named {name!r} exists", rule="tournament-exists")
+        master = hashlib.sha256(seed).digest() if seed is not None else secrets.token_bytes(32)
+        tournament = Tournament(name=name, settings=settings.check(), actor=actor,
+                                command_id=command_id, master=commitment(master))
+        with suppress(SeedAlreadySealed):  # the same seed for another tournament
+            self.service.vault.store(commitment(master), master)
+        self.service.record(tournament, command_id)
+        return tournament_id
+
+    def register(self, tournament_id: uuid.UUID, player: str, *, bot: bool = False,
+                 actor: str = ORGANISER, command_id: str) -> Recorded:
+        return self.execute(tournament_id, tc.RegisterPlayer(
+            player=player, bot=bot, actor=actor, command_id=command_id))
+
+    def unregister(self, tournament_id: uuid.UUID, player: str, *, actor: str = ORGANISER,
+                   command_id: str) -> Recorded:
+        return self.execute(tournament_id, tc.UnregisterPlayer(
+            player=player, actor=actor, command_id=command_id))
+
+    def start(self, tournament_id: uuid.UUID, *, actor: str = ORGANISER,
+              command_id: str) -> Recorded:
+        """Draw the seats from the seating seed: the director plays the rounds from here."""
+        return self.execute(tournament_id, tc.DrawSeating(actor=actor, command_id=command_id))
+
+    def pause(self, tournament_id: uuid.UUID, *, at: float | None = None,
+              actor: str = ORGANISER, command_id: str) -> Recorded:
+        when = time.time() if at is None else at
+        return self.execute(tournament_id, tc.PauseTournament(
+            at=when, actor=actor, command_id=command_id))
+
+    def resume(self, tournament_id: uuid.UUID, *, at: float | None = None,
+               actor: str = ORGANISER, command_id: str) -> Recorded:
+        when = time.time() if at is None else at
+        return self.execute(tournament_id, tc.ResumeTournament(
+            at=when, actor=actor, command_id=command_id))
+
+    def intervene(self, tournament_id: uuid.UUID, kind: str, player: str, reason: str, *,
+                  delta: int = 0, table: str | None = None, actor: str = ORGANISER,
+                  command_id: str) -> Recorded:
+        """An organiser's intervention (`domain.tournament.commands.Intervene`), recorded
+        with its reason and the player's chips before and after."""
+        self.retire_bankers(tournament_id, {player}, command_id)
+        return self.execute(tournament_id, tc.Intervene(
+            intervention=kind, player=player, reason=reason, chips=self.chips(tournament_id),
+            delta=delta, table=table, actor=actor, command_id=command_id))
+
+    def place_secret_bet(self, tournament_id: uuid.UUID, player: str, commitment: str, *,
+                         actor: str, command_id: str) -> Recorded:
+        """A player's secret bet on their table's next coup: only its commitment is kept."""
+        table = self.state(tournament_id).entrant(player).table or ""
+        return self.execute(tournament_id, secret_bet_on(
+            self.service.state(Table.create_id(table)), table, player, commitment, actor=actor,
+            command_id=command_id))
+
+    def reveal_secret_bet(self, tournament_id: uuid.UUID, player: str, spot: str, amount: int,
+                          nonce: str, *, actor: str, command_id: str) -> Recorded:
+        """Reveal a secret bet once its coup's cards are dealt; it is paid at the table."""
+        bet = self.state(tournament_id).secret_bet_of(player)
+        return self.execute(tournament_id, secret_bet_reveal(
+            bet, self.service.events_of(Table.create_id(bet.table)), spot, amount, nonce,
+            actor=actor, command_id=command_id))
+
+    # --- applying and mirroring on the tables --------------------------------------
+
+    def execute(self, tournament_id: uuid.UUID, command: tc.TournamentCommand) -> Recorded:
+        """Execute a tournament command once, then send the table commands its events need."""
+        recorded = self.service.apply_once(
+            tournament_id, "tournament", command.command_id,
+            lambda t: t.execute(command, lambda: self.seating_seed(tournament_id)))
+        tournament = self.tournament(tournament_id)
+        first = recorded.version - len(recorded.events)
+        for event in self.service.events_of(tournament_id, gt=first, lte=recorded.version):
+            for order in tournament.table_orders(event):
+                send_order(self.service, tournament, order)
+        return recorded
+
+    def resend(self, tournament_id: uuid.UUID, gt: int = 0, skip: str | None = None) -> int:
+        """Send the table commands of the events recorded after version `gt` again (each
+        applies once), but those of `skip`'s events; the last version read. For a director
+        that died between a tournament command and its table commands, and for the commands
+        another process recorded (the organiser's, through an API replica that may have died
+        before sending their table commands, or may be sending them still)."""
+        tournament = self.tournament(tournament_id)
+        last = gt
+        for event in self.service.events_of(tournament_id, gt=gt):
+            last = event.originator_version
+            for order in tournament.table_orders(event) if event.actor != skip else ():
+                send_order(self.service, tournament, order)
+        return last
+
+    def retire_bankers(self, tournament_id: uuid.UUID, players: set[str],
+                       command_id: str) -> None:
+        """Players about to move or leave give up the bank first."""
+        for name, command in bank_retirements(self.tables(tournament_id), players, command_id):
+            self.service.execute(Table.create_id(name), command)
+
+    # --- seeds ----------------------------------------------------------------------
+
+    def master(self, tournament_id: uuid.UUID) -> bytes:
+        """The master seed, unsealed from the vault."""
+        if tournament_id not in self._masters:
+            sealed = self.tournament(tournament_id).master
+            self._masters[tournament_id] = self.service.vault.unseal(sealed)
+        return self._masters[tournament_id]
+
+    def seating_seed(self, tournament_id: uuid.UUID) -> bytes:
+        return seating_seed_from(self.master(tournament_id))
+
+    def _shoe_seeds(self, fallback: Callable[[uuid.UUID, int], bytes]
+                    ) -> Callable[[uuid.UUID, int], bytes]:
+        """Shoe seeds: a tournament table's from its master seed, any other's from
+        `fallback`."""
+
+        def seed(table_id: uuid.UUID, taille: int) -> bytes:
+            name = self.service.table(table_id).tournament
+            if name is None:
+                return fallback(table_id, taille)
+            return seeds_from(self.master(Tournament.create_id(name)))(table_id, taille)
+
+        seed.tournaments = True  # type: ignore[attr-defined]
+        return seed
+
+
+class Director:
+    """Runs tournaments one step at a time, from what the store recorded."""
+
+    def __init__(self, service: TableService, holder: str | None = None,
+                 clock: Callable[[], float] = time.time,
+                 lease_seconds: float = LEASE_SECONDS) -> None:
+        self.tournaments = Tournaments(service)
+        self.service = service
+        self.holder = holder or f"director-{uuid.uuid4()}"
+        self.clock = clock
+        self.lease_seconds = lease_seconds
+        self.leases = Leases(service.database)
+        # each tournament's version up to which its table commands are known sent (absent:
+        # taking over, or a tick failed: every table command may be missing)
+        self._mirrored: dict[uuid.UUID, int] = {}
+
+    def run(self, tournament_id: uuid.UUID, *, on_tick: Callable[[], object] = lambda: None,
+            idle: float = 0.05) -> None:
+        """Direct a tournament until it finishes (tests, demos); waits out clocks and pauses."""
+        while (tick := self.tick(tournament_id)) is not Tick.FINISHED:
+            on_tick()
+            if tick is Tick.WAITING:
+                time.sleep(idle)
+
+    def tick(self, tournament_id: uuid.UUID) -> Tick:
+        """One step; a director taking over (or retrying after a failure) first sends the
+        table commands of every recorded event again, in case its predecessor died between a
+        tournament command and them; otherwise those of what others recorded since its last
+        tick (the organiser's start, interventions, late seats), so that it never steps ahead
+        of a table command the organiser's process has not sent, or never will."""
+        epoch = self._lease(tournament_id)
+        if epoch is None:
+            return Tick.WAITING
+        state = self.tournaments.state(tournament_id)
+        if state.epoch < epoch:
+            self._do(tournament_id, tc.AppointDirector(
+                epoch=epoch, actor=DIRECTOR, command_id=f"{tournament_id}/epoch/{epoch}"))
+            self._mirrored.pop(tournament_id, None)
+        try:
+            sure = tournament_id in self._mirrored
+            self._mirrored[tournament_id] = self.tournaments.resend(
+                tournament_id, gt=self._mirrored.get(tournament_id, 0),
+                skip=DIRECTOR if sure else None)
+            return self._step(tournament_id, epoch)
+        except Exception:
+            self._mirrored.pop(tournament_id, None)
+            raise
+
+    def _step(self, tournament_id: uuid.UUID, epoch: int) -> Tick:
+        return direct(StoreDesk(self, tournament_id, epoch), self.clock())
+
+    def _lease(self, tournament_id: uuid.UUID) -> int | None:
+        return self.leases.acquire(tournament_id, self.holder, time.time(), self.lease_seconds)
+
+    def _do(self, tournament_id: uuid.UUID, command: tc.TournamentCommand) -> Recorded:
+        return self.tournaments.execute(tournament_id, command)
+
+
+class StoreDesk:
+    """A director's `Desk` on the store for one tournament, under its lease's `epoch`: the
+    automatic tables dealt by the bots (`infra.services.autoplay`), the croupiers' waited for."""
+
+    def __init__(self, director: Director, tournament_id: uuid.UUID, epoch: int) -> None:
+        self.director, self.tournaments = director, director.tournaments
+        self.service = director.service
+        self.tournament_id, self.epoch = tournament_id, epoch
+
+    def state(self) -> TournamentState:
+        return self.tournaments.state(self.tournament_id)
+
+    def tables(self) -> dict[str, TableState]:
+        return self.tournaments.tables(self.tournament_id)
+
+    def table(self, name: str) -> TableState | None:
+        table_id = Table.create_id(name)
+        return self.service.state(table_id) if self.service.events_of(table_id, lte=1) else None
+
+    def open_table(self, name: str, command_id: str) -> None:
+        state = self.state()
+        self.service.open_table(name, state.settings.table_settings(), command_id=command_id,
+                                tournament=state.name, actor=DIRECTOR)
+
+    def execute(self, name: str, command: c.TableCommand) -> None:
+        self.service.execute(Table.create_id(name), command)
+
+    def do(self, command: tc.TournamentCommand) -> None:
+        self.tournaments.execute(self.tournament_id, command)
+
+    def deal(self, name: str, until: int) -> bool:
+        if self.director._lease(self.tournament_id) != self.epoch:
+            raise OutOfTurn("this director's lease has passed on", rule="stale-epoch")
+        if self.state().settings.dealing is Dealing.AUTOMATIC:
+            self.play(name, until)
+            return True
+        return dealt(self.service.state(Table.create_id(name)), until)
+
+    def play(self, name: str, until: int) -> None:
+        play_coups(self.service, Table.create_id(name), self.master(), "bots", until)
+
+    def master(self) -> bytes:
+        return self.tournaments.master(self.tournament_id)
+
+    def seating_seed(self) -> bytes:
+        return self.tournaments.seating_seed(self.tournament_id)
+
+    def place_secret_bet(self, player: str, commitment: str, command_id: str) -> None:
+        self.tournaments.place_secret_bet(self.tournament_id, player, commitment,
+                                          actor=player, command_id=command_id)
+
+    def reveal_secret_bet(self, player: str, spot: str, amount: int, nonce: str,
+                          command_id: str) -> None:
+        self.tournaments.reveal_secret_bet(self.tournament_id, player, spot, amount, nonce,
+                                           actor=player, command_id=command_id)
+
+    def round_ended(self) -> None:
+        """A signed checkpoint of the store at each round's end (`infra.store.checkpoints`)."""
+        try:
+            write_checkpoint(self.service)
+        except Exception as error:  # the round stands; the next write checkpoints anyway
+            log.warning("no checkpoint at the round's end: %s", error)
+
+
+def dealt(table: TableState, coup: int) -> bool:
+    """The table has closed coup `coup` and is between coups, or cannot play on."""
+    between = table.coup is None and table.phase is not Phase.TAILLE_OVER
+    return (table.coup_number >= coup and between) or (between and not playable(table))
+
+
+# --- the shared view -----------------------------------------------------------------
+
+
+class SeatLine(msgspec.Struct, frozen=True):
+    player: str
+    chips: int
+    bot: bool
+
+
+class TableLine(msgspec.Struct, frozen=True):
+    name: str
+    players: list[SeatLine]
+
+
+class DirectorLine(msgspec.Struct, frozen=True, kw_only=True):
+    """Who directs the tournament; `alive` false: its lease ran out (its worker died or was
+    stopped) and no other took it: the tournament waits for a worker."""
+
+    holder: str
+    epoch: int
+    alive: bool
+    seconds_since: float  # since the lease ran out (0 while alive)
+
+
+class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
+    """A tournament as the big screen shows it (`GET /tournaments/{id}`)."""
+
+    id: str
+    name: str
+    variant: str
+    status: str  # registering, running, paused, finished
+    stage: str
+    round: int
+    coups_left: int | None
+    seconds_left: float | None
+    min_stake: int
+    max_stake: int
+    entrants: int
+    players_left: int
+    average_stack: int
+    prize_pool: int
+    payouts: list[int]  # each paid position's prize (first place first), at the pool now
+    secret_bet: bool  # the stage under way allows each player one secret bet a round
+    next_cut: int | None
+    playoff: list[str]
+    winner: str | None
+    director: DirectorLine | None  # None: no director has taken it yet
+    tables: list[TableLine]
+
+
+class Position(msgspec.Struct, frozen=True):
+    player: str
+    position: int
+    tied: int
+    prize: int
+
+
+class Results(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    name: str
+    status: str
+    winner: str | None
+    winners: list[str]
+    prize_pool: int
+    positions: list[Position]
+    published: bool = False  # false: provisional, a dispute may still move chips
+    published_by: str | None = None
+    published_at: float | None = None  # seconds since the epoch
+
+
+def view_of(tournament: Tournament, tables: dict[str, TableState], lease: Lease | None,
+            now: float) -> TournamentView:
+    state = tournament.state
+    chips = chips_of(tables.values())
+    winners = [r.player for r in state.results() if r.position == 1]
+    finished = state.phase is TournamentPhase.FINISHED
+    left = winners if finished else state.in_play() if state.seating else list(state.entrants)
+    stacks = [chips.get(p, state.entrants[p].chips or state.settings.starting_chips)
+              for p in left]
+    lines = [TableLine(name=name, players=[
+        SeatLine(player=e.player, chips=chips.get(e.player, e.chips), bot=e.bot)
+        for e in state.seated_at(name)]) for name in state.tables]
+    return TournamentView(
+        id=str(tournament.id), name=state.name, variant=state.settings.variant.value,
+        status=state.status.value, stage=state.current.name, round=state.round,
+        coups_left=state.coups_left(), seconds_left=state.seconds_left(now),
+        min_stake=state.limits.min_stake, max_stake=state.limits.max_stake,
+        entrants=state.entries, players_left=len(left),
+        average_stack=sum(stacks) // len(stacks) if stacks else 0, prize_pool=state.pool,
+        payouts=list(state.settings.fixed_prizes) or prize_table(state.pool,
+                                                                 state.settings.prizes),
+        secret_bet=state.current.secret_bet,
+        next_cut=state.next_cut(), playoff=state.playoff.players if state.playoff else [],
+        winner=winners[0] if finished and len(winners) == 1 else None,
+        director=None if lease is None else DirectorLine(
+            holder=lease.holder, epoch=lease.epoch, alive=lease.expires >= now,
+            seconds_since=round(max(0.0, now - lease.expires), 1)),
+        tables=lines)

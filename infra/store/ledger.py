@@ -1,0 +1,486 @@
+"""The ledger tables written next to the stored events, in the same transaction.
+
+* `event_chain`: one row per stored event, its stream and partition digests (`infra.store.chain`)
+  and its partition (`infra.store.partitions`). The `global_digest` column chains the events of
+  one partition, in notification order; a store chained before partitions has one, `MAIN`
+  (the column was added with that default: such stores read and verify as before).
+* `command_log`: one row per applied command id: the stream and versions it produced.
+* `chain_signatures`: one row per partition a transaction wrote, at its last notification id
+  there: the Ed25519 signature of the partition's digest there
+  (`infra.store.signing.head_message`) and the key's id.
+* `signing_keys`: the public keys that signed (by key id), recorded by each writer.
+* `merkle_tree`: one row, the Merkle tree of all the events so far as a frontier
+  (`infra.store.merkle.Frontier`: size, last notification id, subtree roots), so that a checkpoint
+  is one read away.
+
+Their schema is the migrations' (`infra.store.migrations`). The recorders (`infra.store.recorders`)
+call `claim_command` before inserting the events, then `ask_heads` and `append_chain`, inside
+their insert transaction and while they hold the write lock (SQLite `BEGIN IMMEDIATE`,
+PostgreSQL's `LOCK TABLE stored_events IN EXCLUSIVE MODE`): the chain's head they read cannot
+move before they commit.
+
+A stream's head is its chain row of highest version: the new events' versions are higher,
+or their insert fails on the stored events' primary key. A partition's head is its chain row
+of highest notification id (index `event_chain_partition`), read with the streams' heads.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
+from uuid import UUID
+
+from eventsourcing.persistence import PersistenceError, StoredEvent
+
+from infra.errors import ChainError, DuplicateCommand, RecordedCommand
+from infra.store.chain import GENESIS, ChainLink, canonical_bytes, digest_canonical, global_digest
+from infra.store.database import Database, PostgresDatabase
+from infra.store.merkle import Frontier, event_leaf
+from infra.store.partitions import MAIN, Partition
+from infra.store.signing import Signer, head_message, signature_valid
+
+CHAIN_ROWS_PER_INSERT = {"sqlite": 1000, "postgres": 8}  # SQLite: 6000 values, < its 32766
+
+
+class StoredRow(NamedTuple):
+    """A stored event as the ledger digests it."""
+
+    notification_id: int
+    originator_id: UUID
+    originator_version: int
+    topic: str
+    state: bytes
+
+    def canonical(self) -> bytes:
+        return canonical_bytes(self.originator_id, self.originator_version, self.topic,
+                               self.state)
+
+
+def select_events(
+    database: Database, cursor: Any, after: int, limit: int | None
+) -> list[StoredRow]:
+    """Stored events with notification ids greater than `after`, in order."""
+    rows = database.execute(
+        cursor,
+        "SELECT {nid} AS notification_id, originator_id, originator_version, topic, state"
+        " FROM {stored_events} WHERE {nid} > ? ORDER BY {nid}"
+        + (" LIMIT ?" if limit is not None else ""),
+        (after, limit) if limit is not None else (after,),
+    ).fetchall()
+    from_db_id = database.from_db_id
+    return [
+        StoredRow(row["notification_id"], from_db_id(row["originator_id"]),
+                  row["originator_version"], row["topic"], bytes(row["state"]))
+        for row in rows
+    ]
+
+
+def claim_command(
+    database: Database,
+    cursor: Any,
+    command_id: str | UUID | None,
+    stored_events: Sequence[StoredEvent],
+) -> None:
+    """Record the command id, or raise `DuplicateCommand` (the transaction then rolls back).
+
+    The command is recorded against the stream of its first event and that stream's versions
+    in this batch. A command that records no event is not logged (replaying it is harmless).
+    """
+    if command_id is None or not stored_events:
+        return
+    first = stored_events[0]
+    versions = [
+        s.originator_version for s in stored_events if s.originator_id == first.originator_id
+    ]
+    database.execute(
+        cursor,
+        "INSERT INTO {command_log} (command_id, originator_id, first_version, last_version)"
+        " VALUES (?, ?, ?, ?) ON CONFLICT (command_id) DO NOTHING RETURNING command_id",
+        (
+            str(command_id),
+            database.to_db_id(_uuid(first.originator_id)),
+            min(versions),
+            max(versions),
+        ),
+    )
+    if cursor.fetchone() is None:
+        raise DuplicateCommand(str(command_id), recorded_command(database, cursor, command_id))
+
+
+def recorded_command(
+    database: Database, cursor: Any, command_id: str | UUID
+) -> RecordedCommand | None:
+    row = database.execute(
+        cursor,
+        "SELECT originator_id, first_version, last_version FROM {command_log}"
+        " WHERE command_id = ?",
+        (str(command_id),),
+    ).fetchone()
+    if row is None:
+        return None
+    return RecordedCommand(
+        database.from_db_id(row["originator_id"]), row["first_version"], row["last_version"]
+    )
+
+
+def resolve_partitions(database: Database, cursor: Any, stored_events: Sequence[StoredEvent],
+                       given: Mapping[UUID, Partition] | None) -> dict[UUID, str]:
+    """The partition of each stream about to grow: the key `given` for it, or the partition
+    of the stream `given` names (read from its chain: a stream never changes partition), or
+    `MAIN`."""
+    resolved: dict[UUID, str] = {}
+    for oid in dict.fromkeys(_uuid(s.originator_id) for s in stored_events):
+        spec = (given or {}).get(oid, MAIN)
+        if isinstance(spec, UUID):
+            row = database.execute(
+                cursor, "SELECT partition_key FROM {event_chain} WHERE originator_id = ?"
+                " ORDER BY originator_version DESC LIMIT 1", (database.to_db_id(spec),),
+            ).fetchone()
+            spec = MAIN if row is None else row["partition_key"]
+        resolved[oid] = spec
+    return resolved
+
+
+LOCK_CLASS = 0x5AB0  # pg_advisory_xact_lock(LOCK_CLASS, hashtext(schema)): shared by writers
+PARTITION_LOCK_CLASS = 0x5AB1  # (PARTITION_LOCK_CLASS, hashtext(schema/key)): one writer
+
+
+def lock_partitions(database: Database, cursor: Any, keys: Iterable[str]) -> None:
+    """PostgreSQL: take, until the transaction ends, the writers' shared lock (so that
+    `committed_head` can wait for the writers in flight) and each partition's own lock, in
+    key order. Writers to different partitions never wait on each other."""
+    assert isinstance(database, PostgresDatabase)
+    schema = database.datastore.schema
+    sorted_keys = sorted(set(keys))
+    database.execute(
+        cursor,
+        "SELECT pg_advisory_xact_lock_shared(?, hashtext(?))"
+        + "".join(", pg_advisory_xact_lock(?, hashtext(?))" for _ in sorted_keys),
+        [LOCK_CLASS, schema,
+         *(value for key in sorted_keys for value in (PARTITION_LOCK_CLASS, f"{schema}/{key}"))],
+    )
+
+
+def committed_head(database: Database) -> int:
+    """The highest notification id at or below which every event is committed: what a
+    reader that follows notification order (projections, the Merkle tree) may read up to.
+
+    SQLite has one writer at a time: the last event. PostgreSQL's writers of different
+    partitions commit in any order, so the ids below the last one may still be in flight:
+    read the last id, then wait for the writers that held the writers' lock then (any id
+    below it was drawn by one of them, or is committed or abandoned). The caller reads in a
+    transaction begun after this returns.
+    """
+    with database.transaction(write=False) as cursor:
+        row = database.execute(cursor, "SELECT MAX({nid}) AS head FROM {stored_events}"
+                               ).fetchone()
+    head = int(row["head"] or 0)
+    if not isinstance(database, PostgresDatabase):
+        return head
+    schema = database.datastore.schema
+    in_flight = (
+        "SELECT virtualtransaction FROM pg_locks WHERE locktype = 'advisory' AND granted"
+        " AND classid = ?::oid AND objid = hashtext(?)::oid AND objsubid = 2"
+        " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    )
+    with database.transaction(write=False) as cursor:
+        writers = [r["virtualtransaction"] for r in database.execute(
+            cursor, in_flight, (LOCK_CLASS, schema)).fetchall()]
+    pause = 0.0005
+    while writers:
+        time.sleep(pause)
+        pause = min(pause * 2, 0.01)
+        with database.transaction(write=False) as cursor:
+            writers = [r["virtualtransaction"] for r in database.execute(
+                cursor, in_flight + " AND virtualtransaction = ANY(?)",
+                (LOCK_CLASS, schema, writers)).fetchall()]
+    return head
+
+
+def ask_heads(database: Database, cursor: Any, stored_events: Sequence[StoredEvent],
+              partitions: Mapping[UUID, str]) -> None:
+    """Query the heads of the streams about to grow and of their partitions (`partitions`,
+    resolved, by stream id), in one statement; each head is one row by an index (the
+    stream's last version, the partition's last notification id), never a scan.
+
+    The rows are read by `append_chain`; in between, a PostgreSQL pipeline can carry the
+    events' insert and this query in one round trip.
+    """
+    ids = dict.fromkeys(_uuid(s.originator_id) for s in stored_events)
+    keys = list(dict.fromkeys(partitions[oid] for oid in ids))
+    last_of_stream = (
+        "SELECT * FROM (SELECT 's' AS kind, notification_id, originator_id,"
+        " stream_digest AS digest, partition_key FROM {event_chain} WHERE originator_id = ?"
+        " ORDER BY originator_version DESC LIMIT 1) AS s{i}"
+    )
+    last_of_partition = (
+        "SELECT * FROM (SELECT 'g' AS kind, notification_id, originator_id,"
+        " global_digest AS digest, partition_key FROM {event_chain} WHERE partition_key = ?"
+        " ORDER BY notification_id DESC LIMIT 1) AS g{i}"
+    )
+    database.execute(
+        cursor,
+        " UNION ALL ".join([last_of_stream.replace("{i}", str(i)) for i in range(len(ids))]
+                           + [last_of_partition.replace("{i}", str(i))
+                              for i in range(len(keys))]),
+        [*(database.to_db_id(oid) for oid in ids), *keys],
+    )
+
+
+def append_chain(
+    database: Database,
+    cursor: Any,
+    heads: Sequence[Any],
+    stored_events: Sequence[StoredEvent],
+    notification_ids: Sequence[int],
+    signer: Signer,
+    partitions: Mapping[UUID, str],
+) -> None:
+    """Digest the events just inserted, append their links to `event_chain` (each chained in
+    its stream and its partition) and sign each new partition head.
+
+    `heads` are the rows of `ask_heads` (given the same `partitions`), read under the
+    partitions' write locks.
+    """
+    if not stored_events:
+        return
+    previous: dict[str, bytes] = {}
+    stream_heads: dict[UUID, bytes] = {}
+    for row in heads:
+        if row["kind"] == "g":
+            if row["notification_id"] >= min(notification_ids):
+                raise ChainError(
+                    f"event_chain already holds notification {row['notification_id']} in "
+                    f"partition {row['partition_key']!r}, at or after the new event "
+                    f"{min(notification_ids)}: the store was altered; run `sabot audit verify`"
+                )
+            previous[row["partition_key"]] = bytes(row["digest"])
+        else:
+            stream_heads[database.from_db_id(row["originator_id"])] = bytes(row["digest"])
+    rows = []
+    last: dict[str, tuple[int, bytes]] = {}
+    for stored, notification_id in zip(stored_events, notification_ids, strict=True):
+        oid = _uuid(stored.originator_id)
+        key = partitions[oid]
+        version = stored.originator_version
+        stream = digest_canonical(stream_heads.get(oid, GENESIS),
+                                  canonical_bytes(oid, version, stored.topic, stored.state))
+        chained = previous[key] = global_digest(previous.get(key, GENESIS), notification_id,
+                                                stream)
+        stream_heads[oid] = stream
+        last[key] = (notification_id, chained)
+        rows.append((notification_id, database.to_db_id(oid), version, stream, chained, key))
+    # Multi-row INSERTs, not executemany: in a PostgreSQL pipeline they travel with COMMIT.
+    # There, of at most 8 rows: psycopg caches the parsing of statements of up to 50 values.
+    per_insert = CHAIN_ROWS_PER_INSERT[database.dialect]
+    for start in range(0, len(rows), per_insert):
+        chunk = rows[start : start + per_insert]
+        database.execute(
+            cursor,
+            "INSERT INTO {event_chain} (notification_id, originator_id, originator_version,"
+            " stream_digest, global_digest, partition_key) VALUES "
+            + ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(chunk)),
+            [value for row in chunk for value in row],
+        )
+    signed = sorted(last.values())
+    database.execute(
+        cursor,
+        "INSERT INTO {chain_signatures} (notification_id, key_id, signature) VALUES "
+        + ", ".join(["(?, ?, ?)"] * len(signed)),
+        [value for head, digest in signed
+         for value in (head, signer.key_id, signer.sign_head(head, digest))],
+    )
+
+
+PartitionHeads = dict[str, tuple[int, int, str]]
+"""By partition: its size (events), last notification id and digest there (hex)."""
+
+
+def advance_tree(database: Database) -> tuple[Frontier, int, bytes, PartitionHeads]:
+    """Fold the events committed since into the Merkle tree (`merkle_tree`), out of the
+    writers' way, and return it: the tree, its last notification id and the partition digest
+    there (b"" for an empty store), and the head of each partition then.
+
+    Only what the writers vouched for is folded: each event must give the stream and
+    partition digests its chain row holds, and each partition head its signature (by a key the
+    store records), or `ChainError` names the notification and nothing is folded: a store
+    altered since the write is never signed into a checkpoint.
+    """
+    horizon = committed_head(database)
+    lock = " FOR UPDATE" if database.dialect == "postgres" else ""
+    with database.transaction(write=True) as cursor:
+        row = database.execute(
+            cursor, "SELECT size, head, frontier, partitions FROM {merkle_tree} WHERE id = 1"
+            + lock,
+        ).fetchone()
+        if row is None:
+            raise ChainError("merkle_tree has no row: open the store once with table creation")
+        try:
+            tree = Frontier.from_bytes(row["size"], bytes(row["frontier"]))
+        except ValueError as error:
+            raise ChainError(f"merkle_tree is malformed ({error}): the store was altered; "
+                             "run `sabot audit verify`") from None
+        head = row["head"]
+        fold = _Fold(database, cursor, head, _partition_heads(database, cursor, row))
+        while head < horizon:
+            events = [e for e in select_events(database, cursor, head, FOLD_PAGE)
+                      if e.notification_id <= horizon]
+            if not events:
+                break
+            links = select_links(database, cursor, head, len(events))
+            for event, link in zip(events, links + [None] * (len(events) - len(links)),
+                                   strict=True):
+                tree.append(fold.vouched(event, link))
+            head = events[-1].notification_id
+        fold.all_signed()
+        if head != row["head"]:
+            database.execute(
+                cursor, "UPDATE {merkle_tree} SET size = ?, head = ?, frontier = ?,"
+                " partitions = ? WHERE id = 1",
+                (tree.size, head, tree.to_bytes(), json.dumps(fold.heads, sort_keys=True)))
+        chain = database.execute(
+            cursor, "SELECT global_digest FROM {event_chain} WHERE notification_id = ?",
+            (head,)).fetchone()
+    return tree, head, b"" if chain is None else bytes(chain["global_digest"]), fold.heads
+
+
+def _partition_heads(database: Database, cursor: Any, row: Any) -> PartitionHeads:
+    """The partition heads the tree row records; a tree folded before partitions is all
+    `MAIN`."""
+    if row["partitions"]:
+        return {key: (size, head, chain)
+                for key, (size, head, chain) in json.loads(row["partitions"]).items()}
+    if not row["size"]:
+        return {}
+    chain = database.execute(
+        cursor, "SELECT global_digest FROM {event_chain} WHERE notification_id = ?",
+        (row["head"],)).fetchone()
+    return {MAIN: (row["size"], row["head"], "" if chain is None
+                   else bytes(chain["global_digest"]).hex())}
+
+
+FOLD_PAGE = 5000
+
+
+class _Fold:
+    """Checks each event folded into the tree against its chain row and the signatures."""
+
+    def __init__(self, database: Database, cursor: Any, after: int,
+                 heads: PartitionHeads) -> None:
+        self.database, self.cursor, self.after, self.heads = database, cursor, after, heads
+        self.streams: dict[UUID, bytes] = {}
+        self.partitions: dict[str, bytes] = {}
+        self.unsigned: dict[str, int] = {}  # partition: its first event not yet signed
+        self.keys = {r["key_id"]: bytes(r["public_key"]) for r in database.execute(
+            cursor, "SELECT key_id, public_key FROM {signing_keys}").fetchall()}
+        self.signatures = {r["notification_id"]: (r["key_id"], bytes(r["signature"]))
+                           for r in database.execute(
+            cursor, "SELECT notification_id, key_id, signature FROM {chain_signatures}"
+            " WHERE notification_id > ?", (after,)).fetchall()}
+
+    def vouched(self, event: StoredRow, link: ChainLink | None) -> bytes:
+        """The event's Merkle leaf, once its chain row and digests hold."""
+        n = event.notification_id
+        if link is None or (link.notification_id, link.originator_id, link.originator_version
+                            ) != (n, event.originator_id, event.originator_version):
+            raise self._altered(n, "its chain row is not the event's")
+        canonical = event.canonical()
+        stream = digest_canonical(self._stream(event), canonical)
+        chained = global_digest(self._partition(link.partition), n, stream)
+        if (stream, chained) != (link.stream_digest, link.global_digest):
+            raise self._altered(n, "it does not give the digests chained when it was written")
+        self.streams[event.originator_id] = stream
+        self.partitions[link.partition] = chained
+        size = self.heads.get(link.partition, (0, 0, ""))[0]
+        self.heads[link.partition] = (size + 1, n, chained.hex())
+        self.unsigned.setdefault(link.partition, n)
+        signed = self.signatures.get(n)
+        if signed is not None:
+            key_id, signature = signed
+            public = self.keys.get(key_id)
+            if public is None or not signature_valid(public, head_message(n, chained),
+                                                     signature):
+                raise self._altered(n, "its signature does not hold")
+            del self.unsigned[link.partition]
+        return event_leaf(n, canonical)
+
+    def all_signed(self) -> None:
+        if self.unsigned:
+            raise self._altered(min(self.unsigned.values()), "no signature covers it")
+
+    def _stream(self, event: StoredRow) -> bytes:
+        known = self.streams.get(event.originator_id)
+        if known is not None or event.originator_version == 1:
+            return known or GENESIS
+        row = self.database.execute(
+            self.cursor, "SELECT stream_digest FROM {event_chain} WHERE originator_id = ?"
+            " AND originator_version < ? ORDER BY originator_version DESC LIMIT 1",
+            (self.database.to_db_id(event.originator_id), event.originator_version)).fetchone()
+        return GENESIS if row is None else bytes(row["stream_digest"])
+
+    def _partition(self, key: str) -> bytes:
+        known = self.partitions.get(key)
+        if known is not None:
+            return known
+        if key in self.heads:
+            return bytes.fromhex(self.heads[key][2])
+        row = self.database.execute(
+            self.cursor, "SELECT global_digest FROM {event_chain} WHERE partition_key = ?"
+            " AND notification_id <= ? ORDER BY notification_id DESC LIMIT 1",
+            (key, self.after)).fetchone()
+        return GENESIS if row is None else bytes(row["global_digest"])
+
+    @staticmethod
+    def _altered(n: int, why: str) -> ChainError:
+        return ChainError(f"the event at notification {n} is not folded into the Merkle tree: "
+                          f"{why}; the store was altered since it was written: run "
+                          "`sabot audit verify`")
+
+
+def recorded_keys(database: Database) -> list[str]:
+    """The ids of the keys that signed this store, first recorded first."""
+    try:
+        with database.transaction(write=False) as cursor:
+            rows = database.execute(
+                cursor, "SELECT key_id FROM {signing_keys} ORDER BY recorded_at").fetchall()
+    except PersistenceError:
+        return []
+    return [row["key_id"] for row in rows]
+
+
+def record_key(database: Database, cursor: Any, signer: Signer) -> None:
+    """Record the signer's public key in the store (once per key)."""
+    database.execute(
+        cursor,
+        "INSERT INTO {signing_keys} (key_id, public_key) VALUES (?, ?)"
+        " ON CONFLICT (key_id) DO NOTHING",
+        (signer.key_id, signer.public_key),
+    )
+
+
+def select_links(database: Database, cursor: Any, after: int, limit: int) -> list[ChainLink]:
+    """Chain rows with notification ids greater than `after`, in order."""
+    rows = database.execute(
+        cursor,
+        "SELECT notification_id, originator_id, originator_version, stream_digest,"
+        " global_digest, partition_key FROM {event_chain} WHERE notification_id > ?"
+        " ORDER BY notification_id LIMIT ?",
+        (after, limit),
+    ).fetchall()
+    return [
+        ChainLink(
+            notification_id=row["notification_id"],
+            originator_id=database.from_db_id(row["originator_id"]),
+            originator_version=row["originator_version"],
+            stream_digest=bytes(row["stream_digest"]),
+            global_digest=bytes(row["global_digest"]),
+            partition=row["partition_key"],
+        )
+        for row in rows
+    ]
+
+
+def _uuid(originator_id: UUID | str) -> UUID:
+    return originator_id if isinstance(originator_id, UUID) else UUID(originator_id)

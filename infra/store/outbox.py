@@ -1,0 +1,233 @@
+"""The outbox: a command's follow-up effects, recorded in its own transaction, then dispatched.
+
+A table command may call for more than its events: waking the table's live subscribers
+(`Wake`), scheduling the deadline of the decision it now awaits (`Deadline`) or of the turn
+to bet it now awaits (`BetDeadline`, a rotating betting order with a bet clock). The service
+works them out from the table it saved (`follow_ups`) and passes them to `save(...,
+outbox=...)`; the recorders (`OutboxSQLiteRecorder`, `OutboxPostgresRecorder`) write them
+to the `outbox` table in the same transaction as the events, so an effect exists exactly
+when its command does. Once committed, the service hands each effect to the handler this
+process registered for its kind (`Dispatcher.on`), whichever adapter sent the command (an
+HTTP route, the CLI, a worker, the director), and marks it dispatched. A handler that fails
+(the broker is down) leaves its effect pending: the command has succeeded all the same, and
+the next dispatch in any process sends the pending effects first (`Dispatcher.relay`).
+Dispatched effects are kept `SABOT_OUTBOX_RETENTION` seconds (24 hours by default, for an
+operator looking into what a command set off), then deleted by the dispatch that comes once an
+hour (`Dispatcher.expire`, in batches of short transactions); pending effects are never deleted.
+A handler runs with the effect's `command_id` bound in the log context (and, relayed, without
+the request id of the request that happens to relay it), which the tasks it sends carry on
+(`workers.logging.trace_headers`).
+A process without a handler for a kind leaves those effects to one that has: the API relays
+what is pending when it starts (a table's wake-ups collapse into its latest).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import msgspec
+import structlog
+
+from domain.game.coup import Side
+from domain.table.aggregate import Table
+from domain.table.betting_order import bettor
+from infra.settings import outbox_retention
+from infra.store.database import Database
+from infra.store.recorders import (
+    ChainedPostgresApplicationRecorder,
+    ChainedSQLiteApplicationRecorder,
+)
+
+log = structlog.get_logger("sabot.outbox")
+
+RELAY_BATCH = 1000
+EXPIRY_INTERVAL = 3600.0  # seconds between two expiries of dispatched effects, per process
+EXPIRY_BATCH = 2000  # effects deleted in one transaction
+
+
+class Wake(msgspec.Struct, frozen=True, tag="wake"):
+    """The table has events up to `version`: wake its live subscribers."""
+
+    table_id: uuid.UUID
+    version: int
+
+
+class Deadline(msgspec.Struct, frozen=True, tag="deadline"):
+    """The table awaits `side`'s decision in `coup`: play the default after `seconds`."""
+
+    table_id: uuid.UUID
+    coup: int
+    side: Side
+    seconds: float
+
+
+class BetDeadline(msgspec.Struct, frozen=True, tag="bet-deadline"):
+    """The table awaits `player`'s turn to bet on `coup`: pass it after `seconds`."""
+
+    table_id: uuid.UUID
+    coup: int
+    player: str
+    seconds: float
+
+
+Effect = Wake | Deadline | BetDeadline
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(Effect)
+
+
+def follow_ups(table: Table) -> list[Effect]:
+    """What a command that left `table` as it is calls for, besides its events."""
+    effects: list[Effect] = [Wake(table.id, table.version)]
+    state = table.state
+    side = state.coup.to_act() if state.coup is not None else None
+    if side is not None and state.settings.decision_seconds:
+        effects.append(Deadline(table.id, state.coup_number, side,
+                                state.settings.decision_seconds))
+    player = bettor(state)
+    if player is not None and state.settings.bet_seconds:
+        effects.append(BetDeadline(table.id, state.coup_number + 1, player,
+                                   state.settings.bet_seconds))
+    return effects
+
+
+def record(database: Database, cursor: Any, command_id: str | None,
+           effects: Sequence[Effect]) -> None:
+    """Write `effects` in the transaction of `cursor` (the command's own)."""
+    for effect in effects:
+        database.execute(cursor, "INSERT INTO {outbox} (command_id, kind, effect)"
+                         " VALUES (?, ?, ?)", (command_id or "", kind_of(type(effect)),
+                                               _encoder.encode(effect)))
+
+
+def kind_of(effect: type[Any]) -> str:
+    tag: str = effect.__struct_config__.tag
+    return tag
+
+
+class _Outboxed:
+    """The chained recorders, writing `save(..., outbox=[...])`'s effects with the events."""
+
+    database: Database
+
+    def _insert_events(self, cursor: Any, stored_events: Sequence[Any], **kwargs: Any) -> Any:
+        ids = super()._insert_events(cursor, stored_events, **kwargs)  # type: ignore[misc]
+        if stored_events:
+            record(self.database, cursor, kwargs.get("command_id"), kwargs.get("outbox", ()))
+        return ids
+
+
+# The cursor is named `c` by eventsourcing's SQLite recorder, `curs` by its PostgreSQL one.
+class OutboxSQLiteRecorder(_Outboxed, ChainedSQLiteApplicationRecorder):  # type: ignore[misc]
+    pass
+
+
+class OutboxPostgresRecorder(_Outboxed, ChainedPostgresApplicationRecorder):  # type: ignore[misc]
+    pass
+
+
+class Dispatcher:
+    """Hands committed effects to this process's handlers, and marks them dispatched."""
+
+    def __init__(self, database: Database, *, homes: Sequence[Database] = (),
+                 retention: float | None = None, clock: Callable[[], float] = time.time
+                 ) -> None:
+        self.databases = [database, *homes]  # each home's outbox (`infra.store.homes`)
+        self.handlers: dict[type[Any], Callable[[Any], object]] = {}
+        self.failed = False  # an effect is known pending: relay before the next dispatch
+        self.retention = outbox_retention() if retention is None else retention
+        self.clock = clock
+        self.next_expiry = 0.0  # the first dispatch expires what is due
+
+    def on(self, kind: type[Any], handler: Callable[[Any], object]) -> None:
+        """Dispatch the effects of `kind` (`Wake`, `Deadline`, `BetDeadline`) to `handler` in
+        this process."""
+        self.handlers[kind] = handler
+
+    def dispatch(self, command_id: str, effects: Sequence[Effect],
+                 home: Database | None = None) -> None:
+        """Send a command's effects just committed (in the outbox of `home`, the database its
+        events went to; default: look in every one); never raises for a handler's failure."""
+        if not self.handlers:
+            return
+        if self.failed:
+            self.relay(before=command_id)
+        handled = [e for e in effects if type(e) in self.handlers]
+        if handled and all([self._send(e, command_id) for e in handled]):
+            kinds = sorted({kind_of(type(e)) for e in handled})
+            self._mark(f"command_id = ? AND kind IN ({', '.join('?' * len(kinds))})",
+                       (command_id, *kinds), None if home is None else [home])
+        if self.clock() >= self.next_expiry:
+            self.expire()
+
+    def expire(self) -> int:
+        """Delete the effects dispatched more than `retention` seconds ago (and those
+        dispatched before the outbox kept the time); a pending effect is never deleted. How
+        many went. Run from `dispatch` once every `EXPIRY_INTERVAL` seconds."""
+        now = self.clock()
+        self.next_expiry = now + EXPIRY_INTERVAL
+        deleted = 0
+        for database in self.databases:
+            batch = EXPIRY_BATCH
+            while batch == EXPIRY_BATCH:  # short transactions: writers wait a moment at most
+                with database.transaction(write=True) as cursor:
+                    batch = len(database.execute(
+                        cursor, "DELETE FROM {outbox} WHERE id IN (SELECT id FROM {outbox}"
+                        " WHERE dispatched AND (dispatched_at IS NULL OR dispatched_at < ?)"
+                        f" LIMIT {EXPIRY_BATCH}) RETURNING id",
+                        (now - self.retention,)).fetchall())
+                deleted += batch
+        if deleted:
+            log.info("outbox.expired", effects=deleted, retention=self.retention)
+        return deleted
+
+    def relay(self, before: str = "") -> int:
+        """Send the pending effects this process has handlers for (but those of the command
+        `before`, sent next); how many were sent or found superseded."""
+        kinds = sorted(kind_of(kind) for kind in self.handlers)
+        self.failed = False
+        effects: list[tuple[Database, int, str, Effect]] = []
+        for database in self.databases:
+            with database.transaction(write=False) as cursor:
+                rows = database.execute(
+                    cursor, "SELECT id, command_id, effect FROM {outbox} WHERE NOT dispatched"
+                    f" AND kind IN ({', '.join('?' * len(kinds))}) AND command_id <> ?"
+                    f" ORDER BY id LIMIT {RELAY_BATCH}", (*kinds, before)).fetchall()
+            effects.extend((database, row["id"], row["command_id"],
+                            _decoder.decode(bytes(row["effect"]))) for row in rows)
+        latest: dict[uuid.UUID, Wake] = {}  # a table's last wake-up says all the earlier ones do
+        for _, _, _, effect in effects:
+            if isinstance(effect, Wake) and effect.version >= latest.get(
+                    effect.table_id, effect).version:
+                latest[effect.table_id] = effect
+        with structlog.contextvars.bound_contextvars(request_id=None):  # not this request's
+            sent = [(database, row_id) for database, row_id, command_id, effect in effects
+                    if (isinstance(effect, Wake) and latest[effect.table_id] is not effect)
+                    or self._send(effect, command_id)]
+        for database in self.databases:
+            ids = tuple(row_id for home, row_id in sent if home is database)
+            if ids:
+                self._mark(f"id IN ({', '.join('?' * len(ids))})", ids, [database])
+        return len(sent)
+
+    def _send(self, effect: Effect, command_id: str) -> bool:
+        try:
+            with structlog.contextvars.bound_contextvars(command_id=command_id):
+                self.handlers[type(effect)](effect)
+        except Exception as error:  # a broker outage: the effect waits, the command stands
+            self.failed = True
+            log.warning("outbox.dispatch-failed", effect=kind_of(type(effect)),
+                        table_id=str(effect.table_id), error=type(error).__name__)
+            return False
+        return True
+
+    def _mark(self, where: str, params: tuple[Any, ...],
+              databases: Sequence[Database] | None = None) -> None:
+        """Mark dispatched what `where` selects, in `databases` (default: every home's
+        outbox, since a command's effects are in the home its events went to)."""
+        for database in self.databases if databases is None else databases:
+            with database.transaction(write=True) as cursor:
+                database.execute(cursor, "UPDATE {outbox} SET dispatched = ?, dispatched_at = ?"
+                                 f" WHERE {where}", (True, self.clock(), *params))

@@ -1,0 +1,268 @@
+"""eventsourcing's application and process recorders, with the ledger in the same transaction.
+
+Each insert of stored events, in one transaction:
+
+1. records the command id, if `Application.save(..., command_id=...)` gave one (eventsourcing
+   passes `save()`'s keyword arguments down to `insert_events`): an id already recorded
+   raises `DuplicateCommand` and nothing is written;
+2. inserts the events (a version already taken raises eventsourcing's `IntegrityError`);
+3. appends one `event_chain` row per event (stream and partition digests, `infra.store.chain`;
+   the partitions `save(..., partitions=...)` gives, `infra.store.partitions`) and signs each new
+   partition head (`chain_signatures`) with the store's signing key (`infra.store.signing`).
+
+After the commit, the writer's `Checkpointer` (`infra.store.checkpoints`) is told, and writes a
+signed tree head to the checkpoint file within `SABOT_CHECKPOINT_SECONDS`, and when the
+store is closed. A writer (a recorder whose tables are created) loads its signing key when
+it starts, and refuses to start without it; a reader (e.g. `sabot audit verify`) never needs
+it.
+
+The write lock is taken before the chains' heads are read: SQLite `BEGIN IMMEDIATE` (one
+writer at a time); PostgreSQL one advisory lock per partition written
+(`ledger.lock_partitions`), instead of eventsourcing's `LOCK TABLE stored_events IN
+EXCLUSIVE MODE`: writers to different partitions never wait on each other, and may commit
+out of notification order, so that readers in that order read up to `ledger.committed_head`.
+The Merkle tree is folded by the checkpoints (`ledger.advance_tree`), off the write path.
+The command id is claimed after the lock (`INSERT ... ON CONFLICT DO NOTHING`): a racing
+duplicate waits for the first to commit or roll back, then knows.
+
+On PostgreSQL the transaction is driven by hand in a psycopg pipeline (BEGIN ... COMMIT,
+rolled back on any failure) so that it costs three round trips (four when an auction's or a
+dispute's partition is first read from its table's chain), against five for eventsourcing's
+own insert.
+
+The process recorders (for event-processing applications and projections that write events)
+add eventsourcing's tracking row in the same transaction too. PostgreSQL's
+`POSTGRES_ENABLE_DB_FUNCTIONS` path (a stored procedure that inserts events) is not used: it
+would bypass the chain.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+from eventsourcing.postgres import (
+    PostgresApplicationRecorder,
+    PostgresDatastore,
+    PostgresProcessRecorder,
+)
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteProcessRecorder
+from eventsourcing.utils import retry
+from psycopg.pq import TransactionStatus
+
+from infra.errors import DuplicateCommand, RecordedCommand
+from infra.store import ledger, migrations
+from infra.store.checkpoints import Checkpoint, Checkpointer, checkpoint_path, interval
+from infra.store.database import Database, PostgresDatabase, SQLiteDatabase
+from infra.store.signing import Signer, SigningKeyError, key_env, key_path, signer_for
+
+__all__ = [
+    "ChainedPostgresApplicationRecorder",
+    "ChainedPostgresProcessRecorder",
+    "ChainedSQLiteApplicationRecorder",
+    "ChainedSQLiteProcessRecorder",
+    "DuplicateCommand",
+    "RecordedCommand",
+]
+
+
+class _Ledgered:
+    """What the chained recorders add to eventsourcing's: the ledger tables and lookups, the
+    signing key and the checkpoints."""
+
+    database: Database
+    _signer: Signer | None = None
+    _checkpointer: Checkpointer | None = None
+    _key_recorded = False
+    schema_upgrade: migrations.Upgrade | None = None  # what opening this writer upgraded
+
+    def recorded_command(self, command_id: str | UUID) -> RecordedCommand | None:
+        """The stream and versions a command produced, or None if it was never applied."""
+        with self.database.transaction(write=False) as cursor:
+            return ledger.recorded_command(self.database, cursor, command_id)
+
+    def upgrade_schema(self) -> None:
+        """Upgrade the store's schema (`infra.store.migrations`: the ledger's tables are in it), then
+        check this writer's key and checkpoints."""
+        self.schema_upgrade = migrations.upgrade(self.database)
+        self.checkpointer()  # a writer refuses to start without its key, or misconfigured
+        self.signer()
+
+    def signer(self) -> Signer:
+        """The store's signer. The default key beside a SQLite store is created for a new
+        store only: a store that was signed before and lost its key file refuses, rather than
+        start a new key. (PostgreSQL's default key is per working directory: each process
+        makes its own; set SABOT_SIGNING_KEY for one key.)"""
+        if self._signer is None:
+            env = key_env(self.database)
+            path = key_path(env)
+            beside = "SQLITE_DBNAME" in env and not env["SABOT_SIGNING_KEY"]
+            if path is not None and beside and not path.exists():
+                recorded = ledger.recorded_keys(self.database)
+                if recorded:
+                    raise SigningKeyError(
+                        f"the store was signed with key {recorded[0]} but its key file {path} "
+                        "is missing: restore it, or set SABOT_SIGNING_KEY")
+            self._signer = signer_for(env)
+        return self._signer
+
+    def checkpointer(self) -> Checkpointer | None:
+        """The checkpoints this writer writes (None: an in-memory store)."""
+        if self._checkpointer is None:
+            path = checkpoint_path(self.database)
+            if path is None:
+                return None
+            self._checkpointer = Checkpointer(self.database, path, self.signer(), interval())
+            assert isinstance(self.database, SQLiteDatabase | PostgresDatabase)
+            datastore: Any = self.database.datastore
+            close = datastore.close
+
+            def close_after_checkpoint() -> None:
+                assert self._checkpointer is not None
+                self._checkpointer.close()
+                close()
+
+            datastore.close = close_after_checkpoint  # the last checkpoint before the pool goes
+        return self._checkpointer
+
+    def write_checkpoint(self) -> Checkpoint | None:
+        """A checkpoint written now (None: an in-memory store, or nothing new to sign)."""
+        checkpointer = self.checkpointer()
+        return None if checkpointer is None else checkpointer.write()
+
+    def _sign(self, cursor: Any) -> Signer:
+        """The signer, its public key recorded in the store by this writer's first insert."""
+        signer = self.signer()
+        if not self._key_recorded:
+            ledger.record_key(self.database, cursor, signer)
+        return signer
+
+    def _committed(self) -> None:
+        self._key_recorded = True
+        checkpointer = self.checkpointer()
+        if checkpointer is not None:
+            checkpointer.noted()
+
+
+class ChainedSQLiteApplicationRecorder(_Ledgered, SQLiteApplicationRecorder):
+    def __init__(self, datastore: SQLiteDatastore, events_table_name: str = "stored_events"):
+        super().__init__(datastore, events_table_name=events_table_name)
+        self.database = SQLiteDatabase(datastore)
+
+    def create_table(self) -> None:
+        super().create_table()
+        self.upgrade_schema()
+
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
+        with self.database.transaction(write=True) as cursor:
+            ledger.claim_command(self.database, cursor, kwargs.get("command_id"), stored_events)
+            notification_ids = list(self._insert_events(cursor, stored_events, **kwargs) or ())
+            if stored_events:
+                partitions = ledger.resolve_partitions(self.database, cursor, stored_events,
+                                                       kwargs.get("partitions"))
+                ledger.ask_heads(self.database, cursor, stored_events, partitions)
+                heads = cursor.fetchall()
+                ledger.append_chain(self.database, cursor, heads, stored_events, notification_ids,
+                                    self._sign(cursor), partitions)
+        if stored_events:
+            self._committed()
+        return notification_ids
+
+
+class ChainedSQLiteProcessRecorder(ChainedSQLiteApplicationRecorder, SQLiteProcessRecorder):
+    def __init__(self, datastore: SQLiteDatastore, *, events_table_name: str = "stored_events"):
+        super().__init__(datastore, events_table_name=events_table_name)
+
+
+class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder):
+    def __init__(
+        self,
+        datastore: PostgresDatastore,
+        *,
+        events_table_name: str = "stored_events",
+        **kwargs: Any,
+    ):
+        super().__init__(datastore, events_table_name=events_table_name, **kwargs)
+        self.database = PostgresDatabase(datastore)
+
+    def create_table(self) -> None:
+        super().create_table()
+        self.upgrade_schema()
+
+    def _lock_table(self, curs: Any) -> None:
+        """No table lock: the partitions' locks (`ledger.lock_partitions`) order the writers
+        of a partition, and readers in notification order wait for the writers in flight
+        (`ledger.committed_head`)."""
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
+        notification_ids: Sequence[int] = []
+        failure: BaseException | None = None
+        with self.datastore.get_connection() as connection:
+            with connection.cursor() as cursor:  # before the locks: a stream never moves
+                partitions = ledger.resolve_partitions(self.database, cursor, stored_events,
+                                                       kwargs.pop("partitions", None))
+            with connection.pipeline() as pipeline:
+                try:
+                    notification_ids = self._insert_chained(
+                        connection, pipeline, stored_events, partitions, **kwargs
+                    )
+                except BaseException as error:
+                    failure = error  # raised once out of the pipeline, as eventsourcing does
+            if connection.info.transaction_status != TransactionStatus.IDLE:
+                with contextlib.suppress(psycopg.Error):
+                    connection.execute("ROLLBACK")
+            if failure is not None:
+                raise failure
+        if stored_events:
+            self._committed()
+        return notification_ids
+
+    def _insert_chained(
+        self,
+        connection: psycopg.Connection[Any],
+        pipeline: psycopg.Pipeline,
+        stored_events: Sequence[StoredEvent],
+        partitions: dict[UUID, str],
+        **kwargs: Any,
+    ) -> Sequence[int]:
+        """One transaction in three round trips: BEGIN, the partitions' locks and the
+        command's claim; the events' insert and the chain's heads; the chain's rows and
+        COMMIT."""
+        with connection.cursor() as cursor, connection.cursor() as insert:
+            cursor.execute("BEGIN")
+            if stored_events:
+                ledger.lock_partitions(self.database, cursor, partitions.values())
+            ledger.claim_command(self.database, cursor, kwargs.get("command_id"), stored_events)
+            self._insert_events(cursor, stored_events, **kwargs)
+            notification_ids: list[int] = []
+            if stored_events:
+                self._insert_stored_events(insert, stored_events, **kwargs)
+                ledger.ask_heads(self.database, cursor, stored_events, partitions)
+                pipeline.sync()
+                notification_ids = list(
+                    self._fetch_ids_after_insert_events(insert, stored_events, **kwargs) or ()
+                )
+                heads = cursor.fetchall()
+                ledger.append_chain(self.database, cursor, heads, stored_events, notification_ids,
+                                    self._sign(cursor), partitions)
+            cursor.execute("COMMIT")
+            pipeline.sync()
+        return notification_ids
+
+
+class ChainedPostgresProcessRecorder(ChainedPostgresApplicationRecorder, PostgresProcessRecorder):
+    def __init__(
+        self,
+        datastore: PostgresDatastore,
+        *,
+        events_table_name: str = "stored_events",
+        tracking_table_name: str = "notification_tracking",
+    ):
+        super().__init__(
+            datastore, events_table_name=events_table_name, tracking_table_name=tracking_table_name
+        )
