@@ -38,7 +38,7 @@ from api.routes_views import ViewReader
 from api.tokens import Grant, Role
 from domain.errors import NotFound, RuleViolation
 from domain.tournament.presets import PRESETS, preset
-from domain.tournament.state import TournamentSettings
+from domain.tournament.settings import TournamentSettings
 from infra.services.preview import PACE, Preview, preview
 from infra.services.tables import Recorded
 from infra.services.tournaments import Results, Tournaments, TournamentView, tournament_id_of

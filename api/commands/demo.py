@@ -29,7 +29,9 @@ from domain.errors import RuleViolation
 from domain.game.settings import Variant
 from domain.table.aggregate import Table
 from domain.tournament.presets import PRESETS, preset
-from domain.tournament.state import TournamentSettings, TournamentState, TournamentStatus
+from domain.tournament.settings import TournamentSettings
+from domain.tournament.state import TournamentState
+from domain.tournament.base import TournamentStatus
 from infra.services.tables import TableService
 from infra.services.tournaments import Tournaments
 from infra.settings import HOME, absolute_database_url, resolve_database_url

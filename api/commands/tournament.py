@@ -37,7 +37,7 @@ from api.commands._common import add_database, add_seed, progress
 from api.commands._views import print_json
 from domain.errors import DomainError
 from domain.tournament.presets import PRESETS, preset
-from domain.tournament.state import TournamentSettings
+from domain.tournament.settings import TournamentSettings
 from infra.services.direction import ORGANISER
 from infra.services.disputes import DisputeService
 from infra.services.preview import PACE, preview

@@ -12,14 +12,25 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from domain.game import coverage
-from domain.game.banking import can_duel, fill_duel
+from domain.game.banking import DuelTable, can_duel, fill_duel
 from domain.game.sides import Outcome, Side
 
-if TYPE_CHECKING:
-    from domain.table.base import TableBase
+
+class PassingTable(coverage.CoveredTable, DuelTable, Protocol):
+    """What the rules of the bank's passing read and change of a table."""
+
+    bank_offered_to: str | None
+    bank_required: int
+    bank_declined_by: list[str]
+    passed_hand_returns_to: str | None
+    bancos_in_a_row: int
+
+    def rotation_after(self, player: str) -> list[str]: ...
+
+    def bank_back_to_banker(self) -> None: ...
 
 
 class HouseKeepsBank:
@@ -27,16 +38,16 @@ class HouseKeepsBank:
 
     shoe_passes = False  # the shoe is offered round when the bank is lost or retired
 
-    def bank_awarded(self, state: TableBase) -> None:
+    def bank_awarded(self, state: PassingTable) -> None:
         """A player has just been given the bank."""
 
-    def bank_retired(self, state: TableBase, retiring: str, amount: int) -> None:
+    def bank_retired(self, state: PassingTable, retiring: str, amount: int) -> None:
         """The banker `retiring` has taken back his bank of `amount`."""
 
-    def coup_closed(self, state: TableBase, outcomes: dict[Side, Outcome]) -> None:
+    def coup_closed(self, state: PassingTable, outcomes: dict[Side, Outcome]) -> None:
         """The coup is paid and the bank holds its result: pass what passes."""
 
-    def taille_ended(self, state: TableBase) -> None:
+    def taille_ended(self, state: PassingTable) -> None:
         """The taille is over."""
 
 
@@ -45,14 +56,14 @@ class ShoePasses(HouseKeepsBank):
 
     shoe_passes = True
 
-    def bank_retired(self, state: TableBase, retiring: str, amount: int) -> None:
+    def bank_retired(self, state: PassingTable, retiring: str, amount: int) -> None:
         nxt = state.rotation_after(retiring)
         state.passed_hand_returns_to = nxt[0] if nxt else None
         state.bank_required = amount
         state.bank_offered_to = nxt[0] if nxt else None
         state.bank_declined_by = []
 
-    def coup_closed(self, state: TableBase, outcomes: dict[Side, Outcome]) -> None:
+    def coup_closed(self, state: PassingTable, outcomes: dict[Side, Outcome]) -> None:
         assert state.covered is not None and state.banker is not None
         outcome = outcomes[Side.PUNTER]
         if outcome is Outcome.TIE:
@@ -75,10 +86,10 @@ class ShoePasses(HouseKeepsBank):
 class HandsPass(HouseKeepsBank):
     """À deux tableaux: each tableau's hand passes on a loss; the bank lasts the taille."""
 
-    def bank_awarded(self, state: TableBase) -> None:
+    def bank_awarded(self, state: PassingTable) -> None:
         coverage.seat_hand_holders(state)
 
-    def coup_closed(self, state: TableBase, outcomes: dict[Side, Outcome]) -> None:
+    def coup_closed(self, state: PassingTable, outcomes: dict[Side, Outcome]) -> None:
         covered = state.covered
         assert covered is not None
         # 000: "Après le second banco, chaque tableau reprend son droit, et il n'est plus
@@ -97,14 +108,14 @@ class HandsPass(HouseKeepsBank):
         if state.bank <= 0:
             state.bank_back_to_banker()
 
-    def taille_ended(self, state: TableBase) -> None:
+    def taille_ended(self, state: PassingTable) -> None:
         state.bank_back_to_banker()
 
 
 class DuelRotates(HouseKeepsBank):
     """The family game: the duel's loser makes way for the next player who can duel."""
 
-    def coup_closed(self, state: TableBase, outcomes: dict[Side, Outcome]) -> None:
+    def coup_closed(self, state: PassingTable, outcomes: dict[Side, Outcome]) -> None:
         outcome = outcomes[Side.PUNTER]
         if outcome is Outcome.TIE:
             return

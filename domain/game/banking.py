@@ -10,33 +10,45 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from domain.errors import RuleViolation
+from domain.game.coverage import Coverage
+from domain.game.seat_view import SeatView
+from domain.game.settings import TableSettings
 from domain.game.sides import Side
 
-if TYPE_CHECKING:
-    from domain.table.base import TableBase
+
+class DuelTable(Protocol):
+    """What the banking rules read of a table, and the duel they fill."""
+
+    settings: TableSettings
+    banker: str | None
+    covered: Coverage | None
+    duel: list[str]
+
+    def seat_of(self, player: str) -> SeatView: ...
+
+    def seated(self) -> list[str]: ...
 
 
 class HouseBanks:
     """The house banks every bet; the drawing table decides for both hands."""
 
     has_bank = False  # a player holds a bank, given before betting
-    house_bets = True  # bets go on the house's spots (Player, Banker, Tie)
     players_needed = 1  # seated players with chips that make a coup
 
-    def hand_holder(self, state: TableBase, side: Side) -> str | None:
+    def hand_holder(self, state: DuelTable, side: Side) -> str | None:
         """Who decides for a hand in the coup being played (None: the drawing table)."""
         return None
 
-    def seated(self, state: TableBase) -> None:
+    def seated(self, state: DuelTable) -> None:
         """A player has sat down."""
 
-    def betting_opens(self, state: TableBase) -> None:
+    def betting_opens(self, state: DuelTable) -> None:
         """Betting opens on a new taille."""
 
-    def check_close(self, state: TableBase) -> None:
+    def check_close(self, state: DuelTable) -> None:
         """Refuse to close betting while the coup lacks its players."""
 
 
@@ -45,16 +57,16 @@ class Duel(HouseBanks):
 
     players_needed = 2
 
-    def hand_holder(self, state: TableBase, side: Side) -> str | None:
+    def hand_holder(self, state: DuelTable, side: Side) -> str | None:
         return state.duel[1] if side is Side.PUNTER else state.duel[0]
 
-    def seated(self, state: TableBase) -> None:
+    def seated(self, state: DuelTable) -> None:
         fill_duel(state)
 
-    def betting_opens(self, state: TableBase) -> None:
+    def betting_opens(self, state: DuelTable) -> None:
         fill_duel(state)
 
-    def check_close(self, state: TableBase) -> None:
+    def check_close(self, state: DuelTable) -> None:
         if len(state.duel) < 2:
             raise RuleViolation(f"two players with {state.settings.duel_stake} chips must duel",
                                 rule="no-duel")
@@ -64,20 +76,19 @@ class PlayerBanks(HouseBanks):
     """A player holds the bank; punters stake against it on a tableau."""
 
     has_bank = True
-    house_bets = False
     players_needed = 2
 
-    def hand_holder(self, state: TableBase, side: Side) -> str | None:
+    def hand_holder(self, state: DuelTable, side: Side) -> str | None:
         if side is Side.BANKER:
             return state.banker
         return state.covered.hand_holders.get(side) if state.covered else None
 
 
-def can_duel(state: TableBase, player: str) -> bool:
+def can_duel(state: DuelTable, player: str) -> bool:
     return state.seat_of(player).chips >= state.settings.duel_stake
 
 
-def fill_duel(state: TableBase) -> None:
+def fill_duel(state: DuelTable) -> None:
     """Duellists who cannot cover the duel stake give up their place; the next ones sit."""
     state.duel = [p for p in state.duel if can_duel(state, p)]
     for player in state.seated():

@@ -19,22 +19,20 @@ punters seated on their tableau's side, then those seated on the other side, the
 standing punters, who "sont toujours payés les derniers".
 
 `CheminDeFerCoverage` and `TwoTableauxCoverage` are the variants' coverage rules: each reads
-the table (`TableBase`) for the orders, the banco and the hand holders, and covers its bank.
+the table (`CoveredTable`) for the orders, the banco and the hand holders, and covers its bank.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from itertools import zip_longest
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import msgspec
 
-from domain.game.settings import HandHolder
+from domain.game.seat_view import SeatView
+from domain.game.settings import HandHolder, TableSettings
 from domain.game.sides import Side
-
-if TYPE_CHECKING:
-    from domain.table.base import TableBase
 
 
 class Stake(msgspec.Struct, frozen=True):
@@ -55,6 +53,23 @@ class Coverage(msgspec.Struct, frozen=True):
 
     def engaged_on(self, tableau: Side) -> int:
         return sum(s.amount for s in self.engaged if s.tableau is tableau)
+
+
+class CoveredTable(Protocol):
+    """What the coverage rules read of a table (and the tableaux' hand holders they seat)."""
+
+    settings: TableSettings
+    banker: str | None
+    bank: int
+    stakes: list[Stake]
+    banco_calls: list[str]
+    banco_suivi: str | None
+    hand_holders: dict[Side, str]
+
+    @property
+    def seats(self) -> Sequence[SeatView]: ...
+
+    def punter_order(self) -> list[str]: ...
 
 
 def banco_winner(callers: Sequence[str], order: Sequence[str], suivi: str | None,
@@ -163,7 +178,7 @@ def deux_tableaux(
     return Coverage(tuple(in_pay_order), tuple(returned), None, dict(hand_holders))
 
 
-def _banco(state: TableBase) -> tuple[list[str], set[str], str | None]:
+def _banco(state: CoveredTable) -> tuple[list[str], set[str], str | None]:
     """The punters' priority order, the standing punters, and the banco that has priority."""
     order = state.punter_order()
     standing = {s.player for s in state.seats if s.standing}
@@ -173,7 +188,7 @@ def _banco(state: TableBase) -> tuple[list[str], set[str], str | None]:
 class CheminDeFerCoverage:
     """One tableau; the punters' hand goes by the table's `hand_holder` setting."""
 
-    def cover(self, state: TableBase) -> Coverage:
+    def cover(self, state: CoveredTable) -> Coverage:
         order, standing, winner = _banco(state)
         return chemin_de_fer(state.bank, state.stakes, order, winner,
                              state.settings.hand_holder, standing)
@@ -182,7 +197,7 @@ class CheminDeFerCoverage:
 class TwoTableauxCoverage:
     """Two tableaux, each covered in its own order; each hand held where it was left."""
 
-    def cover(self, state: TableBase) -> Coverage:
+    def cover(self, state: CoveredTable) -> Coverage:
         _, _, winner = _banco(state)
         orders = {t: _tableau_order(state, t) for t in (Side.RIGHT, Side.LEFT)}
         holders = {t: h for t in orders if (h := _holder_with_stake(state, t, orders[t]))}
@@ -190,7 +205,7 @@ class TwoTableauxCoverage:
         return deux_tableaux(state.bank, state.stakes, orders, winner, holders, sides)
 
 
-def side_order(state: TableBase, side: Side) -> list[str]:
+def side_order(state: CoveredTable, side: Side) -> list[str]:
     """A side's seated punters from the hand holder outward, the closest ones after."""
     mine = [s.player for s in state.seats if s.side is side and not s.standing
             and s.player != state.banker]
@@ -201,7 +216,7 @@ def side_order(state: TableBase, side: Side) -> list[str]:
     return mine
 
 
-def seat_hand_holders(state: TableBase) -> None:
+def seat_hand_holders(state: CoveredTable) -> None:
     """Each tableau's hand to the first punter of its side, unless its holder still sits there."""
     for side in (Side.RIGHT, Side.LEFT):
         if state.hand_holders.get(side) not in side_order(state, side):
@@ -210,12 +225,12 @@ def seat_hand_holders(state: TableBase) -> None:
                 state.hand_holders[side] = order[0]
 
 
-def _tableau_order(state: TableBase, tableau: Side) -> list[str]:
+def _tableau_order(state: CoveredTable, tableau: Side) -> list[str]:
     other = Side.LEFT if tableau is Side.RIGHT else Side.RIGHT
     standing = [s.player for s in state.seats if s.standing]
     return side_order(state, tableau) + side_order(state, other) + standing
 
 
-def _holder_with_stake(state: TableBase, tableau: Side, order: list[str]) -> str | None:
+def _holder_with_stake(state: CoveredTable, tableau: Side, order: list[str]) -> str | None:
     staking = {s.player for s in state.stakes if s.tableau is tableau}
     return next((p for p in order if p in staking), None)

@@ -21,16 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import msgspec
 
-from domain.game.coverage import Stake
+from domain.game.coverage import Coverage, Stake
 from domain.game.settings import TableSettings
 from domain.game.sides import Outcome, Side
-
-if TYPE_CHECKING:
-    from domain.table.base import TableBase
 
 
 class Spot(StrEnum):
@@ -143,12 +140,34 @@ def against_bank(
                       boxes).check()
 
 
+class PayingTable(Protocol):
+    """What the payout rules read of a table."""
+
+    @property
+    def settings(self) -> TableSettings: ...
+
+    @property
+    def bets(self) -> Sequence[Bet]: ...
+
+    @property
+    def commission_box(self) -> Mapping[str, int]: ...
+
+    @property
+    def duel(self) -> Sequence[str]: ...
+
+    @property
+    def banker(self) -> str | None: ...
+
+    @property
+    def covered(self) -> Coverage | None: ...
+
+
 class HousePays:
     """Punto banco: the house pays its bets."""
 
     even_bets_lose_on_tie = False  # the odds' default: Player and Banker lost on a tie
 
-    def settle(self, state: TableBase, outcomes: dict[Side, Outcome]) -> Settlement:
+    def settle(self, state: PayingTable, outcomes: dict[Side, Outcome]) -> Settlement:
         return house_bets(state.settings, outcomes[Side.PUNTER], state.bets,
                           state.commission_box)
 
@@ -158,7 +177,7 @@ class DuelPays(HousePays):
 
     even_bets_lose_on_tie = True
 
-    def settle(self, state: TableBase, outcomes: dict[Side, Outcome]) -> Settlement:
+    def settle(self, state: PayingTable, outcomes: dict[Side, Outcome]) -> Settlement:
         side_bets = super().settle(state, outcomes)
         won = duel(outcomes[Side.PUNTER], state.duel[0], state.duel[1],
                    state.settings.duel_stake)
@@ -169,7 +188,7 @@ class DuelPays(HousePays):
 class BankPays(HousePays):
     """Chemin de fer, à deux tableaux: the engaged stakes are paid out of the bank."""
 
-    def settle(self, state: TableBase, outcomes: dict[Side, Outcome]) -> Settlement:
+    def settle(self, state: PayingTable, outcomes: dict[Side, Outcome]) -> Settlement:
         assert state.covered is not None and state.banker is not None
         return against_bank(state.settings, outcomes, state.covered.engaged, state.banker,
                             state.commission_box.get(state.banker, 0))

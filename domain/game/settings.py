@@ -12,12 +12,18 @@ from typing import Any
 
 import msgspec
 
+from domain.errors import RuleViolation
 from domain.limits import MAX_CHIPS
-from domain.table.betting_order import BettingOrder, check_betting
 
 MAX_DECISION_SECONDS = 3600
+MAX_BET_SECONDS = 3600
 MAX_TIE_PAYS = 100
 MAX_CARDS = 8 * 52
+
+
+class BettingOrder(StrEnum):
+    FREE = "free"  # everyone bets when they like until betting closes
+    ROTATING = "rotating"  # in turn, the first bettor one seat to the left each coup
 
 
 class Variant(StrEnum):
@@ -25,6 +31,12 @@ class Variant(StrEnum):
     CHEMIN_DE_FER = "chemin-de-fer"
     DEUX_TABLEAUX = "deux-tableaux"
     SIMPLIFIED = "simplified"
+
+    @property
+    def house_banks(self) -> bool:
+        """Bets go on the house's spots (Player, Banker, Tie): punto banco, and the family
+        game's side bets; elsewhere punters stake against a player's bank."""
+        return self in (Variant.PUNTO_BANCO, Variant.SIMPLIFIED)
 
 
 class FirstBank(StrEnum):
@@ -74,6 +86,20 @@ class Preset(StrEnum):
     FRANCE_2007_BANQUE_OUVERTE = "france-2007-banque-ouverte"  # its à banque ouverte form
 
 
+def check_betting(order: BettingOrder, seconds: int, house_banks: bool) -> None:
+    """Refuse a betting order or a bet clock no table can keep, each with a named rule."""
+    if not 0 <= seconds <= MAX_BET_SECONDS:
+        raise RuleViolation(f"a bet clock is 0 (none) to {MAX_BET_SECONDS} s",
+                            rule="settings-bet-clock")
+    if seconds and order != BettingOrder.ROTATING:
+        raise RuleViolation("a bet clock times the turns of a rotating betting order",
+                            rule="bet-clock-without-turns")
+    if order == BettingOrder.ROTATING and not house_banks:
+        raise RuleViolation("players bet in turn where the house banks the bets (punto "
+                            "banco, the family game); against a player's bank the stakes "
+                            "keep their own priority", rule="settings-betting-order")
+
+
 class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Every rule option of a table. Build with `TableSettings.default(variant, **overrides)`."""
 
@@ -121,8 +147,6 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
 
     def check(self) -> TableSettings:
         """Refuse settings that no table can play with."""
-        from domain.errors import RuleViolation
-
         if not 1 <= self.decks <= 8:
             raise RuleViolation("a shoe holds 1 to 8 decks", rule="settings-decks")
         if not 0 <= self.commission_percent <= 25 or not 0 <= self.commission_bp <= 2500:
@@ -132,9 +156,7 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
         if not 0 <= self.decision_seconds <= MAX_DECISION_SECONDS:
             raise RuleViolation(f"a decision's time limit is 0 (none) to {MAX_DECISION_SECONDS} s",
                                 rule="settings-decision-time")
-        from domain.game.variants import rules_for  # the variants' rules read these settings
-
-        check_betting(self.betting_order, self.bet_seconds, rules_for(self).banking.house_bets)
+        check_betting(self.betting_order, self.bet_seconds, self.variant.house_banks)
         if not (0 <= self.burn_cards <= MAX_CARDS and 0 <= self.cut_card_from_end <= MAX_CARDS):
             raise RuleViolation(f"burn and cut card counts are 0 to {MAX_CARDS}",
                                 rule="settings-burn")
@@ -153,8 +175,6 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
         preset = Preset(overrides.get("preset", Preset.SEEDS))
         house = _PRESETS.get(preset, {})
         if preset is not Preset.SEEDS and v not in house:
-            from domain.errors import RuleViolation
-
             raise RuleViolation(f"the {preset} rules do not cover {v}", rule="settings-preset")
         return msgspec.convert({**base, **house.get(v, {}), **overrides, "variant": v},
                                cls).check()

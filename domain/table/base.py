@@ -18,7 +18,6 @@ from domain.game.payouts import Bet, Settlement
 from domain.game.settings import TableSettings, Variant
 from domain.game.shoe import Shoe
 from domain.game.variants import VariantRules, rules_for
-from domain.table.betting_order import BetTurns
 
 
 class Phase(StrEnum):
@@ -69,6 +68,21 @@ class ShoeState(msgspec.Struct, kw_only=True):
     def public(self) -> Shoe:
         return Shoe(algorithm=self.algorithm, decks=self.decks, commitment=self.commitment,
                     contributions=tuple(self.contributions), cut=self.cut)
+
+
+class BetTurns(msgspec.Struct, kw_only=True):
+    """The players who had their turn to bet on coup `coup`."""
+
+    coup: int = 0
+    taken: list[str] = msgspec.field(default_factory=list)
+
+    def taken_for(self, coup: int) -> list[str]:
+        return self.taken if self.coup == coup else []
+
+    def take(self, coup: int, player: str) -> None:
+        if self.coup != coup:
+            self.coup, self.taken = coup, []
+        self.taken.append(player)
 
 
 class TableBase(msgspec.Struct, kw_only=True):
@@ -134,7 +148,7 @@ class TableBase(msgspec.Struct, kw_only=True):
     @property
     def house_banks(self) -> bool:
         """Bets go on the house's spots (punto banco, the family game's side bets)."""
-        return self.rules.banking.house_bets
+        return self.variant.house_banks
 
     def seat_of(self, player: str) -> Seat:
         for seat in self.seats:

@@ -21,22 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING
-
-import msgspec
 
 from domain.actors import is_official
 from domain.errors import OutOfTurn, RuleViolation
-
-if TYPE_CHECKING:
-    from domain.table.base import TableBase
-
-MAX_BET_SECONDS = 3600
-
-
-class BettingOrder(StrEnum):
-    FREE = "free"  # everyone bets when they like until betting closes
-    ROTATING = "rotating"  # in turn, the first bettor one seat to the left each coup
+from domain.game.settings import BettingOrder
+from domain.table.base import Phase, TableBase
 
 
 class PassReason(StrEnum):
@@ -45,35 +34,6 @@ class PassReason(StrEnum):
     PASS = "pass"  # the player passed
     CLOCK = "clock"  # the bet clock ran out
     SECRET_BET = "secret-bet"  # the turn's bet is the player's secret bet (the tournament's)
-
-
-class BetTurns(msgspec.Struct, kw_only=True):
-    """The players who had their turn to bet on coup `coup`."""
-
-    coup: int = 0
-    taken: list[str] = msgspec.field(default_factory=list)
-
-    def taken_for(self, coup: int) -> list[str]:
-        return self.taken if self.coup == coup else []
-
-    def take(self, coup: int, player: str) -> None:
-        if self.coup != coup:
-            self.coup, self.taken = coup, []
-        self.taken.append(player)
-
-
-def check_betting(order: BettingOrder, seconds: int, house_banks: bool) -> None:
-    """Refuse a betting order or a bet clock no table can keep, each with a named rule."""
-    if not 0 <= seconds <= MAX_BET_SECONDS:
-        raise RuleViolation(f"a bet clock is 0 (none) to {MAX_BET_SECONDS} s",
-                            rule="settings-bet-clock")
-    if seconds and order != BettingOrder.ROTATING:
-        raise RuleViolation("a bet clock times the turns of a rotating betting order",
-                            rule="bet-clock-without-turns")
-    if order == BettingOrder.ROTATING and not house_banks:
-        raise RuleViolation("players bet in turn where the house banks the bets (punto "
-                            "banco, the family game); against a player's bank the stakes "
-                            "keep their own priority", rule="settings-betting-order")
 
 
 def turn_order(players: Sequence[str], coup: int) -> list[str]:
@@ -86,8 +46,6 @@ def turn_order(players: Sequence[str], coup: int) -> list[str]:
 
 def bettor(state: TableBase) -> str | None:
     """Who is to bet now in turn (None: a free order, betting not open, or every turn had)."""
-    from domain.table.state import Phase  # the table imports this module
-
     if state.settings.betting_order != BettingOrder.ROTATING or (
             state.phase is not Phase.BETTING):
         return None
@@ -100,8 +58,6 @@ def bettor(state: TableBase) -> str | None:
 def may_bet(state: TableBase) -> list[str]:
     """Who may bet now: the player in turn, or in a free order everyone at the table while
     betting is open."""
-    from domain.table.state import Phase
-
     if state.settings.betting_order == BettingOrder.ROTATING:
         turn = bettor(state)
         return [turn] if turn is not None else []
@@ -133,8 +89,6 @@ def take_turn(state: TableBase, player: str) -> None:
 def check_turn_to_come(state: TableBase, player: str) -> None:
     """Refuse a secret bet from `player` once their turn on the coup being staked is over
     (or once betting has closed): it is placed at their turn or before it."""
-    from domain.table.state import Phase
-
     if state.settings.betting_order != BettingOrder.ROTATING:
         return
     state.require(Phase.NO_SHOE, Phase.SHUFFLED, Phase.BURNING, Phase.NO_BANK, Phase.BETTING,
@@ -148,8 +102,6 @@ def check_turn_to_come(state: TableBase, player: str) -> None:
 def check_pass(state: TableBase, player: str, reason: PassReason) -> None:
     """Refuse passing `player`'s turn now: a turn passes in turn, but a secret bet's may be
     used before it comes (the player is then skipped)."""
-    from domain.table.state import Phase
-
     if state.settings.betting_order != BettingOrder.ROTATING:
         raise RuleViolation("at this table players bet when they like: there is no turn to "
                             "pass", rule="no-betting-order")

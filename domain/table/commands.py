@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from typing import get_args
 
-import msgspec
-
 from domain.commands import Command
 from domain.game.cards import Card
 from domain.game.coup import Side
 from domain.game.payouts import Spot
-from domain.limits import Chips, CommandId, Count, Name, Reason
+from domain.limits import Chips, Count, Name, Reason
 from domain.table.betting_order import PassReason
 
 

@@ -30,9 +30,10 @@ from domain.commands import require_known
 from domain.errors import NotFound, OutOfTurn, RuleViolation
 from domain.game.coup import Outcome, Side
 from domain.game.payouts import Bet, Spot, house_bets
+from domain.game.settings import BettingOrder
 from domain.game.shoe import commitment
 from domain.game.variants import rules_for
-from domain.table.betting_order import BettingOrder, PassReason
+from domain.table.betting_order import PassReason
 from domain.table.commands import (
     AdjustChips,
     ChangeLimits,
@@ -43,12 +44,12 @@ from domain.table.commands import (
 )
 from domain.topics import keep_topics
 from domain.tournament import commands as tc
-from domain.tournament.balancing import Break
 from domain.tournament.entrants import Bust, Status
 from domain.tournament.prizes import Placement
+from domain.tournament.records import Break, Intervention, Phase, SecretBet
 from domain.tournament.seating import SEATING_ALGORITHM
-from domain.tournament.stages import Phase
-from domain.tournament.state import Intervention, SecretBet, TournamentSettings, TournamentState
+from domain.tournament.settings import TournamentSettings
+from domain.tournament.state import TournamentState
 
 TOURNAMENT = "@tournament"  # the actor of the table commands a player's step calls for
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-70a2a0e00000")

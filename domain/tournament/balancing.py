@@ -1,31 +1,22 @@
 """A tournament's table balancing: the breaks and moves that keep the tables within the
 tolerance (a broken table's players reseated from the seeded stream), and applying them.
 
-These are the steps of `TournamentState` (domain/tournament/state.py), which keeps the state and
+These are the steps of `TournamentBase` (domain/tournament/state.py), which keeps the state and
 asks them; each validates before it changes anything.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import msgspec
 
 from domain.errors import NotFound, RuleViolation
+from domain.tournament import seating
+from domain.tournament.base import TournamentBase
 from domain.tournament.entrants import Status
+from domain.tournament.records import Break, Phase
 from domain.tournament.seating import shuffled
-from domain.tournament.stages import Phase
-
-if TYPE_CHECKING:
-    from domain.tournament.state import TournamentState
-
-class Break(msgspec.Struct, frozen=True, kw_only=True):
-    """A table broken: its players in seat order, and the order the seeded stream reseats them."""
-
-    table: str
-    players: tuple[str, ...]
-    order: tuple[str, ...]
 
 
 class Move(msgspec.Struct, frozen=True, kw_only=True):
@@ -35,7 +26,7 @@ class Move(msgspec.Struct, frozen=True, kw_only=True):
     seat: int
 
 
-def balancing_plan(state: TournamentState, seed: bytes,
+def balancing_plan(state: TournamentBase, seed: bytes,
                    breaking: str | None = None) -> list[Break | Move]:
     """The breaks and moves that balance the tables, in order.
 
@@ -49,7 +40,7 @@ def balancing_plan(state: TournamentState, seed: bytes,
     """
     if state.phase in (Phase.REGISTRATION, Phase.FINISHED):
         return []
-    state.check_seed(seed)
+    seating.check_seed(state, seed)
     number = {t: i for i, t in enumerate(state.tables)}
     layout = {t: {e.seat or 0: e.player for e in state.seated_at(t)} for t in state.tables}
     moves = {p: e.moves for p, e in state.entrants.items()}
@@ -92,7 +83,7 @@ def balancing_plan(state: TournamentState, seed: bytes,
     return plan
 
 
-def break_table(state: TournamentState, table: str, players: Sequence[str],
+def break_table(state: TournamentBase, table: str, players: Sequence[str],
                 order: Sequence[str]) -> None:
     """Close a table; its players, reseated in `order`, move next."""
     if table not in state.tables or len(state.tables) < 2:
@@ -106,7 +97,7 @@ def break_table(state: TournamentState, table: str, players: Sequence[str],
     state.breaks.append(Break(table=table, players=tuple(players), order=tuple(order)))
 
 
-def move(state: TournamentState, player: str, from_table: str, to_table: str, seat: int,
+def move(state: TournamentBase, player: str, from_table: str, to_table: str, seat: int,
          chips: int) -> None:
     """A player changes table with their chips."""
     entrant = state.entrant(player)
@@ -114,7 +105,7 @@ def move(state: TournamentState, player: str, from_table: str, to_table: str, se
         raise RuleViolation(f"{player} is not playing at {from_table}", rule="move-player")
     if to_table not in state.tables or to_table == from_table:
         raise NotFound(f"{to_table} is not another open table", rule="unknown-table")
-    if seat not in state.free_seats(to_table):
+    if seat not in seating.free_seats(state, to_table):
         raise RuleViolation(f"seat {seat} of {to_table} is not free", rule="seat-taken")
     if chips < 1:
         raise RuleViolation("a player in play has chips", rule="move-chips")

@@ -24,7 +24,7 @@ from enum import StrEnum
 import msgspec
 
 from domain.errors import RuleViolation
-from domain.table.betting_order import BettingOrder, check_betting
+from domain.game.settings import BettingOrder, check_betting
 
 
 class Limits(msgspec.Struct, frozen=True, kw_only=True):

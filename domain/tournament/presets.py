@@ -22,10 +22,9 @@ from typing import Any
 import msgspec
 
 from domain.errors import NotFound
-from domain.game.settings import Variant
-from domain.table.betting_order import BettingOrder
+from domain.game.settings import BettingOrder, Variant
 from domain.tournament.formats import Advance, ChipRule, Limits, Stage, TieBreak
-from domain.tournament.state import TournamentSettings
+from domain.tournament.settings import TournamentSettings
 
 PRESETS: dict[str, TournamentSettings] = {
     "punto-banco-heats": TournamentSettings(

@@ -2,26 +2,22 @@
 out are given (from the bottom, once registration has closed), the standings, the prize
 table and its shares on a tie, the awards and the finish that reveals the seed.
 
-These are the steps of `TournamentState` (domain/tournament/state.py), which keeps the state and
+These are the steps of `TournamentBase` (domain/tournament/state.py), which keeps the state and
 asks them; each validates before it changes anything.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import msgspec
 
 from domain.errors import NotFound, OutOfTurn, RuleViolation
+from domain.tournament import seating
+from domain.tournament.base import TournamentBase
 from domain.tournament.entrants import Bust, Exit, Status
-from domain.tournament.stages import Phase
-
-if TYPE_CHECKING:
-    from domain.tournament.state import TournamentState
-
-
-BASIS_POINTS = 10_000  # a prize is a share of the pool in basis points: 10 000 is all of it
+from domain.tournament.records import Phase
+from domain.tournament.settings import BASIS_POINTS
 
 
 class Placement(msgspec.Struct, frozen=True, kw_only=True):
@@ -41,7 +37,7 @@ class Result(msgspec.Struct, frozen=True, kw_only=True):
     prize: int
 
 
-def bust_out(state: TournamentState, table: str, coup: int, busted: Sequence[Bust]) -> None:
+def bust_out(state: TournamentBase, table: str, coup: int, busted: Sequence[Bust]) -> None:
     """Players left without chips by one coup at one table, with their chips at its start."""
     state.require(Phase.RUNNING, doing="record bust-outs")
     if table not in state.tables:
@@ -65,7 +61,7 @@ def bust_out(state: TournamentState, table: str, coup: int, busted: Sequence[Bus
         state.close_registration()
 
 
-def placements_due(state: TournamentState) -> list[Placement]:
+def placements_due(state: TournamentBase) -> list[Placement]:
     """The finishing positions the players out can be given now, oldest exits first."""
     if state.registration_open:
         return []
@@ -77,7 +73,7 @@ def placements_due(state: TournamentState) -> list[Placement]:
     return due
 
 
-def _ranked(state: TournamentState, exit_: Exit, bottom: int) -> list[Placement]:
+def _ranked(state: TournamentBase, exit_: Exit, bottom: int) -> list[Placement]:
     """Players out together take positions bottom - k + 1 .. bottom, the most chips first;
     equal chips tie: each takes the best position of the ones they cover together."""
     top = bottom - len(exit_.players) + 1
@@ -90,7 +86,7 @@ def _ranked(state: TournamentState, exit_: Exit, bottom: int) -> list[Placement]
             for bust in ordered]
 
 
-def place(state: TournamentState, placement: Placement) -> None:
+def place(state: TournamentBase, placement: Placement) -> None:
     """Give a player out the finishing position the ranking gives them (oldest exit first)."""
     expected = _ranked(state, state.exits[0], state.bottom) if state.exits else []
     if state.registration_open or placement not in expected:
@@ -107,7 +103,7 @@ def place(state: TournamentState, placement: Placement) -> None:
         state.bottom -= len(head.players)
 
 
-def standings(state: TournamentState) -> list[tuple[str, int, int]]:
+def standings(state: TournamentBase) -> list[tuple[str, int, int]]:
     """(player, position, tied) of every placed player, and of the sole survivor at 1."""
     rows = [(e.player, e.position, e.tied) for e in state.entrants.values()
             if e.position is not None]
@@ -117,12 +113,12 @@ def standings(state: TournamentState) -> list[tuple[str, int, int]]:
     return sorted(rows, key=lambda r: (r[1], state.entrants[r[0]].draw_rank or 0))
 
 
-def prizes(state: TournamentState) -> dict[str, int]:
+def prizes(state: TournamentBase) -> dict[str, int]:
     """Each player's prize once the tournament is decided (see `shares`)."""
     table = (list(state.settings.fixed_prizes) if state.settings.fixed_prizes
              else prize_table(state.pool, state.settings.prizes))
     groups: dict[int, list[str]] = {}
-    for player, position, _ in state.standings():
+    for player, position, _ in standings(state):
         groups.setdefault(position, []).append(player)
     prizes: dict[str, int] = {}
     for position, players in groups.items():
@@ -132,31 +128,31 @@ def prizes(state: TournamentState) -> dict[str, int]:
     return prizes
 
 
-def require_decided(state: TournamentState) -> None:
+def require_decided(state: TournamentBase) -> None:
     if not state.decided:
         raise OutOfTurn("prizes and the finish wait until one player is left",
                         rule="not-decided")
 
 
-def award(state: TournamentState, player: str, amount: int) -> None:
+def award(state: TournamentBase, player: str, amount: int) -> None:
     entrant = state.entrant(player)
-    state.require_decided()
-    if entrant.prize is not None or amount < 1 or state.prizes().get(player) != amount:
+    require_decided(state)
+    if entrant.prize is not None or amount < 1 or prizes(state).get(player) != amount:
         raise RuleViolation(f"{player}'s prize is not {amount}", rule="prize-mismatch")
     entrant.prize = amount
 
 
-def finish(state: TournamentState, seed: bytes, winners: Sequence[str]) -> None:
+def finish(state: TournamentBase, seed: bytes, winners: Sequence[str]) -> None:
     """Declare the winners, check every prize awarded, and reveal the seed: the draw and
     every break must be what it gives."""
-    state.require_decided()
-    standings = state.standings()
-    if list(winners) != [player for player, position, _ in standings if position == 1]:
+    require_decided(state)
+    ranked = standings(state)
+    if list(winners) != [player for player, position, _ in ranked if position == 1]:
         raise RuleViolation("the winners are the players at position 1", rule="winners")
-    prizes = state.prizes()
-    if any(amount and state.entrants[p].prize != amount for p, amount in prizes.items()):
+    due = prizes(state)
+    if any(amount and state.entrants[p].prize != amount for p, amount in due.items()):
         raise RuleViolation("every prize is awarded before the finish", rule="prizes-unpaid")
-    state.verify(seed)
+    seating.verify(state, seed)
     for player in state.in_play():
         entrant = state.entrants[player]
         entrant.status, entrant.position, entrant.tied, entrant.seat = (Status.PLACED, 1, 1,
@@ -165,12 +161,12 @@ def finish(state: TournamentState, seed: bytes, winners: Sequence[str]) -> None:
     state.phase = Phase.FINISHED
 
 
-def results(state: TournamentState) -> list[Result]:
+def results(state: TournamentBase) -> list[Result]:
     """Finishing positions and prizes, the winners first (the draw's order within a tie)."""
     return [Result(player=player, position=position, tied=tied,
                    entries=state.entrants[player].entries,
                    prize=state.entrants[player].prize or 0)
-            for player, position, tied in state.standings()]
+            for player, position, tied in standings(state)]
 
 
 def prize_table(pool: int, prizes: Sequence[int]) -> list[int]:

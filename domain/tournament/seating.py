@@ -2,7 +2,7 @@
 the seats it deals, late seats, and the check of the revealed seed against the draw and
 every break's reseating (sabot-seating-v1).
 
-These are the steps of `TournamentState` (domain/tournament/state.py), which keeps the state and
+These are the steps of `TournamentBase` (domain/tournament/state.py), which keeps the state and
 asks them; each validates before it changes anything.
 """
 
@@ -10,56 +10,35 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
-
-import msgspec
 
 from domain.errors import NotFound, OutOfTurn, RuleViolation
 from domain.game.shoe import commitment as commitment_of
 from domain.game.shoe import keyed_shuffle
+from domain.tournament.base import TournamentBase
 from domain.tournament.entrants import Status
-from domain.tournament.stages import Phase
-
-if TYPE_CHECKING:
-    from domain.tournament.state import TournamentState
+from domain.tournament.records import Draw, Phase, Seating
 
 SEATING_V1 = "sabot-seating-v1"
 SEATING_ALGORITHM = SEATING_V1  # the algorithm new draws use
 DRAW_LABEL = "draw"
 
 
-class Seating(msgspec.Struct, frozen=True, kw_only=True):
-    player: str
-    table: str
-    seat: int
-
-
-class Draw(msgspec.Struct, kw_only=True):
-    """The seating draw as recorded: everything needed to recompute it but the seed."""
-
-    commitment: str
-    algorithm: str
-    entrants: list[str]  # in registration order, the order the stream shuffles
-    tables: int
-    seats: list[Seating] = msgspec.field(default_factory=list)  # the draw's seats, in its order
-
-
-def drawn_seating(state: TournamentState, seed: bytes) -> list[Seating]:
+def drawn_seating(state: TournamentBase, seed: bytes) -> list[Seating]:
     """The draw a seed gives for the players registered now: the seats, in draw order."""
     state.require(Phase.REGISTRATION, doing="draw the seats")
     entrants = list(state.entrants)
     order = shuffled(seed, state.name, DRAW_LABEL, entrants)
-    return deal(order, state.tables_for(len(entrants)), state.table_name)
+    return deal(order, tables_for(state, len(entrants)), state.table_name)
 
 
-def tables_for(state: TournamentState, players: int) -> int:
+def tables_for(state: TournamentBase, players: int) -> int:
     """Tables for the draw: as many as the seats need, or the format's `tables` if more
     (two players a table at least)."""
     needed = -(-players // state.settings.seats_per_table)
     return max(needed, min(state.settings.tables or 0, players // 2))
 
 
-def draw(state: TournamentState, commitment: str, algorithm: str, entrants: Sequence[str],
+def draw(state: TournamentBase, commitment: str, algorithm: str, entrants: Sequence[str],
          tables: int) -> None:
     """Record the seating draw; the `PlayerSeatedAt` steps that follow are its seats."""
     state.require(Phase.REGISTRATION, doing="draw the seats")
@@ -82,8 +61,8 @@ def draw(state: TournamentState, commitment: str, algorithm: str, entrants: Sequ
         raise RuleViolation(f"{first.most(tables)} advancing from {len(entrants)} players at "
                             f"{tables} tables is more advancers than players",
                             rule="too-many-advancers")
-    if tables != state.tables_for(len(entrants)):
-        raise RuleViolation(f"{len(entrants)} players need {state.tables_for(len(entrants))}"
+    if tables != tables_for(state, len(entrants)):
+        raise RuleViolation(f"{len(entrants)} players need {tables_for(state, len(entrants))}"
                             " tables", rule="seating-tables")
     state.seating = Draw(commitment=commitment, algorithm=algorithm, entrants=list(entrants),
                      tables=tables)
@@ -94,19 +73,19 @@ def draw(state: TournamentState, commitment: str, algorithm: str, entrants: Sequ
         state.close_registration()
 
 
-def late_seat(state: TournamentState, player: str) -> Seating:
+def late_seat(state: TournamentBase, player: str) -> Seating:
     """Where a late entrant (or a re-entry) sits: at the open table with the fewest players
     (the lowest number on a tie), on its lowest free seat; at a new table when all are full."""
     if state.entrant(player).status is not Status.REGISTERED or state.seating is None:
         raise OutOfTurn(f"{player} is not waiting for a late seat", rule="out-of-turn")
     for table in sorted(state.tables, key=lambda t: len(state.seated_at(t))):
-        free = state.free_seats(table)
+        free = free_seats(state, table)
         if free:
             return Seating(player=player, table=table, seat=free[0])
     return Seating(player=player, table=state.table_name(state.tables_opened + 1), seat=1)
 
 
-def seat_at(state: TournamentState, player: str, table: str, seat: int, chips: int) -> None:
+def seat_at(state: TournamentBase, player: str, table: str, seat: int, chips: int) -> None:
     """Seat a registered player with the starting chips (the draw, or a late seat)."""
     entrant = state.entrant(player)
     if state.seating is None:
@@ -114,10 +93,10 @@ def seat_at(state: TournamentState, player: str, table: str, seat: int, chips: i
     if entrant.status is not Status.REGISTERED:
         raise RuleViolation(f"{player} is not waiting for a seat", rule="already-seated")
     new_table = (table == state.table_name(state.tables_opened + 1)
-                 and not any(state.free_seats(t) for t in state.tables))
+                 and not any(free_seats(state, t) for t in state.tables))
     if table not in state.tables and not new_table:
         raise NotFound(f"{table} is not an open table of {state.name}", rule="unknown-table")
-    if seat not in (state.free_seats(table) if not new_table
+    if seat not in (free_seats(state, table) if not new_table
                     else range(1, state.settings.seats_per_table + 1)):
         raise RuleViolation(f"seat {seat} of {table} is not free", rule="seat-taken")
     if chips != state.settings.starting_chips:
@@ -134,25 +113,25 @@ def seat_at(state: TournamentState, player: str, table: str, seat: int, chips: i
         state.seating.seats.append(Seating(player=player, table=table, seat=seat))
 
 
-def _open_table(state: TournamentState) -> None:
+def _open_table(state: TournamentBase) -> None:
     state.tables_opened += 1
     state.tables.append(state.table_name(state.tables_opened))
 
 
-def free_seats(state: TournamentState, table: str) -> list[int]:
+def free_seats(state: TournamentBase, table: str) -> list[int]:
     taken = {e.seat for e in state.seated_at(table)}
     return [s for s in range(1, state.settings.seats_per_table + 1) if s not in taken]
 
 
-def check_seed(state: TournamentState, seed: bytes) -> None:
+def check_seed(state: TournamentBase, seed: bytes) -> None:
     if state.seating is None or commitment_of(seed) != state.seating.commitment:
         raise RuleViolation("the seed is not the one the draw committed to",
                             rule="seating-commitment")
 
 
-def verify(state: TournamentState, seed: bytes) -> None:
+def verify(state: TournamentBase, seed: bytes) -> None:
     """Recompute the draw and every break's reseating order from the seed."""
-    state.check_seed(seed)
+    check_seed(state, seed)
     assert state.seating is not None
     order = shuffled(seed, state.name, DRAW_LABEL, state.seating.entrants)
     if deal(order, state.seating.tables, state.table_name) != state.seating.seats:

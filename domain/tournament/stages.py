@@ -2,68 +2,24 @@
 steps, the stack reset a stage may call for, and the cut at a round's or a stage's end with
 its play-offs on a tie.
 
-These are the steps of `TournamentState` (domain/tournament/state.py), which keeps the state and
+These are the steps of `TournamentBase` (domain/tournament/state.py), which keeps the state and
 asks them; each validates before it changes anything.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from enum import StrEnum
-from typing import TYPE_CHECKING
-
-import msgspec
 
 from domain.errors import OutOfTurn, RuleViolation
+from domain.tournament.base import TournamentBase
 from domain.tournament.entrants import Bust, Exit, Status
 from domain.tournament.formats import Advance, ChipRule, Selection, TieBreak, select
-
-if TYPE_CHECKING:
-    from domain.tournament.state import TournamentState
-
-
-class Phase(StrEnum):
-    REGISTRATION = "registration"
-    SEATED = "seated"  # drawn, the first round not started
-    RUNNING = "running"  # a round is being played
-    BETWEEN_ROUNDS = "between-rounds"
-    FINISHED = "finished"
-
+from domain.tournament.records import Clock, Phase, PlayOff, Step
 
 MAX_PLAYOFFS = 3  # play-offs that tie again before the draw's order settles the tie
 
 
-class Clock(msgspec.Struct, kw_only=True):
-    """A round's clock, from the times the director recorded (seconds since the epoch)."""
-
-    started_at: float
-    paused_at: float | None = None
-    paused_for: float = 0.0
-
-    def elapsed(self, now: float) -> float:
-        """Seconds of play so far: a pause stops the clock."""
-        end = self.paused_at if self.paused_at is not None else now
-        return max(0.0, end - self.started_at - self.paused_for)
-
-
-class Step(msgspec.Struct, kw_only=True):
-    """A step of a round under way: every table plays one coup. `coups`: each table's coups
-    closed at its start (the coup to reach is one more); `chips`: each player's at its start."""
-
-    number: int
-    coups: dict[str, int]
-    chips: dict[str, int]
-
-
-class PlayOff(msgspec.Struct, kw_only=True):
-    """Players tied on the line of a cut, to play an extra coup for `places` places."""
-
-    round: int
-    players: list[str]
-    places: int
-
-
-def coups_left(state: TournamentState) -> int | None:
+def coups_left(state: TournamentBase) -> int | None:
     """Coups (steps) left in the round being played; None between rounds or untimed."""
     coups = state.current.coups
     if state.phase is not Phase.RUNNING or coups is None:
@@ -71,23 +27,23 @@ def coups_left(state: TournamentState) -> int | None:
     return max(0, coups - state.steps)
 
 
-def seconds_left(state: TournamentState, now: float) -> float | None:
+def seconds_left(state: TournamentBase, now: float) -> float | None:
     minutes = state.current.minutes
     if state.phase is not Phase.RUNNING or minutes is None or state.clock is None:
         return None
     return max(0.0, minutes * 60 - state.clock.elapsed(now))
 
 
-def round_over(state: TournamentState, now: float) -> bool:
+def round_over(state: TournamentBase, now: float) -> bool:
     """The round being played has played its coups, or its minutes (a step under way
     finishes first)."""
     if state.phase is not Phase.RUNNING or state.step is not None:
         return False
-    coups, seconds = state.coups_left(), state.seconds_left(now)
+    coups, seconds = coups_left(state), seconds_left(state, now)
     return coups == 0 or seconds == 0.0
 
 
-def next_cut(state: TournamentState) -> int | None:
+def next_cut(state: TournamentBase) -> int | None:
     """How many players the next cut keeps (None: no cut ahead but the last stage's)."""
     stage = state.current
     if stage.advance is None:
@@ -97,7 +53,7 @@ def next_cut(state: TournamentState) -> int | None:
     return stage.advance.most(len(state.tables))
 
 
-def ready_for_round(state: TournamentState) -> None:
+def ready_for_round(state: TournamentBase) -> None:
     """Refuse to start a round now."""
     state.require(Phase.SEATED, Phase.BETWEEN_ROUNDS, doing="start a round")
     _require_running(state, "start a round")
@@ -107,9 +63,9 @@ def ready_for_round(state: TournamentState) -> None:
         raise OutOfTurn("a tie at the cut waits for its play-off", rule="play-off-pending")
 
 
-def start_round(state: TournamentState, at: float) -> None:
+def start_round(state: TournamentBase, at: float) -> None:
     """Start the next round at `at` (the director's clock, recorded)."""
-    state.ready_for_round()
+    ready_for_round(state)
     state.round += 1
     state.stage_round += 1
     state.steps, state.step = 0, None
@@ -117,7 +73,7 @@ def start_round(state: TournamentState, at: float) -> None:
     state.phase = Phase.RUNNING
 
 
-def stage_reset(state: TournamentState) -> dict[str, int]:
+def stage_reset(state: TournamentBase) -> dict[str, int]:
     """The chips each player in play gains (or loses) if the stage about to start resets
     the stacks; empty when it carries them over or has started."""
     if state.stage_round or state.current.chips is not ChipRule.RESET:
@@ -127,9 +83,9 @@ def stage_reset(state: TournamentState) -> dict[str, int]:
             if state.entrants[p].chips != start}
 
 
-def reset_chips(state: TournamentState, deltas: Mapping[str, int]) -> None:
+def reset_chips(state: TournamentBase, deltas: Mapping[str, int]) -> None:
     """The stage starts with the starting stack for everyone (the deltas `stage_reset`)."""
-    if dict(deltas) != state.stage_reset():
+    if dict(deltas) != stage_reset(state):
         raise RuleViolation("a reset brings every player in play to the starting chips",
                             rule="reset-mismatch")
     for player, delta in deltas.items():
@@ -137,7 +93,7 @@ def reset_chips(state: TournamentState, deltas: Mapping[str, int]) -> None:
         state.chips_added += delta
 
 
-def start_step(state: TournamentState, number: int, coups: Mapping[str, int],
+def start_step(state: TournamentBase, number: int, coups: Mapping[str, int],
                chips: Mapping[str, int]) -> None:
     """A step of the round starts: every table with players will play one coup."""
     state.require(Phase.RUNNING, doing="start a step")
@@ -152,13 +108,13 @@ def start_step(state: TournamentState, number: int, coups: Mapping[str, int],
     state.step = Step(number=number, coups=dict(coups), chips=dict(chips))
 
 
-def end_step(state: TournamentState, number: int) -> None:
+def end_step(state: TournamentBase, number: int) -> None:
     if state.step is None or state.step.number != number:
         raise RuleViolation(f"step {number} is not under way", rule="step-mismatch")
     state.step = None
 
 
-def pause(state: TournamentState, at: float) -> None:
+def pause(state: TournamentBase, at: float) -> None:
     state.require(Phase.SEATED, Phase.RUNNING, Phase.BETWEEN_ROUNDS, doing="pause")
     _require_running(state, "pause")
     state.paused = True
@@ -166,7 +122,7 @@ def pause(state: TournamentState, at: float) -> None:
         state.clock.paused_at = at
 
 
-def resume(state: TournamentState, at: float) -> None:
+def resume(state: TournamentBase, at: float) -> None:
     if not state.paused:
         raise OutOfTurn("the tournament is not paused", rule="not-paused")
     state.paused = False
@@ -175,12 +131,12 @@ def resume(state: TournamentState, at: float) -> None:
         state.clock.paused_at = None
 
 
-def _require_running(state: TournamentState, doing: str) -> None:
+def _require_running(state: TournamentBase, doing: str) -> None:
     if state.paused:
         raise OutOfTurn(f"cannot {doing}: the tournament is paused", rule="paused")
 
 
-def end_round(state: TournamentState, round_: int, chips: Mapping[str, int]) -> None:
+def end_round(state: TournamentBase, round_: int, chips: Mapping[str, int]) -> None:
     """End the round with every player's chips. Registration closes at the end of round
     `late_rounds`; then the cut the format calls for is made (`cut_due`)."""
     state.require(Phase.RUNNING, doing="end a round")
@@ -205,7 +161,7 @@ def end_round(state: TournamentState, round_: int, chips: Mapping[str, int]) -> 
     _cut(state)
 
 
-def _cut(state: TournamentState) -> None:
+def _cut(state: TournamentBase) -> None:
     """The cut due at this round's end: every round of a stage played until one is left
     (to `advance`, to one at the final table); the end of any other stage (to who
     advances, or to the winner at the last stage's end). A tie on the line that the
@@ -240,7 +196,7 @@ def _cut(state: TournamentState) -> None:
         state.stage_round = 0
 
 
-def _key(state: TournamentState, player: str) -> tuple[int, ...]:
+def _key(state: TournamentBase, player: str) -> tuple[int, ...]:
     """Better first: more chips, then a better play-off, then (by `draw-order`, or after
     `MAX_PLAYOFFS` play-offs that tied again) the earlier in the draw."""
     entrant = state.entrants[player]
@@ -250,7 +206,7 @@ def _key(state: TournamentState, player: str) -> tuple[int, ...]:
     return key
 
 
-def _select(state: TournamentState, candidates: Sequence[str], keep: int) -> list[str]:
+def _select(state: TournamentBase, candidates: Sequence[str], keep: int) -> list[str]:
     """The `keep` best; an unsettled tie on the line calls a play-off and keeps nobody."""
     selection: Selection = select(candidates, keep, lambda player: _key(state, player),
                                   state.settings.tie_break)
@@ -260,7 +216,7 @@ def _select(state: TournamentState, candidates: Sequence[str], keep: int) -> lis
     return selection.chosen
 
 
-def _advancers(state: TournamentState, players: list[str], advance: Advance) -> list[str]:
+def _advancers(state: TournamentBase, players: list[str], advance: Advance) -> list[str]:
     """The top `per_table` of each table, the top `overall`, then the `wildcards`."""
     chosen: list[str] = []
     if advance.per_table:
@@ -273,7 +229,7 @@ def _advancers(state: TournamentState, players: list[str], advance: Advance) -> 
     return chosen
 
 
-def settle_playoff(state: TournamentState, chips: Mapping[str, int]) -> None:
+def settle_playoff(state: TournamentBase, chips: Mapping[str, int]) -> None:
     """The play-off coup's result: each tied player's chips after it. The cut is made
     again with them; a tie that remains calls another play-off."""
     playoff = state.playoff

@@ -28,156 +28,22 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from enum import StrEnum
 
 import msgspec
 
 from domain.errors import NotFound, OutOfTurn, RuleViolation
-from domain.game.settings import TableSettings, Variant
-from domain.game.variants import rules_for
-from domain.table.betting_order import BettingOrder
 from domain.tournament import balancing, prizes, seating, stages
-from domain.tournament.balancing import Break, Move
+from domain.tournament.balancing import Move
+from domain.tournament.base import TournamentBase
 from domain.tournament.entrants import Bust, Entrant, Exit, Status
-from domain.tournament.formats import Advance, Dealing, Limits, Stage, TieBreak, check_stages
-from domain.tournament.prizes import BASIS_POINTS, Placement, Result
-from domain.tournament.seating import Draw, Seating
-from domain.tournament.stages import Clock, Phase, PlayOff, Step
+from domain.tournament.prizes import Placement, Result
+from domain.tournament.records import Break, Intervention, Phase, Seating, SecretBet
 
-MAX_SEATS = 14
 DISQUALIFIED = 0  # the "coup" of an exit the organiser decided
-
-
-class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """A tournament's format, fixed at creation.
-
-    `stages`: the format's stages (`domain.tournament.formats`); none: one stage that plays until one
-    player is left, its rounds of `coups_per_round` coups (and `minutes_per_round` minutes,
-    whichever ends first) at `min_stake`..`max_stake`, cutting to the `advance` best stacks
-    after every round (0: no cut). `prizes`: each finishing position's share of the pool
-    (entries times `buy_in`) in basis points, first place first, summing to 10 000; or
-    `fixed_prizes`: amounts, the pool being their sum. `late_rounds`: players may register,
-    and busted players re-enter, until that round ends (0: until the draw). `reentries`: how
-    many times a busted player may buy in again. `tolerance`: the largest difference in
-    players between two tables that needs no balancing. `tables`: the tables the draw seats
-    the entrants at (at least as many as the seats need). `tie_break`: how a tie on the line
-    of a cut is settled. `dealing`: the workers deal every table, or croupiers do.
-    """
-
-    variant: Variant
-    seats_per_table: int
-    starting_chips: int
-    min_stake: int
-    max_stake: int
-    coups_per_round: int
-    minutes_per_round: int | None = None
-    advance: int = 0
-    prizes: tuple[int, ...] = (BASIS_POINTS,)
-    buy_in: int = 0
-    late_rounds: int = 0
-    reentries: int = 0
-    tolerance: int = 1
-    stages: tuple[Stage, ...] = ()
-    fixed_prizes: tuple[int, ...] = ()
-    tables: int | None = None
-    tie_break: TieBreak = TieBreak.SHARE
-    dealing: Dealing = Dealing.AUTOMATIC
-    betting_order: BettingOrder = BettingOrder.FREE  # rotating: bets in turn, each coup
-    bet_seconds: int = 0  # each turn's time to bet (a stage may set its own); 0: none
-
-    def plan(self) -> tuple[Stage, ...]:
-        """The stages, the format's common fields filled in where a stage leaves them out."""
-        advance = Advance(overall=self.advance) if self.advance else None
-        stages = self.stages or (Stage(name="main", rounds=0, advance=advance),)
-        common = (Limits(min_stake=self.min_stake, max_stake=self.max_stake),)
-        return tuple(msgspec.structs.replace(
-            stage, coups=self.coups_per_round if stage.coups is None else stage.coups,
-            minutes=self.minutes_per_round if stage.minutes is None else stage.minutes,
-            limits=stage.limits or common,
-            bet_seconds=self.bet_seconds if stage.bet_seconds is None else stage.bet_seconds)
-            for stage in stages)
-
-    def table_settings(self) -> TableSettings:
-        """The settings every table of the tournament is opened with: the first round's
-        minimum and the largest maximum of the format, its betting order and first clock."""
-        plan = self.plan()
-        return TableSettings.default(
-            self.variant, min_stake=plan[0].limits[0].min_stake,
-            max_stake=max(limits.max_stake for stage in plan for limits in stage.limits),
-            betting_order=self.betting_order, bet_seconds=plan[0].bet_seconds or 0)
-
-    def check(self) -> TournamentSettings:
-        """Refuse a structure no tournament can be played with."""
-        if not 2 <= self.seats_per_table <= MAX_SEATS:
-            raise RuleViolation(f"a table seats 2 to {MAX_SEATS} players",
-                                rule="tournament-seats")
-        if self.starting_chips < 1:
-            raise RuleViolation("players start with at least one chip", rule="tournament-chips")
-        if not 1 <= self.min_stake <= self.max_stake or self.min_stake > self.starting_chips:
-            raise RuleViolation("stakes need 1 <= minimum <= maximum, and a minimum no more than "
-                                "the starting chips", rule="tournament-stakes")
-        if self.coups_per_round < 1 or (self.minutes_per_round is not None
-                                        and self.minutes_per_round < 1):
-            raise RuleViolation("a round lasts at least one coup and, if timed, one minute",
-                                rule="tournament-round")
-        if self.advance < 0:
-            raise RuleViolation("the number advancing cannot be negative",
-                                rule="tournament-advance")
-        if (not self.prizes or any(bp < 1 for bp in self.prizes)
-                or sum(self.prizes) != BASIS_POINTS
-                or any(a < b for a, b in zip(self.prizes, self.prizes[1:], strict=False))):
-            raise RuleViolation("prizes are positive shares in basis points, summing to 10000, "
-                                "never more for a lower place", rule="tournament-prizes")
-        if self.fixed_prizes and (any(a < 1 for a in self.fixed_prizes) or any(
-                a < b for a, b in zip(self.fixed_prizes, self.fixed_prizes[1:], strict=False))):
-            raise RuleViolation("fixed prizes are positive amounts, never more for a lower "
-                                "place", rule="tournament-prizes")
-        if self.tables is not None and self.tables < 1:
-            raise RuleViolation("a tournament draws onto one table at least",
-                                rule="tournament-tables")
-        plan = self.plan()
-        check_stages(plan, self.starting_chips, self.seats_per_table, self.tables,
-                     betting_order=self.betting_order,
-                     house_banks=rules_for(Variant(self.variant)).banking.house_bets)
-        if plan[0].rounds and self.late_rounds > plan[0].rounds:
-            raise RuleViolation("late registration closes within the first stage",
-                                rule="tournament-late")
-        if self.buy_in < 0:
-            raise RuleViolation("the buy-in cannot be negative", rule="tournament-buy-in")
-        if self.late_rounds < 0 or self.reentries < 0 or (self.reentries
-                                                          and not self.late_rounds):
-            raise RuleViolation("re-entry needs a late registration window of one round or more",
-                                rule="tournament-late")
-        if self.tolerance < 1:
-            raise RuleViolation("tables may differ by one player at least",
-                                rule="tournament-tolerance")
-        self.table_settings()
-        return self
-
-
-class TournamentStatus(StrEnum):
-    """What the organiser's screen says of the tournament."""
-
-    REGISTERING = "registering"
-    RUNNING = "running"
-    PAUSED = "paused"
-    FINISHED = "finished"
 
 
 INTERVENTIONS = ("move", "break-table", "disqualify", "correct-chips", "add-late-player",
                  "penalise")
-
-
-class Intervention(msgspec.Struct, frozen=True, kw_only=True):
-    """An organiser's correction, as recorded: who, why, and the chips before and after."""
-
-    kind: str
-    player: str
-    reason: str
-    actor: str
-    chips_before: int
-    chips_after: int
-    table: str | None = None
 
 
 SECRET_BET_V1 = "sabot-secret-bet-v1"
@@ -190,126 +56,9 @@ def secret_commitment(spot: str, amount: int, nonce: str) -> str:
     return hashlib.sha256(f"{SECRET_BET_V1}/{spot}/{amount}/{nonce}".encode()).hexdigest()
 
 
-class SecretBet(msgspec.Struct, kw_only=True):
-    """A bet on a coup that nobody, the croupier and the organiser included, can read before
-    its cards are dealt: only its commitment is recorded until the player reveals it."""
-
-    player: str
-    table: str
-    coup: int
-    round: int
-    commitment: str
-    settled: bool = False
-
-
-class TournamentState(msgspec.Struct, kw_only=True):
-    name: str
-    settings: TournamentSettings
-    phase: Phase = Phase.REGISTRATION
-    entrants: dict[str, Entrant] = msgspec.field(default_factory=dict)  # registration order
-    tables: list[str] = msgspec.field(default_factory=list)  # open tables, by number
-    tables_opened: int = 0
-    seating: Draw | None = None
-    breaks: list[Break] = msgspec.field(default_factory=list)
-    round: int = 0
-    registration_open: bool = True
-    exits: list[Exit] = msgspec.field(default_factory=list)  # out, not yet placed; oldest first
-    bottom: int = 0  # the worst position not yet given, once registration has closed
-    seats_given: int = 0
-    seed: str = ""  # revealed at the finish
-    stage: int = 0  # the stage being played (an index into the plan)
-    stage_round: int = 0  # rounds of that stage started so far
-    steps: int = 0  # steps of the round started so far
-    step: Step | None = None  # the step under way
-    clock: Clock | None = None  # the round's clock
-    paused: bool = False
-    playoff: PlayOff | None = None  # a tie on the line waiting for its extra coup
-    playoff_chips: dict[str, int] = msgspec.field(default_factory=dict)
-    playoffs: int = 0  # play-off coups played for the cut waiting
-    chips_added: int = 0  # chips put in by resets and corrections, less those taken out
-    epoch: int = 0  # the director holding the tournament's lease
-    interventions: list[Intervention] = msgspec.field(default_factory=list)
-    secret_bets: list[SecretBet] = msgspec.field(default_factory=list)
-
-    # --- reading --------------------------------------------------------------------
-
-    def entrant(self, player: str) -> Entrant:
-        entrant = self.entrants.get(player)
-        if entrant is None:
-            raise NotFound(f"{player} is not in tournament {self.name}", rule="unknown-player")
-        return entrant
-
-    def table_name(self, number: int) -> str:
-        return f"{self.name}-table-{number}"
-
-    def in_play(self) -> list[str]:
-        return [e.player for e in self.entrants.values() if e.status is Status.SEATED]
-
-    def seated_at(self, table: str) -> list[Entrant]:
-        """The players at a table, in seat order."""
-        return sorted((e for e in self.entrants.values()
-                       if e.status is Status.SEATED and e.table == table),
-                      key=lambda e: e.seat or 0)
-
-    def table_sizes(self) -> dict[str, int]:
-        """Players at each open table."""
-        return {table: len(self.seated_at(table)) for table in self.tables}
-
-    @property
-    def entries(self) -> int:
-        """Buy-ins so far: one per registration and re-entry."""
-        return sum(e.entries for e in self.entrants.values())
-
-    @property
-    def pool(self) -> int:
-        if self.settings.fixed_prizes:
-            return sum(self.settings.fixed_prizes)
-        return self.entries * self.settings.buy_in
-
-    @property
-    def chips_issued(self) -> int:
-        return self.entries * self.settings.starting_chips + self.chips_added
-
-    @property
-    def current(self) -> Stage:
-        """The stage being played (or next to be played)."""
-        return self.settings.plan()[self.stage]
-
-    @property
-    def last_stage(self) -> bool:
-        return self.stage == len(self.settings.plan()) - 1
-
-    @property
-    def limits(self) -> Limits:
-        """The betting limits of the round being played (or of the next one)."""
-        return self.current.limits_for(max(1, self.stage_round))
-
-    @property
-    def status(self) -> TournamentStatus:
-        if self.phase is Phase.FINISHED:
-            return TournamentStatus.FINISHED
-        if self.phase is Phase.REGISTRATION:
-            return TournamentStatus.REGISTERING
-        return TournamentStatus.PAUSED if self.paused else TournamentStatus.RUNNING
-
-
-    @property
-    def final_table(self) -> bool:
-        """One table left, and nobody can join any more."""
-        return (not self.registration_open and len(self.tables) == 1
-                and self.phase is not Phase.FINISHED)
-
-    @property
-    def decided(self) -> bool:
-        """Every position is known but the sole survivor's, who has won: time for the prizes."""
-        return (self.phase not in (Phase.REGISTRATION, Phase.FINISHED)
-                and not self.registration_open and not self.exits and len(self.in_play()) <= 1)
-
-    def require(self, *phases: Phase, doing: str) -> None:
-        if self.phase not in phases:
-            wanted = " or ".join(p.value for p in phases)
-            raise OutOfTurn(f"cannot {doing} now: the tournament is at {self.phase.value}, "
-                            f"not {wanted}", rule="out-of-turn")
+class TournamentState(TournamentBase, kw_only=True):
+    """A tournament's state and every step it takes (each validated before it changes
+    anything)."""
 
     # --- registration ---------------------------------------------------------------
 
@@ -347,10 +96,6 @@ class TournamentState(msgspec.Struct, kw_only=True):
         if not self.registration_open or self.phase is Phase.FINISHED:
             raise OutOfTurn(f"cannot {doing}: registration has closed",
                             rule="registration-closed")
-
-    def close_registration(self) -> None:
-        self.registration_open = False
-        self.bottom = len(self.entrants)
 
 
     def appoint(self, epoch: int) -> None:

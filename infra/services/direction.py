@@ -35,9 +35,10 @@ from domain.tournament import commands as tc
 from domain.tournament.aggregate import TableOrder, Tournament
 from domain.tournament.balancing import Move
 from domain.tournament.entrants import Bust, Status
-from domain.tournament.stages import Phase as TournamentPhase
-from domain.tournament.stages import Step
-from domain.tournament.state import SecretBet, TournamentState, secret_commitment
+from domain.tournament.records import Phase as TournamentPhase
+from domain.tournament.records import Step
+from domain.tournament.records import SecretBet
+from domain.tournament.state import TournamentState, secret_commitment
 from infra.services.memory import Store
 
 ORGANISER = "@organiser"

@@ -24,11 +24,12 @@ import msgspec
 from domain.game.shoe import commitment
 from domain.table import commands as c
 from domain.table.aggregate import Table
-from domain.table.betting_order import BettingOrder
+from domain.game.settings import BettingOrder
 from domain.table.state import TableState
 from domain.tournament import commands as tc
 from domain.tournament.aggregate import Tournament
-from domain.tournament.state import TournamentSettings, TournamentState
+from domain.tournament.settings import TournamentSettings
+from domain.tournament.state import TournamentState
 from infra.services.autoplay import play_coups
 from infra.services.direction import (
     DIRECTOR,

@@ -56,8 +56,9 @@ from domain.tournament import commands as tc
 from domain.tournament.aggregate import Tournament
 from domain.tournament.formats import Dealing
 from domain.tournament.prizes import prize_table
-from domain.tournament.stages import Phase as TournamentPhase
-from domain.tournament.state import TournamentSettings, TournamentState
+from domain.tournament.records import Phase as TournamentPhase
+from domain.tournament.settings import TournamentSettings
+from domain.tournament.state import TournamentState
 from infra.errors import SeedAlreadySealed
 from infra.services.autoplay import play_coups
 from infra.services.direction import (

@@ -38,7 +38,8 @@ from domain.game.settings import Variant
 from domain.table.aggregate import Table
 from domain.tournament.aggregate import Tournament
 from domain.tournament.formats import Stage
-from domain.tournament.state import TournamentSettings, secret_commitment
+from domain.tournament.settings import TournamentSettings
+from domain.tournament.state import secret_commitment
 from infra.services.disputes import DisputeService
 from infra.services.tables import TableService
 from infra.services.tournaments import Director

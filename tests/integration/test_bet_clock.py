@@ -18,11 +18,12 @@ from domain.game.payouts import Spot
 from domain.game.settings import TableSettings, Variant
 from domain.table import commands as c
 from domain.table.aggregate import Table
-from domain.table.betting_order import BettingOrder, PassReason, bettor
+from domain.game.settings import BettingOrder
+from domain.table.betting_order import PassReason, bettor
 from domain.table.state import Phase
 from domain.tournament.aggregate import Tournament
 from domain.tournament.formats import Advance, Stage
-from domain.tournament.state import TournamentSettings
+from domain.tournament.settings import TournamentSettings
 from infra.services.tables import TableService, seeds_from
 from infra.services.tournaments import Director, Tournaments
 from infra.store.outbox import BetDeadline, Deadline, kind_of

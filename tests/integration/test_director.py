@@ -16,7 +16,8 @@ from domain.table.aggregate import Table
 from domain.tournament.aggregate import Tournament
 from domain.tournament.commands import StartStep
 from domain.tournament.formats import Advance, Stage
-from domain.tournament.state import TournamentSettings, secret_commitment
+from domain.tournament.settings import TournamentSettings
+from domain.tournament.state import secret_commitment
 from infra.services.autoplay import play_coups
 from infra.services.direction import Tick
 from infra.services.tables import TableService

@@ -9,7 +9,7 @@ import pytest
 
 from api.cli import main
 from domain.tournament.presets import preset
-from domain.tournament.state import TournamentSettings
+from domain.tournament.settings import TournamentSettings
 from infra.services.preview import Run, play_once, step_seconds, summary
 from infra.services.tables import TableService
 from infra.services.tournaments import Director

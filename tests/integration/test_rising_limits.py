@@ -8,7 +8,7 @@ from __future__ import annotations
 from domain.table.aggregate import Table
 from domain.tournament.aggregate import Tournament
 from domain.tournament.formats import Limits, Stage
-from domain.tournament.state import TournamentSettings
+from domain.tournament.settings import TournamentSettings
 from infra.services.tournaments import Director, Tournaments
 from tests.integration.test_director import prepared
 

@@ -12,7 +12,7 @@ import pytest
 from api.cli import main
 from domain.table.aggregate import Table
 from domain.tournament.aggregate import Tournament
-from domain.tournament.state import TournamentSettings
+from domain.tournament.settings import TournamentSettings
 from infra.audit.shoes import audit_events
 from infra.services.tables import TableService
 from infra.services.tournaments import Director, Tournaments

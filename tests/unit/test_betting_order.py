@@ -32,7 +32,8 @@ from domain.table.state import Action, Phase
 from domain.tournament import commands as tc
 from domain.tournament.aggregate import Tournament
 from domain.tournament.presets import PRESETS, preset
-from domain.tournament.state import TournamentSettings, secret_commitment
+from domain.tournament.settings import TournamentSettings
+from domain.tournament.state import secret_commitment
 from infra.store.outbox import BetDeadline, follow_ups
 from tests.unit.test_table_aggregate import SeededCards
 

@@ -39,8 +39,10 @@ from domain.tournament.commands import (
 from domain.tournament.entrants import Bust, Status
 from domain.tournament.formats import Advance, ChipRule, Limits, Stage, TieBreak
 from domain.tournament.presets import PRESETS, preset
-from domain.tournament.stages import Phase
-from domain.tournament.state import TournamentSettings, TournamentStatus, secret_commitment
+from domain.tournament.records import Phase
+from domain.tournament.settings import TournamentSettings
+from domain.tournament.base import TournamentStatus
+from domain.tournament.state import secret_commitment
 from tests.unit.test_tournament import check_places
 
 SEED = bytes(range(32))

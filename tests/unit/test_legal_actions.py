@@ -19,7 +19,7 @@ from domain.game.settings import TableSettings, Variant
 from domain.game.variants import rules_for
 from domain.table import commands as c
 from domain.table.aggregate import Table
-from domain.table.betting_order import BettingOrder
+from domain.game.settings import BettingOrder
 from domain.table.state import CROUPIER, TableState
 from tests.unit.test_table_aggregate import SeededCards
 
@@ -125,7 +125,7 @@ def played_table(variant: Variant, seed: int, steps: int, physical: bool,
                  in_turn: bool) -> tuple[Table, SeededCards]:
     """A table of four players (betting in turn where the house banks and `in_turn`), played
     by bots for up to `steps` commands."""
-    house = rules_for(variant).banking.house_bets  # bets in turn where the house banks
+    house = Variant(variant).house_banks  # bets in turn where the house banks
     order = BettingOrder.ROTATING if in_turn and house else BettingOrder.FREE
     settings_ = TableSettings.default(variant, betting_order=order)
     table = Table(name="t", settings=settings_, tournament=None, actor="@organiser",

@@ -12,7 +12,7 @@ import msgspec
 from domain.game.settings import Variant
 from domain.tournament.formats import Advance, Stage, TieBreak
 from domain.tournament.presets import preset
-from domain.tournament.state import TournamentSettings
+from domain.tournament.settings import TournamentSettings
 from infra.services.preview import preview
 
 _WATCHED: list[list[str]] = []  # the open watches: what each saw touched

@@ -41,10 +41,12 @@ from domain.tournament.commands import (
     UnregisterPlayer,
 )
 from domain.tournament.entrants import Bust, Status
-from domain.tournament.prizes import BASIS_POINTS, prize_table, shares
-from domain.tournament.seating import Seating, deal, shuffled
-from domain.tournament.stages import Phase
-from domain.tournament.state import TournamentSettings
+from domain.tournament.settings import BASIS_POINTS
+from domain.tournament.prizes import prize_table, shares
+from domain.tournament.records import Seating
+from domain.tournament.seating import deal, shuffled
+from domain.tournament.records import Phase
+from domain.tournament.settings import TournamentSettings
 from infra.store.mapper import MsgspecMapper
 
 SEED = bytes(range(32))
