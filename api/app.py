@@ -48,9 +48,9 @@ from api.routes_views import (
     who_am_i,
 )
 from api.tokens import TokenStore
+from infra.services.application import open_service
 from infra.services.tables import TableService
 from infra.services.tournaments import Tournaments
-from infra.store.opening import open_service
 from infra.store.outbox import BetDeadline, Deadline
 
 MAX_BODY = 64 * 1024

@@ -28,15 +28,15 @@ from api.commands.worker import running_worker
 from domain.errors import RuleViolation
 from domain.game.settings import Variant
 from domain.table.aggregate import Table
+from domain.tournament.base import TournamentStatus
 from domain.tournament.presets import PRESETS, preset
 from domain.tournament.settings import TournamentSettings
 from domain.tournament.state import TournamentState
-from domain.tournament.base import TournamentStatus
+from infra.services.application import open_service
 from infra.services.tables import TableService
 from infra.services.tournaments import Tournaments
 from infra.settings import HOME, absolute_database_url, resolve_database_url
 from infra.store.leases import Lease, Leases
-from infra.store.opening import open_service
 from projections.standings import standings
 
 STARTUP = 60.0  # seconds the worker may take to start directing

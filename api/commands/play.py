@@ -12,9 +12,9 @@ from domain.game.coup import Side
 from domain.game.settings import TableSettings, Variant
 from domain.game.variants import rules_for
 from domain.table.commands import SeatPlayer
+from infra.services.application import open_service
 from infra.services.autoplay import play_coups
 from infra.services.tables import TableService, seeds_from
-from infra.store.opening import open_service
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

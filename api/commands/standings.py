@@ -15,10 +15,10 @@ from api.commands import SUMMARIES
 from api.commands._common import add_database
 from api.commands._views import print_json, reading
 from domain.errors import NotFound
+from infra.services.application import open_service
 from infra.services.references import table_id_of
 from infra.services.tables import TableService
 from infra.services.tournaments import Tournaments, tournament_id_of
-from infra.store.opening import open_service
 from projections.runner import Runner
 from projections.standings import Standing, standings, tournament_standings
 

@@ -20,9 +20,9 @@ from api.commands import SUMMARIES
 from api.commands._common import add_database
 from api.tokens import DEFAULT_LIFETIME, Grant, Role, TokenStore
 from domain.errors import NotFound
+from infra.services.application import open_service
 from infra.services.references import table_id_of
 from infra.services.tables import TableService
-from infra.store.opening import open_service
 
 _DURATION = re.compile(r"^(\d{1,7})([smhd])$")
 _UNIT = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}

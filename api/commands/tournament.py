@@ -38,13 +38,13 @@ from api.commands._views import print_json
 from domain.errors import DomainError
 from domain.tournament.presets import PRESETS, preset
 from domain.tournament.settings import TournamentSettings
+from infra.services.application import open_service
 from infra.services.direction import ORGANISER
 from infra.services.disputes import DisputeService
 from infra.services.preview import PACE, preview
 from infra.services.results import publish_results
 from infra.services.tables import TableService
 from infra.services.tournaments import Tournaments, tournament_id_of
-from infra.store.opening import open_service
 from projections.registry import VIEWS
 from projections.runner import Runner
 from projections.standings import tournament_standings

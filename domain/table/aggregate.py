@@ -18,30 +18,25 @@ from typing import assert_never
 import msgspec
 from eventsourcing.domain import Aggregate, event
 
-from domain.actors import require_actor
 from domain.commands import require_known
 from domain.errors import OutOfTurn, RuleViolation
 from domain.game.card_source import CardSource
-from domain.game.cards import Card, card
-from domain.game.coup import Coup, Outcome, Side, Step
+from domain.game.cards import Card
+from domain.game.coup import Outcome, Side
 from domain.game.coverage import Stake
 from domain.game.payouts import Payout, Spot
 from domain.game.settings import TableSettings
 from domain.game.shoe import ALGORITHM, check_seed
 from domain.limits import check_name
-from domain.table import betting_order
+from domain.table import betting_order, reading
 from domain.table import commands as c
 from domain.table.betting_order import PassReason
 from domain.table.defaults import default_draw
-from domain.table.state import Phase, ShoeState, TableState
+from domain.table.rights import require_right
+from domain.table.state import Phase, TableState
 from domain.topics import keep_topics
 
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-7ab1e0000000")
-
-
-def _mismatch(what: str, recorded: object, expected: object) -> RuleViolation:
-    return RuleViolation(f"the event records {what} {recorded}, the table has {expected}",
-                         rule="event-mismatch")
 
 
 class Table(Aggregate):
@@ -81,73 +76,56 @@ class Table(Aggregate):
         actor = command.actor
         who = {"actor": actor, "command_id": command.command_id}
         turn = (s.coup_number, betting_order.bettor(s))
+        require_right(actor, command, s)
         match command:
             case c.SeatPlayer(player=p, chips=chips, side=side, standing=standing):
-                require_actor(actor, p, f"seat {p}", rule="not-yourself")
                 self._seated(player=p, chips=chips, side=side, standing=standing, **who)
             case c.LeaveTable(player=p):
-                require_actor(actor, p, f"take {p} from the table", rule="not-yourself")
                 self._left(player=p, **who)
             case c.AdjustChips(player=p, delta=delta, reason=reason):
-                require_actor(actor, p, f"move {p}'s chips", rule="not-yourself")
                 self._chips_adjusted(player=p, delta=delta, reason=reason, **who)
             case c.ShuffleShoe(physical=physical):
-                require_actor(actor, None, "shuffle", rule="official-step")
                 s.require(Phase.NO_SHOE, doing="shuffle")
                 sealed = "" if physical else cards.seal_seed(self.id, s.taille + 1)
                 self._shuffled(taille=s.taille + 1, decks=s.settings.decks,
                                algorithm=ALGORITHM, commitment=sealed, physical=physical,
                                **who)
             case c.ContributeEntropy(player=p, entropy=entropy):
-                require_actor(actor, p, f"contribute for {p}", rule="not-yourself")
                 self._entropy_contributed(player=p, entropy=entropy.lower(), **who)
             case c.CutShoe(player=p, position=position):
-                require_actor(actor, p, f"cut for {p}", rule="not-yourself")
                 self._cut(player=p, position=position, **who)
             case c.BurnCard(card=given):
-                require_actor(actor, None, "burn", rule="official-step")
-                burned = self._next_card(given, cards)
-                self._burned(card=burned, position=self._shoe().position, **who)
+                burned = reading.next_card(self.state, given, cards)
+                self._burned(card=burned, position=reading.shoe_of(self.state).position, **who)
             case c.AwardBank(player=p, amount=amount, how=how):
-                self._check_taker(actor, p)
                 self._bank_awarded(player=p, amount=amount, how=how, **who)
             case c.DeclineBank(player=p):
-                require_actor(actor, p, f"decline the bank for {p}", rule="not-yourself")
                 self._bank_declined(player=p, **who)
             case c.RetireBank(player=p):
-                require_actor(actor, p, f"retire the bank for {p}", rule="not-yourself")
                 self._bank_passed(player=p, amount=s.bank, **who)
             case c.PlaceBet(player=p, spot=spot, amount=amount):
-                require_actor(actor, p, f"stake for {p}", rule="not-your-stake")
                 self._bet_placed(coup=s.coup_number + 1, player=p, spot=spot, amount=amount,
                                  **who)
             case c.PassBetTurn(player=p, coup=number, reason=reason):
-                require_actor(actor, p, f"pass the turn to bet for {p}", rule="not-your-stake")
                 if betting_order.pass_due(s, actor, p, number, reason):
                     self._bet_turn_passed(coup=s.coup_number + 1, player=p, reason=reason,
                                           **who)
             case c.PlaceStake(player=p, tableau=tableau, amount=amount):
-                require_actor(actor, p, f"stake for {p}", rule="not-your-stake")
                 self._stake_placed(coup=s.coup_number + 1, player=p, tableau=tableau,
                                    amount=amount, **who)
             case c.CallBanco(player=p):
-                require_actor(actor, p, f"call banco for {p}", rule="not-your-stake")
                 self._banco_called(coup=s.coup_number + 1, player=p, **who)
             case c.CloseBetting():
-                require_actor(actor, None, "close betting", rule="official-step")
                 self._betting_closed(coup=s.coup_number + 1, **who)
                 self._record_coverage(actor, command.command_id)
             case c.DealCard(card=given):
-                require_actor(actor, None, "deal", rule="official-step")
                 self._deal(given, cards, actor, command.command_id)
             case c.ShowNaturals():
-                require_actor(actor, None, "show the naturals", rule="official-step")
-                coup = self._coup()
+                coup = reading.coup_of(self.state)
                 self._naturals_shown(coup=s.coup_number, sides=coup.naturals_preview(), **who)
             case c.Decide(side=side, draw=draw):
                 self._decide_hand(side, draw, actor, command.command_id)
             case c.PlayDefault(coup=number, side=side):
-                require_actor(actor, None, "play a default", rule="official-step")
                 if s.phase is Phase.PLAYING and s.coup_number == number and (
                     s.coup is not None and s.coup.to_act() is side
                 ):
@@ -157,20 +135,16 @@ class Table(Aggregate):
                         self._decide_hand(side, default_draw(s, side), actor,
                                           command.command_id)
             case c.SettleCoup():
-                require_actor(actor, None, "settle", rule="official-step")
-                coup = self._coup()
+                coup = reading.coup_of(self.state)
                 self._coup_settled(coup=s.coup_number, outcomes=coup.outcomes_now(),
                                    points=coup.points(), **who)
             case c.PayCoup():
-                require_actor(actor, None, "pay", rule="official-step")
                 self._record_payment(actor, command.command_id)
             case c.RevealSeed():
-                require_actor(actor, None, "reveal the seed", rule="official-step")
                 s.require(Phase.TAILLE_OVER, doing="reveal the seed")
-                seed = cards.seed_of(self._shoe().commitment)
+                seed = cards.seed_of(reading.shoe_of(self.state).commitment)
                 self._seed_revealed(taille=s.taille, seed=seed.hex(), **who)
             case c.EndTaille():
-                require_actor(actor, None, "end the taille", rule="official-step")
                 remaining = s.shoe.remaining if s.shoe else 0
                 self._taille_ended(taille=s.taille, remaining=remaining, **who)
             case c.OfferCard():
@@ -178,7 +152,6 @@ class Table(Aggregate):
             case c.ShowDown():
                 self._banker_showed_down(coup=s.coup_number, **who)
             case c.ChangeLimits(min_stake=low, max_stake=high, bet_seconds=seconds):
-                require_actor(actor, None, "change the stake limits", rule="official-step")
                 if s.phase in (Phase.PLAYING, Phase.SETTLED):  # stakes placed already stand
                     raise OutOfTurn("the stake limits change between coups, not during one",
                                     rule="limits-mid-coup")
@@ -197,49 +170,13 @@ class Table(Aggregate):
                                  seconds=s.settings.bet_seconds, actor=actor,
                                  command_id=command_id)
 
-    def _shoe(self) -> ShoeState:
-        if self.state.shoe is None:
-            raise OutOfTurn("there is no shoe yet", rule="no-shoe")
-        return self.state.shoe
-
-    def _coup(self) -> Coup:
-        s = self.state
-        if s.phase is not Phase.PLAYING or s.coup is None:
-            raise OutOfTurn(f"no coup is being played (the table is at {s.phase.value})",
-                            rule="out-of-turn")
-        return s.coup
-
-    def _next_card(self, given: Card | None, cards: CardSource) -> Card:
-        """The card coming out of the shoe: a physical shoe's as given, an RNG shoe's read
-        off its order."""
-        shoe = self._shoe()
-        if shoe.physical:
-            if given is None:
-                raise RuleViolation("a physical shoe's card must be given", rule="card-missing")
-            return card(given)
-        if given is not None:
-            raise RuleViolation("an RNG shoe deals its own cards", rule="card-given")
-        if shoe.cut == 0:
-            raise OutOfTurn("the shoe is not cut yet", rule="shoe-not-cut")
-        if shoe.remaining <= 0:
-            raise RuleViolation("the shoe is empty", rule="shoe-empty")
-        return cards.card_at(shoe.public(), shoe.position)
-
-    def _dealing_to(self) -> Side:
-        """The hand the next card goes to (a third card asked for, or the next in deal
-        order)."""
-        legal = self._coup().legal_steps()
-        if not legal or legal[0].step is not Step.DEAL or legal[0].side is None:
-            raise OutOfTurn("the coup awaits no card now", rule="out-of-turn")
-        return legal[0].side
-
     def _deal(self, given: Card | None, cards: CardSource, actor: str,
               command_id: str) -> None:
         s = self.state
-        coup = self._coup()
-        dealt = self._next_card(given, cards)
-        side = self._dealing_to()
-        position = self._shoe().position
+        coup = reading.coup_of(self.state)
+        dealt = reading.next_card(self.state, given, cards)
+        side = reading.dealing_to(self.state)
+        position = reading.shoe_of(self.state).position
         if coup.awaiting_card is not None:
             self._third_card_drawn(coup=s.coup_number, card=dealt, side=side,
                                    position=position, actor=actor, command_id=command_id)
@@ -253,12 +190,6 @@ class Table(Aggregate):
             self._third_card_asked(coup=number, side=side, actor=actor, command_id=command_id)
         else:
             self._hand_stood(coup=number, side=side, actor=actor, command_id=command_id)
-
-    def _check_taker(self, actor: str, player: str) -> None:
-        """The bank is given by an official, or taken by the player it is offered to."""
-        offered = self.state.bank_offered_to
-        require_actor(actor, offered if offered == player else None,
-                      f"take the bank for {player}", rule="not-your-bank")
 
     def _record_coverage(self, actor: str, command_id: str) -> None:
         covered = self.state.covered
@@ -286,17 +217,6 @@ class Table(Aggregate):
         self._coup_closed(coup=coup, banker=self.state.banker,
                           bank=self.state.bank + settlement.banker_net, actor=actor,
                           command_id=command_id)
-
-    # --- checks of the values an event carries ---------------------------------------
-
-    def _check_coup(self, coup: int, *, next_one: bool = False) -> None:
-        expected = self.state.coup_number + (1 if next_one else 0)
-        if coup != expected:
-            raise _mismatch("coup", coup, expected)
-
-    def _check_position(self, position: int) -> None:
-        if position != self._shoe().position:
-            raise _mismatch("shoe position", position, self._shoe().position)
 
     # --- seats ----------------------------------------------------------------------
 
@@ -356,7 +276,7 @@ class Table(Aggregate):
     def _shuffled(self, taille: int, decks: int, algorithm: str, commitment: str,
                   physical: bool, actor: str, command_id: str) -> None:
         if taille != self.state.taille + 1:
-            raise _mismatch("taille", taille, self.state.taille + 1)
+            raise reading.mismatch("taille", taille, self.state.taille + 1)
         self.state.shuffle(decks=decks, algorithm=algorithm, commitment=commitment,
                            physical=physical)
 
@@ -383,7 +303,7 @@ class Table(Aggregate):
 
     @event(CardBurned)
     def _burned(self, card: Card, position: int, actor: str, command_id: str) -> None:
-        self._check_position(position)
+        reading.check_position(self.state, position)
         self.state.burn(card)
 
     class TailleEnded(Event):
@@ -395,9 +315,9 @@ class Table(Aggregate):
     @event(TailleEnded)
     def _taille_ended(self, taille: int, remaining: int, actor: str, command_id: str) -> None:
         if taille != self.state.taille:
-            raise _mismatch("taille", taille, self.state.taille)
+            raise reading.mismatch("taille", taille, self.state.taille)
         if self.state.shoe is not None and remaining != self.state.shoe.remaining:
-            raise _mismatch("cards remaining", remaining, self.state.shoe.remaining)
+            raise reading.mismatch("cards remaining", remaining, self.state.shoe.remaining)
         self.state.end_taille()
 
     class ShoeSeedRevealed(Event):
@@ -407,9 +327,9 @@ class Table(Aggregate):
     @event(ShoeSeedRevealed)
     def _seed_revealed(self, taille: int, seed: str, actor: str, command_id: str) -> None:
         if taille != self.state.taille:
-            raise _mismatch("taille", taille, self.state.taille)
+            raise reading.mismatch("taille", taille, self.state.taille)
         self.state.require(Phase.TAILLE_OVER, doing="reveal the seed")
-        check_seed(bytes.fromhex(seed), self._shoe().commitment)
+        check_seed(bytes.fromhex(seed), reading.shoe_of(self.state).commitment)
         self.state.reveal()
 
     # --- the bank -----------------------------------------------------------------
@@ -438,7 +358,7 @@ class Table(Aggregate):
     @event(BankPassed)
     def _bank_passed(self, player: str, amount: int, actor: str, command_id: str) -> None:
         if amount != self.state.bank:
-            raise _mismatch("a bank of", amount, self.state.bank)
+            raise reading.mismatch("a bank of", amount, self.state.bank)
         self.state.retire_bank(player)
 
     # --- stakes -------------------------------------------------------------------
@@ -452,7 +372,7 @@ class Table(Aggregate):
     @event(BetPlaced)
     def _bet_placed(self, coup: int, player: str, spot: Spot, amount: int, actor: str,
                     command_id: str) -> None:
-        self._check_coup(coup, next_one=True)
+        reading.check_coup(self.state, coup, next_one=True)
         self.state.place_bet(player, spot, amount)
 
     class BetTurnBegan(Event):
@@ -466,10 +386,10 @@ class Table(Aggregate):
     @event(BetTurnBegan)
     def _bet_turn_began(self, coup: int, player: str, seconds: int, actor: str,
                         command_id: str) -> None:
-        self._check_coup(coup, next_one=True)
+        reading.check_coup(self.state, coup, next_one=True)
         turn = betting_order.bettor(self.state)
         if player != turn:
-            raise _mismatch("the turn to bet of", player, f"it {turn}'s")
+            raise reading.mismatch("the turn to bet of", player, f"it {turn}'s")
 
     class BetTurnPassed(Event):
         """In a rotating order, `player`'s turn to bet on `coup` passed with no bet."""
@@ -481,7 +401,7 @@ class Table(Aggregate):
     @event(BetTurnPassed)
     def _bet_turn_passed(self, coup: int, player: str, reason: PassReason, actor: str,
                          command_id: str) -> None:
-        self._check_coup(coup, next_one=True)
+        reading.check_coup(self.state, coup, next_one=True)
         self.state.pass_bet_turn(player, reason)
 
     class StakePlaced(Event):
@@ -493,7 +413,7 @@ class Table(Aggregate):
     @event(StakePlaced)
     def _stake_placed(self, coup: int, player: str, tableau: Side, amount: int, actor: str,
                       command_id: str) -> None:
-        self._check_coup(coup, next_one=True)
+        reading.check_coup(self.state, coup, next_one=True)
         self.state.place_stake(player, tableau, amount)
 
     class BancoCalled(Event):
@@ -502,7 +422,7 @@ class Table(Aggregate):
 
     @event(BancoCalled)
     def _banco_called(self, coup: int, player: str, actor: str, command_id: str) -> None:
-        self._check_coup(coup, next_one=True)
+        reading.check_coup(self.state, coup, next_one=True)
         self.state.call_banco(player)
 
     class BettingClosed(Event):
@@ -510,7 +430,7 @@ class Table(Aggregate):
 
     @event(BettingClosed)
     def _betting_closed(self, coup: int, actor: str, command_id: str) -> None:
-        self._check_coup(coup, next_one=True)
+        reading.check_coup(self.state, coup, next_one=True)
         self.state.close_betting()
 
     class StakeCovered(Event):
@@ -524,10 +444,10 @@ class Table(Aggregate):
     @event(StakeCovered)
     def _stake_covered(self, coup: int, player: str, tableau: Side, amount: int, actor: str,
                        command_id: str) -> None:
-        self._check_coup(coup)
+        reading.check_coup(self.state, coup)
         covered = self.state.covered
         if covered is None or Stake(player, tableau, amount) not in covered.engaged:
-            raise _mismatch("a covered stake", f"{player} {amount} on {tableau}", "none such")
+            raise reading.mismatch("a covered stake", f"{player} {amount} on {tableau}", "none such")
 
     class StakeReturned(Event):
         """Informational: the part of a stake the bank did not take on."""
@@ -540,10 +460,10 @@ class Table(Aggregate):
     @event(StakeReturned)
     def _stake_returned(self, coup: int, player: str, tableau: Side, amount: int,
                         actor: str, command_id: str) -> None:
-        self._check_coup(coup)
+        reading.check_coup(self.state, coup)
         covered = self.state.covered
         if covered is None or Stake(player, tableau, amount) not in covered.returned:
-            raise _mismatch("a returned stake", f"{player} {amount} on {tableau}", "none such")
+            raise reading.mismatch("a returned stake", f"{player} {amount} on {tableau}", "none such")
 
     # --- the coup -----------------------------------------------------------------
 
@@ -556,7 +476,7 @@ class Table(Aggregate):
     @event(CardDealt)
     def _card_dealt(self, coup: int, card: Card, side: Side, position: int, actor: str,
                     command_id: str) -> None:
-        self._check_dealt(coup, side, position, third=False)
+        reading.check_dealt(self.state, coup, side, position, third=False)
         self.state.deal(card)
 
     class NaturalShown(Event):
@@ -566,10 +486,10 @@ class Table(Aggregate):
     @event(NaturalShown)
     def _naturals_shown(self, coup: int, sides: list[Side], actor: str,
                         command_id: str) -> None:
-        self._check_coup(coup)
-        shown = self._coup().naturals_preview()
+        reading.check_coup(self.state, coup)
+        shown = reading.coup_of(self.state).naturals_preview()
         if sorted(sides) != sorted(shown):
-            raise _mismatch("naturals on", sides, shown)
+            raise reading.mismatch("naturals on", sides, shown)
         self.state.show_naturals()
 
     class ThirdCardAsked(Event):
@@ -578,7 +498,7 @@ class Table(Aggregate):
 
     @event(ThirdCardAsked)
     def _third_card_asked(self, coup: int, side: Side, actor: str, command_id: str) -> None:
-        self._check_coup(coup)
+        reading.check_coup(self.state, coup)
         self.state.decide(actor, side, draw=True)
 
     class ThirdCardDrawn(Event):
@@ -590,18 +510,8 @@ class Table(Aggregate):
     @event(ThirdCardDrawn)
     def _third_card_drawn(self, coup: int, card: Card, side: Side, position: int,
                           actor: str, command_id: str) -> None:
-        self._check_dealt(coup, side, position, third=True)
+        reading.check_dealt(self.state, coup, side, position, third=True)
         self.state.deal(card)
-
-    def _check_dealt(self, coup: int, side: Side, position: int, *, third: bool) -> None:
-        self._check_coup(coup)
-        self._check_position(position)
-        if (self._coup().awaiting_card is not None) is not third:
-            raise _mismatch("a third card" if third else "a first card", side,
-                            "the other kind")
-        due = self._dealing_to()
-        if side is not due:
-            raise _mismatch("a card to", side, f"it due to {due}")
 
     class HandStood(Event):
         coup: int
@@ -609,7 +519,7 @@ class Table(Aggregate):
 
     @event(HandStood)
     def _hand_stood(self, coup: int, side: Side, actor: str, command_id: str) -> None:
-        self._check_coup(coup)
+        reading.check_coup(self.state, coup)
         self.state.decide(actor, side, draw=False)
 
     class CardOffered(Event):
@@ -619,7 +529,7 @@ class Table(Aggregate):
 
     @event(CardOffered)
     def _card_offered(self, coup: int, actor: str, command_id: str) -> None:
-        self._check_coup(coup)
+        reading.check_coup(self.state, coup)
         self.state.offer_card(actor)
 
     class BankerShowedDown(Event):
@@ -629,7 +539,7 @@ class Table(Aggregate):
 
     @event(BankerShowedDown)
     def _banker_showed_down(self, coup: int, actor: str, command_id: str) -> None:
-        self._check_coup(coup)
+        reading.check_coup(self.state, coup)
         self.state.show_down(actor)
 
     class CoupSettled(Event):
@@ -640,9 +550,9 @@ class Table(Aggregate):
     @event(CoupSettled)
     def _coup_settled(self, coup: int, outcomes: dict[Side, Outcome],
                       points: dict[Side, int], actor: str, command_id: str) -> None:
-        self._check_coup(coup)
-        if self._coup().points() != points:
-            raise _mismatch("points", points, self._coup().points())
+        reading.check_coup(self.state, coup)
+        if reading.coup_of(self.state).points() != points:
+            raise reading.mismatch("points", points, reading.coup_of(self.state).points())
         if self.state.settle() != outcomes:
             raise RuleViolation("recorded outcomes differ from the cards", rule="settle-mismatch")
 
@@ -652,7 +562,7 @@ class Table(Aggregate):
 
     @event(PayoutMade)
     def _payout_made(self, coup: int, payout: Payout, actor: str, command_id: str) -> None:
-        self._check_coup(coup)
+        reading.check_coup(self.state, coup)
         self.state.pay(payout)
 
     class CommissionTaken(Event):
@@ -663,10 +573,10 @@ class Table(Aggregate):
 
     @event(CommissionTaken)
     def _commission_taken(self, coup: int, amount: int, actor: str, command_id: str) -> None:
-        self._check_coup(coup)
+        reading.check_coup(self.state, coup)
         settlement = self.state.settlement
         if settlement is None or settlement.commission != amount:
-            raise _mismatch("a commission of", amount,
+            raise reading.mismatch("a commission of", amount,
                             settlement.commission if settlement else "none")
 
     class CoupClosed(Event):
@@ -677,12 +587,12 @@ class Table(Aggregate):
     @event(CoupClosed)
     def _coup_closed(self, coup: int, banker: str | None, bank: int, actor: str,
                      command_id: str) -> None:
-        self._check_coup(coup)
+        reading.check_coup(self.state, coup)
         settlement = self.state.settlement
         if settlement is not None:
             after = (self.state.banker, self.state.bank + settlement.banker_net)
             if (banker, bank) != after:
-                raise _mismatch("the bank after the coup as", (banker, bank), after)
+                raise reading.mismatch("the bank after the coup as", (banker, bank), after)
         self.state.close_coup()
 
 

@@ -22,44 +22,24 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import assert_never
 
-import msgspec
 from eventsourcing.domain import Aggregate, event
 
-from domain.actors import is_official, require_actor
 from domain.commands import require_known
 from domain.errors import NotFound, OutOfTurn, RuleViolation
-from domain.game.coup import Outcome, Side
+from domain.game.coup import Outcome
 from domain.game.payouts import Bet, Spot, house_bets
-from domain.game.settings import BettingOrder
 from domain.game.shoe import commitment
-from domain.game.variants import rules_for
-from domain.table.betting_order import PassReason
-from domain.table.commands import (
-    AdjustChips,
-    ChangeLimits,
-    LeaveTable,
-    PassBetTurn,
-    SeatPlayer,
-    TableCommand,
-)
 from domain.topics import keep_topics
 from domain.tournament import commands as tc
 from domain.tournament.entrants import Bust, Status
 from domain.tournament.prizes import Placement
 from domain.tournament.records import Break, Intervention, Phase, SecretBet
+from domain.tournament.rights import require_right
 from domain.tournament.seating import SEATING_ALGORITHM
 from domain.tournament.settings import TournamentSettings
 from domain.tournament.state import TournamentState
 
-TOURNAMENT = "@tournament"  # the actor of the table commands a player's step calls for
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-70a2a0e00000")
-
-
-class TableOrder(msgspec.Struct, frozen=True):
-    """A command the orchestration sends to one table of the tournament."""
-
-    table: str
-    command: TableCommand
 
 
 class Tournament(Aggregate):
@@ -377,78 +357,52 @@ class Tournament(Aggregate):
         state = self.state
         actor = command.actor
         who = {"actor": actor, "command_id": command.command_id}
+        require_right(actor, command, state)
         match command:
             case tc.RegisterPlayer(player=p, bot=bot):
-                require_actor(actor, p, f"register {p}", rule="not-yourself")
                 self._register(p, bot, **who)
             case tc.UnregisterPlayer(player=p):
-                require_actor(actor, p, f"unregister {p}", rule="not-yourself")
                 self._unregistered(player=p, **who)
             case tc.ReenterPlayer(player=p):
-                require_actor(actor, p, f"re-enter {p}", rule="not-yourself")
                 self._reenter(p, **who)
             case tc.DrawSeating():
-                require_actor(actor, None, "draw the seats", rule="official-step")
                 self._draw_seating(seed(), **who)
             case tc.AppointDirector(epoch=epoch):
-                require_actor(actor, None, "appoint a director", rule="official-step")
                 self._appointed(epoch=epoch, **who)
             case tc.PauseTournament(at=at):
-                require_actor(actor, None, "pause", rule="official-step")
                 self._paused(at=at, **who)
             case tc.ResumeTournament(at=at):
-                require_actor(actor, None, "resume", rule="official-step")
                 self._resumed(at=at, **who)
             case tc.StartRound(at=at, epoch=epoch):
-                require_actor(actor, None, "start a round", rule="official-step")
-                state.check_epoch(epoch)
                 self._start_round(at, **who)
             case tc.StartStep(coups=coups, chips=chips, epoch=epoch):
-                require_actor(actor, None, "start a step", rule="official-step")
-                state.check_epoch(epoch)
                 self._step_started(round=state.round, step=state.steps + 1, coups=dict(coups),
                                    chips=dict(chips), **who)
             case tc.EndStep(epoch=epoch):
-                require_actor(actor, None, "end a step", rule="official-step")
-                state.check_epoch(epoch)
                 if state.step is None:
                     raise RuleViolation("no step is under way", rule="step-mismatch")
                 self._step_ended(round=state.round, step=state.step.number, **who)
             case tc.EndRound(chips=chips, epoch=epoch):
-                require_actor(actor, None, "end a round", rule="official-step")
-                state.check_epoch(epoch)
                 self._end_round(chips, **who)
             case tc.SettlePlayOff(table=table, chips=chips, epoch=epoch):
-                require_actor(actor, None, "settle a play-off", rule="official-step")
-                state.check_epoch(epoch)
                 self._playoff_played(round=state.round, table=table, chips=dict(chips), **who)
                 self._place_due(**who)
             case tc.RecordBustOuts(table=table, coup=coup, busted=busted, epoch=epoch):
-                require_actor(actor, None, "record bust-outs", rule="official-step")
-                state.check_epoch(epoch)
                 self._busted(table=table, coup=coup, busted=list(busted), **who)
                 self._place_due(**who)
             case tc.BalanceTables(chips=chips, epoch=epoch, breaking=breaking):
-                require_actor(actor, None, "balance the tables", rule="official-step")
-                state.check_epoch(epoch)
                 self._balance(seed(), chips, breaking, **who)
             case tc.PlaceSecretBet(player=p, table=table, coup=coup, commitment=committed):
-                require_actor(actor, p, f"place {p}'s secret bet", rule="not-yourself")
                 self._secret_bet_placed(player=p, table=table, coup=coup, commitment=committed,
                                         **who)
             case tc.RevealSecretBet(player=p, spot=spot, amount=amount, nonce=nonce,
                                     outcome=outcome):
-                require_actor(actor, p, f"reveal {p}'s secret bet", rule="not-yourself")
                 self._reveal_secret_bet(p, spot, amount, nonce, outcome, **who)
             case tc.Intervene():
-                require_actor(actor, None, "intervene", rule="official-step")
                 self._intervene(command, seed, **who)
             case tc.FinishTournament(epoch=epoch):
-                require_actor(actor, None, "finish the tournament", rule="official-step")
-                state.check_epoch(epoch)
                 self._finish(seed(), **who)
             case tc.PublishResults(at=at, open_disputes=open_disputes):
-                require_actor(actor, None, "publish the results", rule="official-step")
                 self._publish_results(open_disputes, at, **who)
             case _:
                 assert_never(command)
@@ -598,84 +552,6 @@ class Tournament(Aggregate):
             self._eliminated(player=placement.player, position=placement.position,
                              tied=placement.tied, table=placement.table, coup=placement.coup,
                              round=placement.round, actor=actor, command_id=command_id)
-
-    # --- the tables' side -----------------------------------------------------------
-    # A stage that resets the stacks adjusts every player's chips; an intervention that
-    # corrects or penalises adjusts one player's; a disqualification makes them leave.
-
-    def table_orders(self, recorded: Event) -> list[TableOrder]:
-        """The table commands that mirror a recorded event, with command ids that follow from
-        the event's command id and what it names (so sending them again applies them once,
-        whoever sends them, whatever else the tournament recorded in between)."""
-        key = f"{self.id}/{recorded.command_id}"
-        # the tournament moves the chips: a player's own step (a late registration, a
-        # secret bet's reveal) reaches the table as the tournament's
-        actor = recorded.actor if is_official(recorded.actor) else TOURNAMENT
-        match recorded:
-            case Tournament.PlayerSeatedAt(player=player, table=table, seat=seat, chips=chips):
-                return [TableOrder(table, SeatPlayer(
-                    command_id=f"{key}/seat/{player}", actor=actor, player=player,
-                    chips=chips, side=self._side(seat)))]
-            case Tournament.PlayerMoved(player=player, from_table=old, to_table=new,
-                                        seat=seat, chips=chips):
-                key = f"{key}/move/{player}/{new}/{seat}"
-                return [
-                    TableOrder(old, AdjustChips(command_id=f"{key}/out", actor=actor,
-                                                player=player, delta=-chips,
-                                                reason=f"moved to {new}")),
-                    TableOrder(old, LeaveTable(command_id=f"{key}/leave", actor=actor,
-                                               player=player)),
-                    TableOrder(new, SeatPlayer(command_id=f"{key}/seat", actor=actor,
-                                               player=player, chips=0, side=self._side(seat))),
-                    TableOrder(new, AdjustChips(command_id=f"{key}/in", actor=actor,
-                                                player=player, delta=chips,
-                                                reason=f"moved from {old}")),
-                ]
-            case Tournament.PlayersBusted(table=table, busted=busted):
-                return [TableOrder(table, LeaveTable(command_id=f"{key}/leave/{bust.player}",
-                                                     actor=actor, player=bust.player))
-                        for bust in busted]
-            case Tournament.PlayerEliminated(player=player, table=table, coup=None):
-                return [TableOrder(table, LeaveTable(command_id=f"{key}/cut/{player}",
-                                                     actor=actor, player=player))]
-            case Tournament.StageStarted(name=name, reset=reset, tables=tables):
-                return [TableOrder(tables[player], AdjustChips(
-                    command_id=f"{key}/reset/{player}", actor=actor, player=player,
-                    delta=delta, reason=f"{name}: every stack reset")) for player, delta
-                    in reset.items()]
-            case Tournament.RoundStarted(tables=[*tables], min_stake=low, max_stake=high,
-                                         bet_seconds=seconds):
-                return [TableOrder(table, ChangeLimits(
-                    command_id=f"{key}/limits/{table}", actor=actor, min_stake=low,
-                    max_stake=high, bet_seconds=seconds)) for table in tables]
-            case Tournament.SecretBetPlaced(player=player, table=table, coup=coup) if (
-                    self.state.settings.betting_order == BettingOrder.ROTATING):
-                return [TableOrder(table, PassBetTurn(  # the turn's bet is the secret one
-                    command_id=f"{key}/secret-turn/{player}", actor=actor, player=player,
-                    coup=coup, reason=PassReason.SECRET_BET))]
-            case Tournament.SecretBetRevealed(player=player, table=table, delta=delta) if delta:
-                return [TableOrder(table, AdjustChips(
-                    command_id=f"{key}/secret/{player}", actor=actor, player=player,
-                    delta=delta, reason="secret bet"))]
-            case Tournament.SecretBetForfeited(player=player, table=table, amount=amount):
-                return [TableOrder(table, AdjustChips(
-                    command_id=f"{key}/forfeit/{player}", actor=actor, player=player,
-                    delta=-amount, reason="secret bet never revealed"))]
-            case Tournament.InterventionMade(kind="disqualify", player=player, table=table):
-                return [TableOrder(table or "", LeaveTable(command_id=f"{key}/out/{player}",
-                                                           actor=actor, player=player))]
-            case Tournament.InterventionMade(kind="correct-chips" | "penalise", player=player,
-                                             table=table, reason=reason):
-                return [TableOrder(table or "", AdjustChips(
-                    command_id=f"{key}/adjust/{player}", actor=actor, player=player,
-                    delta=recorded.chips_after - recorded.chips_before, reason=reason))]
-        return []
-
-    def _side(self, seat: int) -> Side | None:
-        """À deux tableaux, odd seats are on the right tableau and even ones on the left."""
-        if not rules_for(self.state.settings.variant).seats_on_sides:
-            return None
-        return Side.RIGHT if seat % 2 else Side.LEFT
 
     # --- publishing the results -----------------------------------------------------
     # Until the organiser publishes them the results are provisional: a dispute of a coup

@@ -20,7 +20,7 @@ otherwise `env` (e.g. from eventsourcing's projection runner) wins over the URL'
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -190,3 +190,15 @@ class SabotApplication(Application[UUID]):
             key = self._secret_key or load_settings(database_url=self.database_url).secret_key
             self._vault = SeedVault(self.database, key)
         return self._vault
+
+
+App = TypeVar("App", bound=SabotApplication)
+
+
+def open_service(cls: type[App], database_url: str | None = None, **kwargs: Any) -> App:
+    """A `SabotApplication` subclass on `database_url`, else `$SABOT_DATABASE_URL`, else the
+    default store (for commands whose `--database` option may be absent); a PostgreSQL that
+does not let us in is `ServiceUnavailable` within the connect timeout."""
+    url = resolve_database_url(database_url)
+    check_database(url)
+    return cls(url=url, **kwargs)

@@ -32,13 +32,13 @@ from domain.table.aggregate import Table
 from domain.table.betting_order import check_turn_to_come
 from domain.table.state import Phase, TableState
 from domain.tournament import commands as tc
-from domain.tournament.aggregate import TableOrder, Tournament
+from domain.tournament.aggregate import Tournament
 from domain.tournament.balancing import Move
 from domain.tournament.entrants import Bust, Status
 from domain.tournament.records import Phase as TournamentPhase
-from domain.tournament.records import Step
-from domain.tournament.records import SecretBet
+from domain.tournament.records import SecretBet, Step
 from domain.tournament.state import TournamentState, secret_commitment
+from domain.tournament.table_orders import TableOrder
 from infra.services.memory import Store
 
 ORGANISER = "@organiser"

@@ -21,15 +21,16 @@ from collections.abc import Callable, Iterable
 
 import msgspec
 
+from domain.game.settings import BettingOrder
 from domain.game.shoe import commitment
 from domain.table import commands as c
 from domain.table.aggregate import Table
-from domain.game.settings import BettingOrder
 from domain.table.state import TableState
 from domain.tournament import commands as tc
 from domain.tournament.aggregate import Tournament
 from domain.tournament.settings import TournamentSettings
 from domain.tournament.state import TournamentState
+from domain.tournament.table_orders import table_orders
 from infra.services.autoplay import play_coups
 from infra.services.direction import (
     DIRECTOR,
@@ -134,7 +135,7 @@ class MemoryDesk:
         for event in self.store.events_of(self.tournament_id, gt=first, lte=recorded.version):
             if isinstance(event, Tournament.StepStarted):
                 self.seconds += step_seconds(self.state(), self.tables().values(), self.pace)
-            for order in self.tournament.table_orders(event):
+            for order in table_orders(self.tournament, event):
                 send_order(self.store, self.tournament, order)
 
     def deal(self, name: str, until: int) -> bool:

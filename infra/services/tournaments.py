@@ -59,6 +59,7 @@ from domain.tournament.prizes import prize_table
 from domain.tournament.records import Phase as TournamentPhase
 from domain.tournament.settings import TournamentSettings
 from domain.tournament.state import TournamentState
+from domain.tournament.table_orders import table_orders
 from infra.errors import SeedAlreadySealed
 from infra.services.autoplay import play_coups
 from infra.services.direction import (
@@ -226,7 +227,7 @@ class Tournaments:
         tournament = self.tournament(tournament_id)
         first = recorded.version - len(recorded.events)
         for event in self.service.events_of(tournament_id, gt=first, lte=recorded.version):
-            for order in tournament.table_orders(event):
+            for order in table_orders(tournament, event):
                 send_order(self.service, tournament, order)
         return recorded
 
@@ -240,7 +241,7 @@ class Tournaments:
         last = gt
         for event in self.service.events_of(tournament_id, gt=gt):
             last = event.originator_version
-            for order in tournament.table_orders(event) if event.actor != skip else ():
+            for order in table_orders(tournament, event) if event.actor != skip else ():
                 send_order(self.service, tournament, order)
         return last
 

@@ -2,9 +2,9 @@
 
 `open_store(url)` gives what the audit, the vault or a maintenance script needs: the chained
 recorder, the mapper, an eventsourcing `EventStore` and plain SQL access (`Database`).
-Applications do not use it: `SabotApplication` (re-exported here) builds the same parts
-from the same URL through eventsourcing's factory mechanism (`infra.store.urls.store_env`);
-`open_service(ServiceClass, url_or_None)` opens one on the URL a command line gave.
+Applications do not use it: `SabotApplication` (`infra.services.application`) builds the
+same parts from the same URL through eventsourcing's factory mechanism
+(`infra.store.urls.store_env`).
 
 Opening a store to write (`create=True`) upgrades its schema (`infra.store.migrations`: what it
 did is `recorder.schema_upgrade`); opening it to read refuses a store upgraded by a newer
@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import os
 from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Self
 from uuid import UUID
 
 from eventsourcing.persistence import EventStore, InfrastructureFactory, Mapper, PersistenceError
 from eventsourcing.utils import Environment
 
 from infra.errors import StoreError
-from infra.services.application import SabotApplication
-from infra.settings import redact_url, resolve_database_url
+from infra.settings import redact_url
 from infra.store import migrations
 from infra.store.database import Database
 from infra.store.homes import MAIN_HOME, homes_from
@@ -35,9 +34,7 @@ from infra.store.recorders import (
 )
 from infra.store.urls import store_env
 
-__all__ = ["SabotApplication", "Store", "StoreError", "open_service", "open_store"]
-
-App = TypeVar("App", bound=SabotApplication)
+__all__ = ["Store", "StoreError", "open_store"]
 
 ChainedRecorder = ChainedSQLiteApplicationRecorder | ChainedPostgresApplicationRecorder
 READER_POOL = {"POSTGRES_POOL_SIZE": "1", "POSTGRES_MAX_OVERFLOW": "1"}
@@ -111,12 +108,3 @@ def one_line(error: BaseException) -> str:
 def open_store(url: str, *, create: bool = True) -> Store:
     """The store at `url`; with `create=False`, a missing database or table is an error."""
     return Store(url, create=create)
-
-
-def open_service(cls: type[App], database_url: str | None = None, **kwargs: Any) -> App:
-    """A `SabotApplication` subclass on `database_url`, else `$SABOT_DATABASE_URL`, else the
-    default store (for commands whose `--database` option may be absent); a PostgreSQL that
-does not let us in is `ServiceUnavailable` within the connect timeout."""
-    url = resolve_database_url(database_url)
-    check_database(url)
-    return cls(url=url, **kwargs)

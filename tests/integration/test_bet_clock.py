@@ -15,10 +15,9 @@ import pytest
 
 from domain.bots import next_command
 from domain.game.payouts import Spot
-from domain.game.settings import TableSettings, Variant
+from domain.game.settings import BettingOrder, TableSettings, Variant
 from domain.table import commands as c
 from domain.table.aggregate import Table
-from domain.game.settings import BettingOrder
 from domain.table.betting_order import PassReason, bettor
 from domain.table.state import Phase
 from domain.tournament.aggregate import Tournament

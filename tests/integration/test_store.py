@@ -22,9 +22,10 @@ from eventsourcing.utils import get_topic
 
 from infra.audit.verify import verify
 from infra.errors import DuplicateCommand, RecordedCommand, StoreError, UnsupportedDatabaseURL
+from infra.services.application import SabotApplication, open_service
 from infra.settings import DEFAULT_DATABASE_URL, load_settings
 from infra.store.mapper import MsgspecMapper, UnmappableState
-from infra.store.opening import SabotApplication, open_service, open_store
+from infra.store.opening import open_store
 from infra.store.recorders import (
     ChainedPostgresApplicationRecorder,
     ChainedSQLiteApplicationRecorder,

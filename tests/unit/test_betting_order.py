@@ -34,6 +34,7 @@ from domain.tournament.aggregate import Tournament
 from domain.tournament.presets import PRESETS, preset
 from domain.tournament.settings import TournamentSettings
 from domain.tournament.state import secret_commitment
+from domain.tournament.table_orders import table_orders
 from infra.store.outbox import BetDeadline, follow_ups
 from tests.unit.test_table_aggregate import SeededCards
 
@@ -315,7 +316,7 @@ def test_each_round_sends_its_clock_and_a_secret_bet_uses_the_turn() -> None:
     t.execute(tc.DrawSeating(actor="@organiser", command_id="draw"), lambda: seed)
     t.execute(tc.StartRound(actor="@director", command_id="round-1"), lambda: seed)
     started = t.collect_events()[-1]
-    [order] = t.table_orders(started)
+    [order] = table_orders(t, started)
     assert isinstance(order.command, c.ChangeLimits)
     assert (order.command.min_stake, order.command.bet_seconds) == (10, 20)
 
@@ -325,7 +326,7 @@ def test_each_round_sends_its_clock_and_a_secret_bet_uses_the_turn() -> None:
                                 commitment=secret_commitment("banker", 10, "ab" * 16),
                                 actor=player, command_id="secret"), lambda: seed)
     placed = t.collect_events()[-1]
-    [turn] = t.table_orders(placed)
+    [turn] = table_orders(t, placed)
     assert turn.table == table
     assert turn.command == c.PassBetTurn(
         command_id=f"{t.id}/secret/secret-turn/{player}", actor="@tournament", player=player,

@@ -18,6 +18,7 @@ from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
 from domain.game.coup import Outcome
 from domain.game.settings import Variant
 from domain.tournament.aggregate import Tournament
+from domain.tournament.base import TournamentStatus
 from domain.tournament.commands import (
     AppointDirector,
     DrawSeating,
@@ -41,8 +42,8 @@ from domain.tournament.formats import Advance, ChipRule, Limits, Stage, TieBreak
 from domain.tournament.presets import PRESETS, preset
 from domain.tournament.records import Phase
 from domain.tournament.settings import TournamentSettings
-from domain.tournament.base import TournamentStatus
 from domain.tournament.state import secret_commitment
+from domain.tournament.table_orders import table_orders
 from tests.unit.test_tournament import check_places
 
 SEED = bytes(range(32))
@@ -208,7 +209,7 @@ def test_a_stage_that_resets_starts_everyone_level() -> None:
     assert started.reset == {players[4]: -100, players[5]: -200}  # players[3] has 1000
     assert all(run.s.entrants[p].chips == 1000 for p in run.s.in_play())
     assert run.s.chips_issued == issued - 300
-    deltas = [getattr(o.command, "delta", None) for o in run.t.table_orders(started)]
+    deltas = [getattr(o.command, "delta", None) for o in table_orders(run.t, started)]
     assert sorted(deltas) == [-200, -100]  # type: ignore[type-var]
 
 
@@ -255,7 +256,7 @@ def test_interventions_record_the_reason_and_the_chips_before_and_after() -> Non
     assert run.s.entrants[one[3]].table == "cup-table-2"
     events = run.t.collect_events()
     penalty = next(e for e in events if isinstance(e, Tournament.InterventionMade))
-    assert [getattr(o.command, "delta", None) for o in run.t.table_orders(penalty)] == [-50]
+    assert [getattr(o.command, "delta", None) for o in table_orders(run.t, penalty)] == [-50]
 
 
 def test_a_director_from_an_older_epoch_is_refused() -> None:
@@ -352,7 +353,7 @@ def test_a_secret_bet_is_a_commitment_until_it_is_revealed_after_the_deal() -> N
     assert (revealed.spot, revealed.amount, revealed.outcome) == ("banker", 60, "banker")
     assert revealed.delta == 57  # even money less the 5% commission
     assert run.s.entrants[p].chips == 1000 + 57
-    assert [getattr(o.command, "delta", None) for o in run.t.table_orders(revealed)] == [57]
+    assert [getattr(o.command, "delta", None) for o in table_orders(run.t, revealed)] == [57]
     run.do(EndRound, chips={player: 1000 for player in run.s.in_play()})
     forfeited = [e for e in run.t.collect_events()
                  if isinstance(e, Tournament.SecretBetForfeited)]

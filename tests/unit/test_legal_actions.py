@@ -15,11 +15,9 @@ from domain.bots import next_command
 from domain.errors import DomainError
 from domain.game.coup import Side, tableaux_of
 from domain.game.payouts import Spot
-from domain.game.settings import TableSettings, Variant
-from domain.game.variants import rules_for
+from domain.game.settings import BettingOrder, TableSettings, Variant
 from domain.table import commands as c
 from domain.table.aggregate import Table
-from domain.game.settings import BettingOrder
 from domain.table.state import CROUPIER, TableState
 from tests.unit.test_table_aggregate import SeededCards
 

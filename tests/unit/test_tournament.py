@@ -41,12 +41,11 @@ from domain.tournament.commands import (
     UnregisterPlayer,
 )
 from domain.tournament.entrants import Bust, Status
-from domain.tournament.settings import BASIS_POINTS
 from domain.tournament.prizes import prize_table, shares
-from domain.tournament.records import Seating
+from domain.tournament.records import Phase, Seating
 from domain.tournament.seating import deal, shuffled
-from domain.tournament.records import Phase
-from domain.tournament.settings import TournamentSettings
+from domain.tournament.settings import BASIS_POINTS, TournamentSettings
+from domain.tournament.table_orders import table_orders
 from infra.store.mapper import MsgspecMapper
 
 SEED = bytes(range(32))
@@ -103,7 +102,7 @@ class Simulation:
                                          **fields), self.draw_seed)
         for recorded in self.tournament.collect_events():
             self.events.append(recorded)
-            for order in self.tournament.table_orders(recorded):
+            for order in table_orders(self.tournament, recorded):
                 self.execute(order.table, order.command)
 
     def execute(self, name: str, command: Any) -> None:

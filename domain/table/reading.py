@@ -1,0 +1,80 @@
+"""What the Table aggregate reads off its state to decide, and the checks of the values its
+events carry: the shoe and the coup under way, the card coming out of the shoe and the hand
+it goes to, and a recorded coup number, shoe position or card that
+does not match the table (`event-mismatch`).
+"""
+
+from __future__ import annotations
+
+from domain.errors import OutOfTurn, RuleViolation
+from domain.game.card_source import CardSource
+from domain.game.cards import Card, card
+from domain.game.coup import Coup, Side, Step
+from domain.table.base import Phase, ShoeState
+from domain.table.state import TableState
+
+
+def mismatch(what: str, recorded: object, expected: object) -> RuleViolation:
+    return RuleViolation(f"the event records {what} {recorded}, the table has {expected}",
+                         rule="event-mismatch")
+
+
+def shoe_of(state: TableState) -> ShoeState:
+    if state.shoe is None:
+        raise OutOfTurn("there is no shoe yet", rule="no-shoe")
+    return state.shoe
+
+
+def coup_of(state: TableState) -> Coup:
+    if state.phase is not Phase.PLAYING or state.coup is None:
+        raise OutOfTurn(f"no coup is being played (the table is at {state.phase.value})",
+                        rule="out-of-turn")
+    return state.coup
+
+
+def next_card(state: TableState, given: Card | None, cards: CardSource) -> Card:
+    """The card coming out of the shoe: a physical shoe's as given, an RNG shoe's read
+    off its order."""
+    shoe = shoe_of(state)
+    if shoe.physical:
+        if given is None:
+            raise RuleViolation("a physical shoe's card must be given", rule="card-missing")
+        return card(given)
+    if given is not None:
+        raise RuleViolation("an RNG shoe deals its own cards", rule="card-given")
+    if shoe.cut == 0:
+        raise OutOfTurn("the shoe is not cut yet", rule="shoe-not-cut")
+    if shoe.remaining <= 0:
+        raise RuleViolation("the shoe is empty", rule="shoe-empty")
+    return cards.card_at(shoe.public(), shoe.position)
+
+
+def dealing_to(state: TableState) -> Side:
+    """The hand the next card goes to (a third card asked for, or the next in deal
+    order)."""
+    legal = coup_of(state).legal_steps()
+    if not legal or legal[0].step is not Step.DEAL or legal[0].side is None:
+        raise OutOfTurn("the coup awaits no card now", rule="out-of-turn")
+    return legal[0].side
+
+
+def check_coup(state: TableState, coup: int, *, next_one: bool = False) -> None:
+    expected = state.coup_number + (1 if next_one else 0)
+    if coup != expected:
+        raise mismatch("coup", coup, expected)
+
+
+def check_position(state: TableState, position: int) -> None:
+    if position != shoe_of(state).position:
+        raise mismatch("shoe position", position, shoe_of(state).position)
+
+
+def check_dealt(state: TableState, coup: int, side: Side, position: int, *, third: bool) -> None:
+    check_coup(state, coup)
+    check_position(state, position)
+    if (coup_of(state).awaiting_card is not None) is not third:
+        raise mismatch("a third card" if third else "a first card", side,
+                        "the other kind")
+    due = dealing_to(state)
+    if side is not due:
+        raise mismatch("a card to", side, f"it due to {due}")
