@@ -3,7 +3,8 @@
     dispute_id = DisputeService(url=database_url).open(table_id, coup=12, ...)
     request_replay(dispute_id)        # a worker on the same store records the verdict
 
-The service (`infra.services.disputes`) records the verdict once, however often the task is delivered.
+The service (`infra.services.disputes`) records the verdict once, however often the task is
+delivered.
 """
 
 from __future__ import annotations

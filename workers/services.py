@@ -1,6 +1,6 @@
-"""The application services a worker process uses, on the worker's own store: one per store,
-kept across tasks so that their connections and kept tables are reused, and wired to dispatch
-the follow-up effects of the commands they record through the worker's broker (`infra.store.outbox`):
+"""The application services a worker process uses, on the worker's own store: one per store, kept
+across tasks so that their connections and kept tables are reused, and wired to dispatch the
+follow-up effects of the commands they record through the worker's broker (`infra.store.outbox`):
 
 - a `Deadline` becomes the `expire_decision` task, a `BetDeadline` the `expire_bet_turn` one,
   sent with its countdown (`send_deadline`) and its sender's trail in its headers

@@ -40,7 +40,8 @@ class PlayersDraw(ABC):
 
     @abstractmethod
     def banker_default(self, settings: TableSettings, point: int, given: int | None) -> bool:
-        """Whether the banker draws where his table leaves him the choice (`domain.game.policies`)."""
+        """Whether the banker draws where his table leaves him the choice
+        (`domain.game.policies`)."""
 
 
 class PuntoBancoDrawing(PlayersDraw):

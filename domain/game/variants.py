@@ -1,10 +1,10 @@
 """The variants as sets of rule objects: the one place where a variant's rules are assembled.
 
-A table asks its `VariantRules` (`rules_for(settings)`) rather than its variant's name: who
-banks and holds the hands (`domain.game.banking`), how stakes are covered (`domain.game.coverage`), who
-draws and on what (`domain.game.drawing`), how the bank passes (`domain.game.bank_passing`), what is paid
-(`domain.game.payouts`), and a few rules of the coup. The settings that tune a rule (the tie odds,
-the commission, the hand holder...) stay in `TableSettings`; the rule objects read them.
+A table asks its `VariantRules` (`rules_for(settings)`) rather than its variant's name: who banks
+and holds the hands (`domain.game.banking`), how stakes are covered (`domain.game.coverage`), who
+draws and on what (`domain.game.drawing`), how the bank passes (`domain.game.bank_passing`), what is
+paid (`domain.game.payouts`), and a few rules of the coup. The settings that tune a rule (the tie
+odds, the commission, the hand holder...) stay in `TableSettings`; the rule objects read them.
 """
 
 from __future__ import annotations

@@ -447,7 +447,8 @@ class Table(Aggregate):
         reading.check_coup(self.state, coup)
         covered = self.state.covered
         if covered is None or Stake(player, tableau, amount) not in covered.engaged:
-            raise reading.mismatch("a covered stake", f"{player} {amount} on {tableau}", "none such")
+            raise reading.mismatch("a covered stake", f"{player} {amount} on {tableau}",
+                                   "none such")
 
     class StakeReturned(Event):
         """Informational: the part of a stake the bank did not take on."""
@@ -463,7 +464,8 @@ class Table(Aggregate):
         reading.check_coup(self.state, coup)
         covered = self.state.covered
         if covered is None or Stake(player, tableau, amount) not in covered.returned:
-            raise reading.mismatch("a returned stake", f"{player} {amount} on {tableau}", "none such")
+            raise reading.mismatch("a returned stake", f"{player} {amount} on {tableau}",
+                                   "none such")
 
     # --- the coup -----------------------------------------------------------------
 

@@ -1,7 +1,7 @@
-"""The state of a table and what reading it says: the one set of fields every part of the
-table's steps (`domain.table.seats`, `domain.table.taille`, `domain.table.bank_rotation`, `domain.table.stakes`,
-`domain.table.coup_flow`) works on, the seats and the order of play, the chips committed, the
-phase guard, and the variant's rules (`domain.game.variants`) the parts ask.
+"""The state of a table and what reading it says: the one set of fields every part of the table's
+steps (`domain.table.seats`, `domain.table.taille`, `domain.table.bank_rotation`,
+`domain.table.stakes`, `domain.table.coup_flow`) works on, the seats and the order of play, the
+chips committed, the phase guard, and the variant's rules (`domain.game.variants`) the parts ask.
 """
 
 from __future__ import annotations

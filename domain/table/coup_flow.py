@@ -1,7 +1,7 @@
 """The coup at the table: dealing from the shoe, the hands' decisions, settling and paying.
 
-`CoupFlow` is the part of `TableState` (`domain.table.state`) that plays the coup (`domain.game.coup`)
-with the table's shoe and hand holders, settles it by the variant's payout rule
+`CoupFlow` is the part of `TableState` (`domain.table.state`) that plays the coup
+(`domain.game.coup`) with the table's shoe and hand holders, settles it by the variant's payout rule
 (`domain.game.payouts`), makes the payouts in order and closes the coup: the bank, the commission,
 the variant's rotation (`domain.game.bank_passing`), the tie replay and the end of the taille.
 """

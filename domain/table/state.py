@@ -16,9 +16,9 @@ may act for whom is `domain.actors`'.
 
 `TableState` is assembled from one part a concept, each in its module over the shared state
 (`domain.table.base`): seating (`domain.table.seats`), the taille (`domain.table.taille`), the bank
-between coups (`domain.table.bank_rotation`), stakes and betting (`domain.table.stakes`), the coup at the
-table (`domain.table.coup_flow`). Whatever differs between variants, the parts ask the variant's
-rule objects (`domain.game.variants`). This module adds the steps the table accepts now.
+between coups (`domain.table.bank_rotation`), stakes and betting (`domain.table.stakes`), the coup
+at the table (`domain.table.coup_flow`). Whatever differs between variants, the parts ask the
+variant's rule objects (`domain.game.variants`). This module adds the steps the table accepts now.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ BASIS_POINTS = 10_000  # a prize is a share of the pool in basis points: 10 000 
 class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
     """A tournament's format, fixed at creation.
 
-    `stages`: the format's stages (`domain.tournament.formats`); none: one stage that plays until one
-    player is left, its rounds of `coups_per_round` coups (and `minutes_per_round` minutes,
+    `stages`: the format's stages (`domain.tournament.formats`); none: one stage that plays until
+    one player is left, its rounds of `coups_per_round` coups (and `minutes_per_round` minutes,
     whichever ends first) at `min_stake`..`max_stake`, cutting to the `advance` best stacks
     after every round (0: no cut). `prizes`: each finishing position's share of the pool
     (entries times `buy_in`) in basis points, first place first, summing to 10 000; or

@@ -1,11 +1,11 @@
 """One step of a bot-played table through a store, auctions included.
 
-`sabot play`, the tournament's workers, the preview (on `infra.services.memory`'s store) and the tests
-drive tables with this: when a table wants its first bank and its settings say auction, the
+`sabot play`, the tournament's workers, the preview (on `infra.services.memory`'s store) and the
+tests drive tables with this: when a table wants its first bank and its settings say auction, the
 bots bid at the auction desk; otherwise the table's next command comes from
-`domain.bots.next_command`. The bots' random choices and the command ids both follow from the
-game's seed and the table's version, so a step taken twice (a redelivered task) sends the same
-command, applied once, and the same seed plays the same game in any process.
+`domain.bots.next_command`. The bots' random choices and the command ids both follow from the game's
+seed and the table's version, so a step taken twice (a redelivered task) sends the same command,
+applied once, and the same seed plays the same game in any process.
 """
 
 from __future__ import annotations

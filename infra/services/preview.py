@@ -1,7 +1,7 @@
 """A format's preview: play it K times with house bots before announcing it.
 
-Each run is a whole tournament of `players` bots on the pure engine: the Tournament and its
-Tables held in memory (`infra.services.memory`, no database, no file), directed by the director's own
+Each run is a whole tournament of `players` bots on the pure engine: the Tournament and its Tables
+held in memory (`infra.services.memory`, no database, no file), directed by the director's own
 decisions (`infra.services.direction.direct`) on a `MemoryDesk`, the bots dealing every table. The
 master seed of run i is the SHA-256 of the preview's seed and i; the seating and every shoe
 derive from it as in a real tournament (so a run is the tournament `--seed` would play). The

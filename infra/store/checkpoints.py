@@ -413,7 +413,7 @@ class _Writer(Protocol):
 
 
 def write_checkpoint(writer: _Writer) -> Checkpoint | None:
-    """Write a checkpoint now for a `SabotApplication` or an `infra.store.opening.Store` (e.g. at the
-    end of a round); None for an in-memory store, or when the file already holds this size."""
+    """Write a checkpoint now for a `SabotApplication` or an `infra.store.opening.Store` (e.g. at
+    the end of a round); None for an in-memory store, or when the file already holds this size."""
     written: Checkpoint | None = writer.recorder.write_checkpoint()
     return written

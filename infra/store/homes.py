@@ -15,8 +15,8 @@ directory records names. The main database is a home too, named `main`, and take
 of new partitions.
 
 Each home is a whole chained store (`infra.store.recorders`): its own notification ids, chains,
-signatures, checkpoint file, command ledger and outbox. `infra.store.routing` sends each write to its
-partition's home and each read to its stream's; the projections read every home
+signatures, checkpoint file, command ledger and outbox. `infra.store.routing` sends each write to
+its partition's home and each read to its stream's; the projections read every home
 (`projections.runner`) and `sabot audit verify` verifies each.
 """
 

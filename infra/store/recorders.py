@@ -86,8 +86,8 @@ class _Ledgered:
             return ledger.recorded_command(self.database, cursor, command_id)
 
     def upgrade_schema(self) -> None:
-        """Upgrade the store's schema (`infra.store.migrations`: the ledger's tables are in it), then
-        check this writer's key and checkpoints."""
+        """Upgrade the store's schema (`infra.store.migrations`: the ledger's tables are in it),
+        then check this writer's key and checkpoints."""
         self.schema_upgrade = migrations.upgrade(self.database)
         self.checkpointer()  # a writer refuses to start without its key, or misconfigured
         self.signer()

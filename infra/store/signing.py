@@ -17,7 +17,7 @@ default needs no configuration: its key is created beside it, with a warning in 
 What is signed (a 64-byte Ed25519 signature each):
 
     head(n, g)      = "sabot-head-v1\\n" || u64 n || g          (g: the global chain digest at
-                                                                 notification n, `infra.store.chain`)
+                                                                 notification n: infra.store.chain)
     checkpoint      = "sabot-checkpoint-v1\\n" || its text     (`infra.store.checkpoints`)
     witness         = "sabot-witness-v1\\n" || the checkpoint's text
 

@@ -1,4 +1,5 @@
-"""Benchmark of the exact odds (domain.game.odds): every shoe size, against the same-run baseline."""
+"""Benchmark of the exact odds (domain.game.odds): every shoe size, against the same-run
+baseline."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """Benchmark of a format's preview: one run on the pure engine against the same run through a
 store.
 
-The preview plays each run in memory (`infra.services.preview.play_once`: the aggregates in a dict, the
-director's decisions of `infra.services.direction`); the baseline is the same tournament, same seed,
-played by the real director through a SQLite store (the preview's way before the pure engine:
+The preview plays each run in memory (`infra.services.preview.play_once`: the aggregates in a dict,
+the director's decisions of `infra.services.direction`); the baseline is the same tournament, same
+seed, played by the real director through a SQLite store (the preview's way before the pure engine:
 `tests.integration.test_preview.play_on_the_store`). Both must give the same run; the row is
 the time of one run and its ratio to the store's (lower is better).
 """

@@ -1,4 +1,5 @@
-"""Exact odds (domain.game.odds) and `sabot odds`: published figures, consistency, the CLI's output."""
+"""Exact odds (domain.game.odds) and `sabot odds`: published figures, consistency, the CLI's
+output."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Migration 1: Sabot's tables as they were before versioned migrations.
 
 The ledger (`infra.store.ledger`: `event_chain`, `command_log`, `chain_signatures`, `signing_keys`,
-`merkle_tree`), the outbox (`infra.store.outbox`), the seed vault (`infra.store.vault`), the directors'
-leases (`infra.store.leases`), the API's tokens and idempotency keys (`api.tokens`,
+`merkle_tree`), the outbox (`infra.store.outbox`), the seed vault (`infra.store.vault`), the
+directors' leases (`infra.store.leases`), the API's tokens and idempotency keys (`api.tokens`,
 `api.idempotency`) and the workers' heartbeats (`workers.heartbeat`).
 
 Every statement is idempotent (`IF NOT EXISTS`, columns added when missing), so that it also
