@@ -39,15 +39,9 @@ from api.routes_results import publish_tournament_results, tournament_disputes_l
 from api.routes_tableau import table_tableau
 from api.routes_tables import TablesController
 from api.routes_tournaments import TournamentsController
-from api.routes_views import (
-    ViewReader,
-    list_tables,
-    table_recall,
-    table_roads,
-    table_rotation,
-    who_am_i,
-)
+from api.routes_views import list_tables, table_recall, table_roads, table_rotation, who_am_i
 from api.tokens import TokenStore
+from api.view_reader import ViewReader
 from infra.services.application import open_service
 from infra.services.tables import TableService
 from infra.services.tournaments import Tournaments

@@ -31,7 +31,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 from redis import Redis, RedisError
 
-from api.routes_views import ViewReader
+from api.view_reader import ViewReader
 from infra.store.live_push import is_redis
 from projections.registry import NAMES
 from workers.heartbeat import workers

@@ -38,7 +38,7 @@ import msgspec
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State
 from litestar.exceptions import ValidationException
-from litestar.params import PathParameter
+from litestar.params import JSONBody, PathParameter
 
 from api import auth
 from api.auth import FULL_VIEW
@@ -187,7 +187,7 @@ class DisputesController(Controller):
 
     @post("/", status_code=201, summary="Contest a coup; it is replayed at once",
           security=BEARER, responses=problems(400, 401, 403, 404, 422))
-    async def open(self, request: Request[Any, Any, State], data: OpenDispute,
+    async def open(self, request: Request[Any, Any, State], data: JSONBody[OpenDispute],
                    idempotency_key: IdempotencyKey) -> DisputeView:
         grant = await grant_of(request)
         require_caller(grant)

@@ -16,8 +16,8 @@ from litestar import Request, get
 from litestar.datastructures import State
 
 from api.problems import ApiProblem
-from api.routes_views import ViewReader
 from api.schemas import Health, Ready, StoppedProjection
+from api.view_reader import ViewReader
 from infra.errors import ServiceUnavailable
 from infra.services.tables import TableService
 from infra.store.reachability import check_broker

@@ -34,8 +34,8 @@ from api import auth
 from api.openapi import problems
 from api.problems import ApiProblem, Problem, field_of, problem
 from api.routes_tables import IdempotencyKey, blocking, grant_of
-from api.routes_views import ViewReader
 from api.tokens import Grant, Role
+from api.view_reader import ViewReader
 from domain.errors import NotFound, RuleViolation
 from domain.tournament.presets import PRESETS, preset
 from domain.tournament.settings import TournamentSettings

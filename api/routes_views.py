@@ -16,10 +16,8 @@ table is 404. A tournament's standings are the tournaments resource's
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Callable
-from contextlib import suppress
 from typing import Annotated, Any, TypeVar
 
 import msgspec
@@ -30,6 +28,7 @@ from litestar.params import QueryParameter
 from api.openapi import problems
 from api.problems import ApiProblem
 from api.routes_tables import TableRef, blocking, grant_of
+from api.view_reader import ViewReader
 from infra.services.references import table_id_of
 from infra.services.tables import TableService
 from infra.store.database import Database
@@ -42,11 +41,8 @@ from projections.recall import (
     StakeLine,
     recall,
 )
-from projections.registry import VIEWS
 from projections.roads import Roads, roads
 from projections.rotation import Rotation, rotation, rotations
-from projections.runner import Runner
-from projections.view import ProjectionFailed
 
 T = TypeVar("T")
 
@@ -76,29 +72,6 @@ class RecalledCoup(msgspec.Struct, kw_only=True):
                    stakes=coup.stakes, cards=coup.cards, outcomes=coup.outcomes,
                    points=coup.points, payouts=coup.payouts, commission=coup.commission,
                    corrections=coup.corrections)
-
-
-class ViewReader:
-    """The projections of the app's store: one runner (made at the first read), its catch-ups
-    one at a time in this process."""
-
-    def __init__(self, service: TableService) -> None:
-        self.service = service
-        self._runner: Runner | None = None
-        self._lock = threading.RLock()
-
-    def read(self, view: str, query: Callable[[Database], T]) -> T:
-        """`query` on `view` brought to the head; a view stopped by an event it cannot apply
-        answers from where it stopped (the failure is in `/ready`, the logs and the status)."""
-        with self._lock, suppress(ProjectionFailed):
-            self.runner().catch_up(view)
-        return query(self.service.database)
-
-    def runner(self) -> Runner:
-        with self._lock:
-            if self._runner is None:
-                self._runner = Runner(self.service, VIEWS)
-            return self._runner
 
 
 def _reader(request: Request[Any, Any, State]) -> ViewReader:
