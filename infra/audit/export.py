@@ -42,6 +42,7 @@ from uuid import UUID
 
 import msgspec
 from eventsourcing.persistence import StoredEvent
+from eventsourcing.utils import get_topic
 
 from domain.dispute.aggregate import Dispute
 from domain.errors import NotFound
@@ -137,7 +138,7 @@ def _streams(rows: list[StoredRow], fields: dict[int, Any], tournament: str | No
     disputes on those tables."""
     if tournament is None and table is None:
         return {row.originator_id for row in rows}
-    opened = f"{Table.__module__}:{Table.__qualname__}.Opened"
+    opened = get_topic(Table.Opened)  # the topics the record knows (domain.topics)
     if tournament is not None:
         tournament_id = Tournament.create_id(tournament)
         tables = {row.originator_id for row in rows if row.topic == opened
@@ -150,7 +151,7 @@ def _streams(rows: list[StoredRow], fields: dict[int, Any], tournament: str | No
         streams = {_table_id(table)}
         if not any(row.originator_id in streams for row in rows):
             raise NotFound(f"no table {table}", rule="unknown-table")
-    dispute = f"{Dispute.__module__}:{Dispute.__qualname__}.Opened"
+    dispute = get_topic(Dispute.Opened)
     return streams | {row.originator_id for row in rows if row.topic == dispute
                       and UUID(fields[row.notification_id]["table_id"]) in streams}
 
@@ -204,7 +205,7 @@ def _recall(writer: Any, rows: list[StoredRow]) -> list[Any]:
     """Every closed coup of the exported tables whose every step is exported."""
     exported = {(r.originator_id, r.originator_version) for r in rows}
     tables = dict.fromkeys(r.originator_id for r in rows if r.topic.startswith(
-        f"{Table.__module__}:{Table.__qualname__}."))
+        f"{get_topic(Table)}."))
     coups: list[Any] = []
     database: Database = writer.recorder.database
     for table_id in tables:
