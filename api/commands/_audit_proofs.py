@@ -32,6 +32,7 @@ from infra.errors import StoreError
 from infra.services.references import table_id_of
 from infra.settings import resolve_database_url
 from infra.store.opening import Store, open_store
+from projections.audit_port import PROJECTIONS
 
 
 def register(actions: Any) -> None:
@@ -115,8 +116,8 @@ def moment(text: str, *, end: bool = False) -> datetime:
 
 def run_export(args: argparse.Namespace) -> int:
     def write(store: Store) -> str:
-        manifest = export(scoped(store, args), args.out, tournament=args.tournament,
-                          table=args.table,
+        manifest = export(scoped(store, args), args.out, recall=PROJECTIONS,
+                          tournament=args.tournament, table=args.table,
                           start=args.start, end=args.end,
                           progress=lambda text: print(text, file=sys.stderr))
         counts = ", ".join(f"{entry['lines']} {name}" for name, entry in manifest.files.items())

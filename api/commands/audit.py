@@ -44,6 +44,7 @@ from infra.store.checkpoints import (
 from infra.store.homes import MAIN_HOME
 from infra.store.opening import Store, open_store
 from infra.store.signing import load_key
+from projections.audit_port import PROJECTIONS
 
 
 def register(subparsers: Any) -> None:
@@ -153,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
 def _verified(store: Store, **options: Any) -> tuple[AuditReport, ShoeAudit]:
     """One home's report (its shoes' audit with it)."""
     shoes = ShoeAudit()
-    checks: list[AuditCheck] = [shoes, *complete_checks()]
+    checks: list[AuditCheck] = [shoes, *complete_checks(PROJECTIONS)]
     return verify(store, extra_checks=checks, **options), shoes
 
 

@@ -11,12 +11,13 @@ the database holds is derived from them or kept beside them, and is checked agai
   `.sabot/secret.key`) the seals cannot be opened: only their presence is checked;
 * `command_log_matches_events`: every command the log records produced the events it names,
   and those events carry its id; every event that carries a command id is in the log;
-* `views_match_events`: each projection is rebuilt in memory (an in-memory SQLite copy of
-  the events, the same `projections.runner.Runner`) up to the position its stored view has
-  reached, and its tables (`View.tables`) are compared row by row with the stored ones. A
-  table-folding view's working copy of each table (`view_<name>_tables`) is not compared: it
-  is an aggregate snapshot stamped with the time it was taken; a wrong one shows in the rows
-  it makes next.
+* `ViewsMatchEvents`: each projection is rebuilt in memory (an in-memory SQLite copy of
+  the events, the projections' own runner, which the caller hands in:
+  `infra.audit.ports.ViewRebuild`) up to the position its stored view has reached, and
+  its tables (`View.tables`) are compared row by row with the stored ones. A table-folding
+  view's working copy of each table (`view_<name>_tables`) is not compared: it is an
+  aggregate snapshot stamped with the time it was taken; a wrong one shows in the rows it
+  makes next.
 
 Each names what differs (stream, version, command, table, row) and returns `Finding`s.
 """
@@ -35,6 +36,7 @@ from eventsourcing.sqlite import SQLiteDatastore
 from eventsourcing.utils import get_topic
 
 from domain.table.aggregate import Table
+from infra.audit.ports import ViewRebuild
 from infra.audit.snapshots import snapshots_match_events
 from infra.audit.verify import AuditCheck, Finding
 from infra.errors import SealBroken
@@ -43,18 +45,17 @@ from infra.store.database import Database, SQLiteDatabase
 from infra.store.homes import MAIN_HOME
 from infra.store.opening import Store
 from infra.store.vault import open_seal
-from projections.registry import VIEWS
-from projections.runner import Runner, tracked
 
 PAGE = 5000
 MAX_FINDINGS = 20
 _SHUFFLED = get_topic(Table.ShoeShuffled)
 
 
-def complete_checks() -> list[AuditCheck]:
-    """Every check beyond the chain and the shoes, in the order verify runs them."""
+def complete_checks(views: ViewRebuild) -> list[AuditCheck]:
+    """Every check beyond the chain and the shoes, in the order verify runs them; `views`
+    rebuilds the projections (`projections.audit_port.PROJECTIONS`)."""
     return [snapshots_match_events, vault_matches_events, command_log_matches_events,
-            views_match_events]
+            ViewsMatchEvents(views)]
 
 
 def _rows(database: Database, template: str, params: Any = ()) -> list[Any]:
@@ -195,32 +196,37 @@ class _Copy:
         self.datastore.close()
 
 
-def views_match_events(store: Store) -> Iterator[Finding]:
+class ViewsMatchEvents:
     """The views' rows equal those rebuilt from copies of every home's events, up to the
     positions the views record in each home's log."""
-    positions = {row["projection"]: int(row["notification_id"]) for row in _rows(
-        store.database, "SELECT projection, notification_id FROM {view_tracking}")}
-    homes = store.home_databases()
-    wanted = [cls for cls in VIEWS
-              if any(positions.get(tracked(cls.name, home)) for home in homes)]
-    if not wanted:
-        return
-    copies = {home: _Copy(store, source) for home, source in homes.items()}
-    copy = copies[MAIN_HOME]
-    copy.homes = {home: each.database for home, each in copies.items()}
-    try:
-        runner = Runner(copy, wanted)
-        for cls in wanted:
-            runner.catch_up(cls.name, until={home: positions.get(tracked(cls.name, home), 0)
+
+    name = "views"
+
+    def __init__(self, views: ViewRebuild) -> None:
+        self.views = views
+
+    def __call__(self, store: Store) -> Iterator[Finding]:
+        views = self.views
+        positions = {row["projection"]: int(row["notification_id"]) for row in _rows(
+            store.database, "SELECT projection, notification_id FROM {view_tracking}")}
+        homes = store.home_databases()
+        wanted = [name for name in views.names
+                  if any(positions.get(views.tracked(name, home)) for home in homes)]
+        if not wanted:
+            return
+        copies = {home: _Copy(store, source) for home, source in homes.items()}
+        copy = copies[MAIN_HOME]
+        copy.homes = {home: each.database for home, each in copies.items()}
+        try:
+            runner = views.rebuilder(copy, wanted)
+            for name in wanted:
+                runner.catch_up(name, until={home: positions.get(views.tracked(name, home), 0)
                                              for home in homes})
-            for table in cls.tables:  # not a fold's working copy: it holds a snapshot's time
-                yield from _compare(store.database, copy.database, cls.name, table)
-    finally:
-        for each in copies.values():
-            each.close()
-
-
-views_match_events.name = "views"  # type: ignore[attr-defined]
+                for table in views.tables(name):  # not a fold's working copy (its time)
+                    yield from _compare(store.database, copy.database, name, table)
+        finally:
+            for each in copies.values():
+                each.close()
 
 
 def _compare(stored_db: Database, rebuilt_db: Database, view: str,

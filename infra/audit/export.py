@@ -2,7 +2,11 @@
 record, checkable offline by `infra.audit.offline_check` (format `sabot-export-v1`, README,
 "Regulator exports").
 
-    export(writer, out_dir, tournament=..., table=..., start=..., end=...) -> Manifest
+    export(writer, out_dir, recall=PROJECTIONS, tournament=..., table=..., start=...,
+           end=...) -> Manifest
+
+`recall` writes the game recall (`infra.audit.ports.CoupRecall`: the caller passes
+`projections.audit_port.PROJECTIONS`; the audit does not import the projections).
 
 Files (JSON lines are one JSON document a line, UTF-8):
 
@@ -42,18 +46,19 @@ from uuid import UUID
 
 import msgspec
 from eventsourcing.persistence import StoredEvent
+from eventsourcing.utils import get_topic
 
 from domain.dispute.aggregate import Dispute
 from domain.errors import NotFound
 from domain.table.aggregate import Table
 from domain.tournament.aggregate import Tournament
 from infra.audit.offline_check import EXPORT_FORMAT, MANIFEST_PREFIX, canonical_json, readable
+from infra.audit.ports import CoupRecall
 from infra.audit.proofs import prove
 from infra.store.checkpoints import checkpoint_path, read_lines
 from infra.store.database import Database
 from infra.store.ledger import StoredRow, select_events
 from infra.store.signing import Signer
-from projections.recall import recall_of
 
 SHOE_CONTEXT = ("ShoeShuffled", "EntropyContributed", "ShoeCut", "ShoeSeedRevealed")
 SIGNIFICANT = {
@@ -77,7 +82,8 @@ class Manifest(msgspec.Struct, kw_only=True):
     signature: str = ""
 
 
-def export(writer: Any, out: Path, *, tournament: str | None = None, table: str | None = None,
+def export(writer: Any, out: Path, *, recall: CoupRecall, tournament: str | None = None,
+           table: str | None = None,
            start: datetime | None = None, end: datetime | None = None,
            progress: Callable[[str], object] = lambda _: None) -> Manifest:
     database: Database = writer.recorder.database
@@ -95,7 +101,7 @@ def export(writer: Any, out: Path, *, tournament: str | None = None, table: str 
     keys = _keys(database, proven.public_keys)
     files = {
         "events.jsonl": _jsonl(proven.events),
-        "recall.jsonl": _jsonl(_recall(writer, chosen)),
+        "recall.jsonl": _jsonl(_recall(writer, chosen, recall)),
         "significant.jsonl": _jsonl([*_significant(writer, chosen, fields),
                                      *map(_key_line, keys)]),
         "checkpoints.jsonl": _checkpoint_lines(database),
@@ -137,7 +143,7 @@ def _streams(rows: list[StoredRow], fields: dict[int, Any], tournament: str | No
     disputes on those tables."""
     if tournament is None and table is None:
         return {row.originator_id for row in rows}
-    opened = f"{Table.__module__}:{Table.__qualname__}.Opened"
+    opened = get_topic(Table.Opened)  # the topics the record knows (domain.topics)
     if tournament is not None:
         tournament_id = Tournament.create_id(tournament)
         tables = {row.originator_id for row in rows if row.topic == opened
@@ -150,7 +156,7 @@ def _streams(rows: list[StoredRow], fields: dict[int, Any], tournament: str | No
         streams = {_table_id(table)}
         if not any(row.originator_id in streams for row in rows):
             raise NotFound(f"no table {table}", rule="unknown-table")
-    dispute = f"{Dispute.__module__}:{Dispute.__qualname__}.Opened"
+    dispute = get_topic(Dispute.Opened)
     return streams | {row.originator_id for row in rows if row.topic == dispute
                       and UUID(fields[row.notification_id]["table_id"]) in streams}
 
@@ -200,11 +206,11 @@ def _domain_events(writer: Any, rows: Iterable[StoredRow]) -> list[Any]:
                                                       r.topic, r.state)) for r in rows]
 
 
-def _recall(writer: Any, rows: list[StoredRow]) -> list[Any]:
+def _recall(writer: Any, rows: list[StoredRow], recall: CoupRecall) -> list[Any]:
     """Every closed coup of the exported tables whose every step is exported."""
     exported = {(r.originator_id, r.originator_version) for r in rows}
     tables = dict.fromkeys(r.originator_id for r in rows if r.topic.startswith(
-        f"{Table.__module__}:{Table.__qualname__}."))
+        f"{get_topic(Table)}."))
     coups: list[Any] = []
     database: Database = writer.recorder.database
     for table_id in tables:
@@ -216,7 +222,7 @@ def _recall(writer: Any, rows: list[StoredRow]) -> list[Any]:
         events = _domain_events(writer, (StoredRow(s["n"], table_id, s["originator_version"],
                                                    s["topic"], bytes(s["state"]))
                                          for s in stream))
-        coups += [msgspec.to_builtins(coup) for coup in recall_of(table_id, events)
+        coups += [msgspec.to_builtins(coup) for coup in recall.recall(table_id, events)
                   if all((table_id, step.version) in exported for step in coup.steps)]
     return coups
 

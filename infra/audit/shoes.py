@@ -27,6 +27,7 @@ from typing import Any
 from uuid import UUID
 
 import msgspec
+from eventsourcing.utils import get_topic
 
 from domain.errors import DomainError
 from domain.game.cards import Card
@@ -39,7 +40,7 @@ CHECK_NAME = "shoes"
 SHOE_MISMATCH = "shoe mismatch"
 PAGE = 5000
 
-_TOPIC_PREFIX = f"{Table.__module__}:{Table.__qualname__}."
+_TOPIC_PREFIX = f"{get_topic(Table)}."  # the topic the record knows it by (domain.topics)
 _CARD_EVENTS = (Table.CardBurned, Table.CardDealt, Table.ThirdCardDrawn)
 
 

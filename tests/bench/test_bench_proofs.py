@@ -18,6 +18,7 @@ from infra.audit.dossier import dossier
 from infra.audit.export import export
 from infra.audit.verify import verify
 from infra.store.opening import open_store
+from projections.audit_port import PROJECTIONS
 from tests.bench.harness import Results, sized
 from tests.bench.test_bench_audit import fill
 from tests.integration.test_table_service import a_service, open_table, play
@@ -46,7 +47,7 @@ def test_bench_dossier_and_export(tmp_path: Path, results: Results) -> None:
     out = tmp_path / "bundle"
     with open_store(url, create=False) as store:
         build, document = timed(lambda: dossier(store, table_id, 3))
-        exported, _ = timed(lambda: export(store, out, table="bench"))
+        exported, _ = timed(lambda: export(store, out, recall=PROJECTIONS, table="bench"))
     events = sum(1 for _ in (out / "events.jsonl").open())
     check, report = timed(lambda: offline_check.check_dossier(document))
     bundle, bundle_report = timed(lambda: offline_check.check_path(out))

@@ -44,6 +44,7 @@ from infra.store.checkpoints import (
 from infra.store.merkle import Frontier, event_leaf, verify_inclusion
 from infra.store.opening import open_store
 from infra.store.signing import Signer, SigningKeyError, create_key
+from projections.audit_port import PROJECTIONS
 from projections.registry import VIEWS
 from projections.runner import Runner
 from tests.integration.test_audit import db_id, nid_column, rechain, sql
@@ -81,7 +82,7 @@ def played(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def audit(url: str) -> AuditReport:
-    return verify(url, extra_checks=[ShoeAudit(), *complete_checks()])
+    return verify(url, extra_checks=[ShoeAudit(), *complete_checks(PROJECTIONS)])
 
 
 def caught(played: Played, problem: str, capsys: pytest.CaptureFixture[str]) -> Finding:
