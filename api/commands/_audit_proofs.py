@@ -5,8 +5,8 @@
                                                   a regulator's bundle (`infra.audit.export`)
     sabot audit check-dossier PATH [--public-key HEX]
                                                   check a dossier file or an export directory
-                                                  offline (`infra.audit.offline_check`, the same code
-                                                  as the standalone checker)
+                                                  offline (`infra.audit.offline_check`, the same
+                                                  code as the standalone checker)
 
 Exit codes: 0 written / the file checks; 1 the file does not check, or no such coup;
 2 the store or the file cannot be read.

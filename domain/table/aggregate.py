@@ -444,11 +444,7 @@ class Table(Aggregate):
     @event(StakeCovered)
     def _stake_covered(self, coup: int, player: str, tableau: Side, amount: int, actor: str,
                        command_id: str) -> None:
-        reading.check_coup(self.state, coup)
-        covered = self.state.covered
-        if covered is None or Stake(player, tableau, amount) not in covered.engaged:
-            raise reading.mismatch("a covered stake", f"{player} {amount} on {tableau}",
-                                   "none such")
+        reading.check_stake(self.state, coup, Stake(player, tableau, amount), engaged=True)
 
     class StakeReturned(Event):
         """Informational: the part of a stake the bank did not take on."""
@@ -461,11 +457,7 @@ class Table(Aggregate):
     @event(StakeReturned)
     def _stake_returned(self, coup: int, player: str, tableau: Side, amount: int,
                         actor: str, command_id: str) -> None:
-        reading.check_coup(self.state, coup)
-        covered = self.state.covered
-        if covered is None or Stake(player, tableau, amount) not in covered.returned:
-            raise reading.mismatch("a returned stake", f"{player} {amount} on {tableau}",
-                                   "none such")
+        reading.check_stake(self.state, coup, Stake(player, tableau, amount), engaged=False)
 
     # --- the coup -----------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """What the Table aggregate reads off its state to decide, and the checks of the values its
 events carry: the shoe and the coup under way, the card coming out of the shoe and the hand
-it goes to, and a recorded coup number, shoe position or card that
-does not match the table (`event-mismatch`).
+it goes to, and a recorded coup number, shoe position, card or stake that does not match the
+table (`event-mismatch`).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from domain.errors import OutOfTurn, RuleViolation
 from domain.game.card_source import CardSource
 from domain.game.cards import Card, card
 from domain.game.coup import Coup, Side, Step
+from domain.game.coverage import Stake
 from domain.table.base import Phase, ShoeState
 from domain.table.state import TableState
 
@@ -78,3 +79,13 @@ def check_dealt(state: TableState, coup: int, side: Side, position: int, *, thir
     due = dealing_to(state)
     if side is not due:
         raise mismatch("a card to", side, f"it due to {due}")
+
+
+def check_stake(state: TableState, coup: int, stake: Stake, *, engaged: bool) -> None:
+    """A stake the bank took on (`engaged`) or gave back is one the table's coverage holds."""
+    check_coup(state, coup)
+    covered = state.covered
+    held = () if covered is None else covered.engaged if engaged else covered.returned
+    if stake not in held:
+        raise mismatch("a covered stake" if engaged else "a returned stake",
+                       f"{stake.player} {stake.amount} on {stake.tableau}", "none such")

@@ -20,9 +20,9 @@ player is seated, moved, busted or reaches the end of a round.
 This module keeps the steps the state takes itself (`TournamentState`): registration, the
 director's lease, secret bets and the organiser's interventions, over the fields of
 `domain.tournament.base` and the format of `domain.tournament.settings`; the other steps live by
-concept and the state asks them: its seats (domain/tournament/seating.py), balancing (domain/tournament/balancing.py), stages
-and rounds (domain/tournament/stages.py), eliminations and prizes (domain/tournament/prizes.py), the
-players' records (domain/tournament/entrants.py).
+concept and the state asks them: its seats (domain/tournament/seating.py), balancing
+(domain/tournament/balancing.py), stages and rounds (domain/tournament/stages.py), eliminations
+and prizes (domain/tournament/prizes.py), the players' records (domain/tournament/entrants.py).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@ events, compare them with the checkpoints kept outside the database, and name ea
 
 The walk reads, in one consistent read transaction, the stored events and the `event_chain`
 rows in notification order, recomputes each event's stream and global digests
-(`infra.store.chain`) and its Merkle leaf (`infra.store.merkle`), and stops at the first disagreement of
-the chain, which it names (`first_break`):
+(`infra.store.chain`) and its Merkle leaf (`infra.store.merkle`), and stops at the first
+disagreement of the chain, which it names (`first_break`):
 
 | problem              | what was found                                                      |
 |----------------------|---------------------------------------------------------------------|
