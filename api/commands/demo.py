@@ -1,12 +1,12 @@
 """`sabot demo`: a whole tournament played by bots, through the store, workers and projections.
 
 A client of the organiser's service (`infra.services.tournaments.Tournaments`), as
-`sabot tournament` is: it creates a tournament from `--preset` (its common fields from the flags given), or
-from the flags alone (a freeze-out cut to one table's worth after every round), registers house
-bots, starts it, then follows it while a celery worker started here (on the embedded broker unless
-`--broker` names one) directs it: the worker's director plays every step and records the bust-outs,
-the balancing, the cuts and the prizes. The standings are read from the projections; the chip
-accounting must add up exactly.
+`sabot tournament` is: it creates a tournament from `--preset` (its common fields from the flags
+given), or from the flags alone (a freeze-out cut to one table's worth after every round), registers
+house bots, starts it, then follows it while a celery worker started here (on the embedded broker
+unless `--broker` names one) directs it: the worker's director plays every step and records the
+bust-outs, the balancing, the cuts and the prizes. The standings are read from the projections; the
+chip accounting must add up exactly.
 """
 
 from __future__ import annotations
