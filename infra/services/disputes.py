@@ -28,6 +28,7 @@ import uuid
 from contextlib import suppress
 
 from eventsourcing.persistence import IntegrityError
+from eventsourcing.utils import get_topic
 
 from domain.dispute.aggregate import Dispute, correction_reason
 from domain.dispute.commands import ApplyCorrection, ApproveCorrection, RecordVerdict
@@ -43,7 +44,7 @@ from infra.services.tournaments import Tournaments
 
 REPLAYER = "@replay"
 CORRECTOR = "@organiser"
-OPENED_TOPIC = f"{Dispute.__module__}:{Dispute.__qualname__}.Opened"
+OPENED_TOPIC = get_topic(Dispute.Opened)  # the topic the record knows it by (domain.topics)
 
 
 class DisputeService(SabotApplication):

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from eventsourcing.utils import get_topic
 
 from api.cli import main
 from domain.game.settings import TableSettings, Variant
@@ -23,7 +24,7 @@ from projections.runner import Runner
 from projections.view import Event, ProjectionFailed
 
 SECRET = bytes(range(32))
-SEATED = f"{Table.PlayerSeated.__module__}:{Table.PlayerSeated.__qualname__}"
+SEATED = get_topic(Table.PlayerSeated)
 FOLDING = [view.name for view in VIEWS if SEATED in view.topics]
 """The views that fold tables, so that a seat they cannot hold stops them."""
 
