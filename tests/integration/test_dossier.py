@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from hypothesis import strategies as st
 from api.cli import main
 from domain.game.settings import Variant
 from infra.audit import offline_check
+from infra.audit.checker_app import build_checker
 from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table, play
 
 COUP = 3
@@ -60,11 +60,10 @@ def test_a_dossier_checks_offline(written: tuple[str, Path],
 
 
 def test_the_standalone_checker_runs_alone(written: tuple[str, Path], tmp_path: Path) -> None:
-    """Copied out of the project and run isolated (no project on the path): it checks the
-    dossier, and refuses a changed one."""
+    """Written as one file (the zipapp) and run isolated (no project on the path): it checks
+    the dossier, and refuses a changed one."""
     _, out = written
-    checker = tmp_path / "check.py"
-    shutil.copy(offline_check.__file__, checker)
+    checker = build_checker(tmp_path / "elsewhere" / "sabot-check.pyz")
     run = subprocess.run([sys.executable, "-I", str(checker), str(out)], cwd=tmp_path,
                          capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stdout + run.stderr
