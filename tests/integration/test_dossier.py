@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from api.cli import main
 from domain.game.settings import Variant
 from infra.audit import offline_check
-from infra.audit.checker_app import build_checker
 from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table, play
 
 COUP = 3
@@ -59,11 +58,14 @@ def test_a_dossier_checks_offline(written: tuple[str, Path],
     assert main(["audit", "check-dossier", str(out), "--public-key", "00" * 32]) == 1
 
 
-def test_the_standalone_checker_runs_alone(written: tuple[str, Path], tmp_path: Path) -> None:
-    """Written as one file (the zipapp) and run isolated (no project on the path): it checks
-    the dossier, and refuses a changed one."""
+def test_the_standalone_checker_runs_alone(written: tuple[str, Path], tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Written as one file by `sabot audit checker` and run isolated (no project on the path):
+    it checks the dossier, and refuses a changed one."""
     _, out = written
-    checker = build_checker(tmp_path / "elsewhere" / "sabot-check.pyz")
+    checker = tmp_path / "elsewhere" / "sabot-check.pyz"
+    assert main(["audit", "checker", "--out", str(checker)]) == 0
+    assert capsys.readouterr().out == f"checker -> {checker}\n"
     run = subprocess.run([sys.executable, "-I", str(checker), str(out)], cwd=tmp_path,
                          capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stdout + run.stderr
