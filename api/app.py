@@ -5,7 +5,8 @@ Routes: `/health` and `/ready` (`api.routes_health`), the tables resource
 (`api.routes_live` on `api.live`'s channels), the reads from the projections
 (`api.routes_views`: tables, rotation, recall, roads, and `/me`), the tableau's look-ahead
 (`api.routes_tableau`), disputes, corrections and coup dossiers (`api.routes_disputes`), the
-pages at `/` (`api.routes_page`); the OpenAPI document at `/schema/openapi.json`, rendered at
+pages at `/` (`api.routes_page`), the printable results sheet at `/results`
+(`api.routes_sheet`); the OpenAPI document at `/schema/openapi.json`, rendered at
 `/schema` from files the app serves itself (`api.openapi_page`). Bodies are msgspec structs
 (`api.schemas`); every refusal is an RFC 9457 problem (`api.problems`); callers are known by
 bearer tokens kept hashed in the same database (`api.tokens`, `api.auth`). The database:
@@ -35,6 +36,7 @@ from api.routes_health import health, ready
 from api.routes_live import table_events
 from api.routes_page import page, role_page, static_router
 from api.routes_results import publish_tournament_results, tournament_disputes_list
+from api.routes_sheet import results_sheet
 from api.routes_tableau import table_tableau
 from api.routes_tables import TablesController
 from api.routes_tournaments import TournamentsController
@@ -71,7 +73,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
                         tournament_disputes_list, publish_tournament_results,
                         # the pages and what they read (api.routes_page, api.routes_views)
                         table_roads, table_tableau, list_tables, who_am_i, page, role_page,
-                        static_router()],
+                        results_sheet, static_router()],
         plugins=[channels],
         state=State({"service": service, "tokens": tokens, "views": views,
                      "tournaments": Tournaments(service), "metrics": Metrics(views, clock.broker),

@@ -9,8 +9,8 @@
     sabot tournament unregister ID PLAYER
     sabot tournament start|pause|resume ID
     sabot tournament intervene ID KIND [PLAYER] --reason TEXT [--delta N] [--table T]
-    sabot tournament standings ID [--json]
-    sabot tournament results ID [--json]     # the JSON of GET /tournaments/{id}/results
+    sabot tournament standings ID [--json | --csv]
+    sabot tournament results ID [--json | --csv]   # GET /tournaments/{id}/results, as JSON or CSV
     sabot tournament publish ID              # the results final (no dispute open)
     sabot tournament preview (--preset P | --format FILE) --players N [--runs K] [--json]
 
@@ -34,7 +34,8 @@ import msgspec
 
 from api.commands import SUMMARIES
 from api.commands._common import add_database, add_seed, progress
-from api.commands._views import print_json
+from api.commands._views import add_output, print_json
+from api.csv_files import RESULT_COLUMNS, STANDING_COLUMNS, as_csv
 from domain.errors import DomainError
 from domain.tournament.presets import PRESETS, preset
 from domain.tournament.settings import TournamentSettings
@@ -57,12 +58,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     commands = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
 
     def command(name: str, help_: str, handler: Callable[[argparse.Namespace], int], *,
-                ident: bool = True, json: bool = False) -> argparse.ArgumentParser:
+                ident: bool = True, json: bool = False,
+                csv: bool = False) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_)
         if ident:
             sub.add_argument("id", metavar="ID", help="the tournament's UUID or name")
         if json:
-            sub.add_argument("--json", action="store_true", help="print JSON")
+            add_output(sub, csv=csv)
         add_database(sub)
         sub.set_defaults(handler=lambda args: _guarded(handler, args))
         return sub
@@ -94,9 +96,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     intervene.add_argument("--reason", required=True)
     intervene.add_argument("--delta", type=int, default=0, help="chips to add (or take)")
     intervene.add_argument("--table", help="where to move, or the table to break")
-    command("standings", "in play by chips, then out by position", _standings, json=True)
+    command("standings", "in play by chips, then out by position", _standings, json=True,
+            csv=True)
     command("results", "finishing positions and prizes, the winner first", _results,
-            json=True)
+            json=True, csv=True)
     command("publish", "publish the finished tournament's results", _publish)
     look = command("preview", "play a format K times with bots: duration, stacks, play-offs",
                    _preview, ident=False, json=True)
@@ -227,6 +230,9 @@ def _standings(args: argparse.Namespace) -> int:
     if args.json:
         print_json(rows)
         return 0
+    if args.csv:
+        sys.stdout.write(as_csv(rows, STANDING_COLUMNS))
+        return 0
     for row in rows:
         print(f"{row.rank:>4}  {row.player:<20}{row.chips:>10}  {row.status}")
     return 0
@@ -263,6 +269,9 @@ def _results(args: argparse.Namespace) -> int:
     results = _service(args).results(tournament_id_of(args.id))
     if args.json:
         print_json(results)
+        return 0
+    if args.csv:
+        sys.stdout.write(as_csv(results.positions, RESULT_COLUMNS))
         return 0
     print(f"{results.name}: {results.status}"
           + (f", winner {results.winner}" if results.winner else ""))
