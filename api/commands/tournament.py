@@ -14,8 +14,10 @@
     sabot tournament publish ID              # the results final (no dispute open)
     sabot tournament preview (--preset P | --format FILE) --players N [--runs K] [--json]
 
-ID is a tournament's UUID or its name. `--format FILE` is a JSON format (the `format` of
-`sabot tournament presets --json`). `--seed` makes the seating draw and every shoe
+ID is a tournament's UUID or its name. Each command that changes a tournament prints one line
+saying what it did, naming the tournament and the player (`registered ann in friday`); a
+refusal names what was typed (`no tournament 'fridya'`). `--format FILE` is a JSON format
+(the `format` of `sabot tournament presets --json`). `--seed` makes the seating draw and every shoe
 reproducible, for demos and tests only; without it they come from the operating system's
 CSPRNG. A refusal of the rules prints one line and exits 1; bad usage exits 2. The commands
 act as the organiser; `sabot worker` (or `sabot serve`) directs the rounds once started.
@@ -36,7 +38,7 @@ from api.commands import SUMMARIES
 from api.commands._common import add_database, add_seed, progress
 from api.commands._views import add_output, print_json
 from api.csv_files import RESULT_COLUMNS, STANDING_COLUMNS, as_csv
-from domain.errors import DomainError
+from domain.errors import DomainError, NotFound
 from domain.tournament.presets import PRESETS, preset
 from domain.tournament.settings import TournamentSettings
 from infra.services.application import open_service
@@ -70,7 +72,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         return sub
 
     command("presets", "the preset formats", _presets, ident=False, json=True)
-    create = command("create", "create a tournament; prints its id", _create, ident=False,
+    create = command("create", "create a tournament; prints its name and id", _create,
+                     ident=False,
                      json=True)
     source = create.add_mutually_exclusive_group()
     source.add_argument("--preset", choices=list(PRESETS), help="a preset format")
@@ -120,7 +123,10 @@ def _guarded(handler: Callable[[argparse.Namespace], int], args: argparse.Namesp
     try:
         return handler(args)
     except DomainError as error:
-        print(f"sabot: {error.message} [{error.rule}]", file=sys.stderr)
+        message = error.message
+        if isinstance(error, NotFound) and error.rule == "unknown-tournament":
+            message = f"no tournament {args.id!r}"  # as typed, not the id it stands for
+        print(f"sabot: {message} [{error.rule}]", file=sys.stderr)
         return EXIT_REFUSED
 
 
@@ -165,7 +171,7 @@ def _create(args: argparse.Namespace) -> int:
     if args.json:
         print_json(service.view(tournament_id))
     else:
-        print(tournament_id)
+        print(f"created tournament {name} ({settings.variant.value}), id {tournament_id}")
     return 0
 
 
@@ -201,23 +207,35 @@ def _register(args: argparse.Namespace) -> int:
     if args.action == "register":
         service.register(tournament_id, args.player, bot=args.bot,
                          command_id=_command_id("register"))
+        who = f"house bot {args.player}" if args.bot else args.player
+        print(f"registered {who} in {service.state(tournament_id).name}")
     else:
         service.unregister(tournament_id, args.player, command_id=_command_id("unregister"))
+        print(f"unregistered {args.player} from {service.state(tournament_id).name}")
     return 0
 
 
 def _act(args: argparse.Namespace) -> int:
-    service = _service(args)
+    service, tournament_id = _service(args), tournament_id_of(args.id)
     action = {"start": service.start, "pause": service.pause, "resume": service.resume}
-    action[args.action](tournament_id_of(args.id), command_id=_command_id(args.action))
-    print(service.view(tournament_id_of(args.id)).status)
+    action[args.action](tournament_id, command_id=_command_id(args.action))
+    view = service.view(tournament_id)
+    done = {"start": "started", "pause": "paused", "resume": "resumed"}[args.action]
+    drawn = (f": {view.entrants} players drawn to {len(view.tables)} tables"
+             if args.action == "start" else "")
+    print(f"{done} {view.name} (now {view.status}){drawn}")
     return 0
 
 
 def _intervene(args: argparse.Namespace) -> int:
-    _service(args).intervene(tournament_id_of(args.id), args.kind, args.player, args.reason,
-                             delta=args.delta, table=args.table,
-                             command_id=_command_id("intervene"))
+    service, tournament_id = _service(args), tournament_id_of(args.id)
+    service.intervene(tournament_id, args.kind, args.player, args.reason, delta=args.delta,
+                      table=args.table, command_id=_command_id("intervene"))
+    about = " ".join(part for part in (
+        args.player, f"{args.delta:+d} chips" if args.delta else "",
+        f"table {args.table}" if args.table else "") if part)
+    print(f"recorded {args.kind}{' of ' + about if about else ''} in "
+          f"{service.state(tournament_id).name}: {args.reason}")
     return 0
 
 
