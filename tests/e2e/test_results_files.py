@@ -2,7 +2,8 @@
 `Accept: text/csv`, and `--csv` on the command line) holds the same positions and prizes as
 the JSON, read back with Python's csv module; the printable results sheet, printed to PDF by
 headless Chromium (`--print-to-pdf`), is one A4 page for 24 players and shows every player,
-who published the results, and the fingerprint of the record's latest checkpoint."""
+who published the results, and the fingerprint of the record's latest checkpoint; the
+organiser's console links to it once the tournament is finished."""
 
 from __future__ import annotations
 
@@ -10,17 +11,26 @@ import csv
 import io
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pypdf
 import pytest
+from playwright.sync_api import Page, expect
 
 from api.cli import main
 from api.tokens import Role
 from infra.store.checkpoints import write_checkpoint
 from tests.e2e.test_api import Api, api  # noqa: F401 - the server fixture
-from tests.e2e.test_page import ARGS, CHROMIUM
+from tests.e2e.test_page import (  # noqa: F401 - the browser fixtures
+    ARGS,
+    CHROMIUM,
+    WAIT_MS,
+    browser,
+    open_page,
+    shoot,
+)
 from tests.integration.test_tournament_run import run_tournament
 
 pytestmark = pytest.mark.postgres
@@ -123,6 +133,22 @@ def test_the_results_sheet_prints_on_one_a4_page_with_the_fingerprint(
         assert position["player"] in text
     winner = finished["positions"][0]
     assert f"{winner['position']} {winner['player']}" in text
+
+
+@pytest.mark.browser
+def test_the_organiser_s_console_links_to_the_sheet(
+        api: Api, finished: dict[str, Any], open_page: Callable[..., Page]) -> None:  # noqa: F811
+    console = open_page("/organiser?tournament=cup", api.token(Role.ORGANISER))
+    expect(console.locator("#results-state")).to_contain_text("published by @organiser",
+                                                              timeout=WAIT_MS)
+    console.get_by_role("link", name="Printable results sheet").click()
+    console.wait_for_url("**/results?tournament=cup")
+    expect(console.locator("h1")).to_have_text("cup")
+    fingerprint = api.call("GET", "/audit/checkpoints?last=1").json()["fingerprint"]
+    expect(console.locator(".fingerprint")).to_have_text(fingerprint)
+    expect(console.locator("tbody tr")).to_have_count(len(finished["positions"]))
+    expect(console.locator("tbody tr").first).to_contain_text(finished["positions"][0]["player"])
+    shoot(console, "results-sheet")
 
 
 def test_an_unknown_tournament_s_sheet_says_so(api: Api) -> None:  # noqa: F811
