@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 from litestar import Request, Response
+from litestar.datastructures import ResponseHeader
 
 from projections.standings import Standing
 
@@ -50,4 +51,9 @@ def wants_csv(request: Request[Any, Any, Any]) -> bool:
 
 
 def csv_response(rows: Sequence[msgspec.Struct], columns: Sequence[str]) -> Response[str]:
-    return Response(as_csv(rows, columns), media_type=CSV, headers={"Vary": "Accept"})
+    return Response(as_csv(rows, columns), media_type=CSV)
+
+
+VARY = [ResponseHeader(name="Vary", value="Accept",
+                       description="the answer is JSON or CSV, as `Accept` asks")]
+"""The header of a route that answers JSON or CSV, so that no cache hands one for the other."""

@@ -33,7 +33,7 @@ from litestar.exceptions import ValidationException
 from litestar.params import JSONBody, PathParameter
 
 from api import auth
-from api.csv_files import RESULT_COLUMNS, STANDING_COLUMNS, csv_response, wants_csv
+from api.csv_files import RESULT_COLUMNS, STANDING_COLUMNS, VARY, csv_response, wants_csv
 from api.openapi import CsvToo, ok, problems
 from api.problems import ApiProblem, Problem, field_of, problem
 from api.routes_tables import IdempotencyKey, blocking, grant_of
@@ -335,7 +335,8 @@ class TournamentsController(Controller):
             actor=player, command_id=command_id))
 
     @get("/{tournament:str}/standings", summary="In play by chips, then out by position",
-         operation_class=CsvToo, responses=ok(list[Standing], "the standings"))
+         operation_class=CsvToo, responses=ok(list[Standing], "the standings"),
+         response_headers=VARY)
     async def standings(self, request: Request[Any, Any, State],
                         tournament: TournamentRef) -> list[Standing] | Response[str]:
         """An unknown tournament has no standings yet: an empty list (the page polls a
@@ -352,7 +353,7 @@ class TournamentsController(Controller):
         return csv_response(rows, STANDING_COLUMNS) if wants_csv(request) else rows
 
     @get("/{tournament:str}/results", summary="Finishing positions and prizes, winner first",
-         operation_class=CsvToo,
+         operation_class=CsvToo, response_headers=VARY,
          responses={**ok(Results, "the results"), **problems(404)})
     async def results(self, request: Request[Any, Any, State],
                       tournament: TournamentRef) -> Results | Response[str]:

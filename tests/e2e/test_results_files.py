@@ -65,6 +65,8 @@ def test_the_csv_holds_what_the_json_holds(
         capsys: pytest.CaptureFixture[str]) -> None:
     answer = api.call("GET", "/tournaments/cup/results", headers={"Accept": "text/csv"})
     assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/csv")
+    assert answer.headers["vary"] == "Accept"
+    assert api.call("GET", "/tournaments/cup/results").headers["vary"] == "Accept"
     rows = rows_of(answer.text)
     assert list(rows[0]) == ["position", "tied", "player", "prize"]
     positions = finished["positions"]
