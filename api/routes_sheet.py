@@ -5,7 +5,7 @@ published the results and when (or that they are provisional), and the fingerpri
 record's latest signed checkpoint with its key, for anyone to hold the record to later
 (`sabot audit verify`). Plain HTML (`api/static/results-sheet.html`, its fields escaped here)
 and a stylesheet with its print rules (`api/static/sheet.css`): the browser's Print, or Save
-as PDF, gives one A4 page for a tournament of up to about 35 players; no script, so
+as PDF, gives one A4 page for a tournament of up to 33 players (36 take two); no script, so
 `chromium --print-to-pdf URL` prints it too. An unknown tournament is a 404 page saying so.
 """
 
