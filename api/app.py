@@ -5,12 +5,13 @@ Routes: `/health` and `/ready` (`api.routes_health`), the tables resource
 (`api.routes_live` on `api.live`'s channels), the reads from the projections
 (`api.routes_views`: tables, rotation, recall, roads, and `/me`), the tableau's look-ahead
 (`api.routes_tableau`), disputes, corrections and coup dossiers (`api.routes_disputes`), the
-pages at `/` (`api.routes_page`); the OpenAPI document at `/schema`
-(`/schema/openapi.json`). Bodies are msgspec structs (`api.schemas`); every refusal is an
-RFC 9457 problem (`api.problems`); callers are known by bearer tokens kept hashed in the
-same database (`api.tokens`, `api.auth`). The database: `database_url`, else
-`$SABOT_DATABASE_URL`, else the default. Every request has an id, answered in `X-Request-ID`
-and named in its log lines (`api.request_ids`).
+pages at `/` (`api.routes_page`), the printable results sheet at `/results`
+(`api.routes_sheet`); the OpenAPI document at `/schema/openapi.json`, rendered at
+`/schema` from files the app serves itself (`api.openapi_page`). Bodies are msgspec structs
+(`api.schemas`); every refusal is an RFC 9457 problem (`api.problems`); callers are known by
+bearer tokens kept hashed in the same database (`api.tokens`, `api.auth`). The database:
+`database_url`, else `$SABOT_DATABASE_URL`, else the default. Every request has an id,
+answered in `X-Request-ID` and named in its log lines (`api.request_ids`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ import os
 
 from litestar import Litestar
 from litestar.datastructures import State
-from litestar.openapi import OpenAPIConfig
-from litestar.openapi.spec import Components, SecurityScheme
 
 from api.allow import allow_every_method
 from api.deadlines import DeadlineClock
@@ -28,6 +27,7 @@ from api.idempotency import Idempotency
 from api.live import channels_plugin, wake_through
 from api.metrics import Metrics, metrics
 from api.openapi import add_body_schemas
+from api.openapi_page import openapi_config
 from api.problems import EXCEPTION_HANDLERS
 from api.request_ids import RequestIds
 from api.routes_audit import audit_checkpoints
@@ -36,6 +36,7 @@ from api.routes_health import health, ready
 from api.routes_live import table_events
 from api.routes_page import page, role_page, static_router
 from api.routes_results import publish_tournament_results, tournament_disputes_list
+from api.routes_sheet import results_sheet
 from api.routes_tableau import table_tableau
 from api.routes_tables import TablesController
 from api.routes_tournaments import TournamentsController
@@ -72,18 +73,14 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
                         tournament_disputes_list, publish_tournament_results,
                         # the pages and what they read (api.routes_page, api.routes_views)
                         table_roads, table_tableau, list_tables, who_am_i, page, role_page,
-                        static_router()],
+                        results_sheet, static_router()],
         plugins=[channels],
         state=State({"service": service, "tokens": tokens, "views": views,
                      "tournaments": Tournaments(service), "metrics": Metrics(views, clock.broker),
                      "disputes": disputes,
                      "idempotency": Idempotency(service.database), "broker_url": broker}),
         exception_handlers=EXCEPTION_HANDLERS,
-        openapi_config=OpenAPIConfig(
-            title="Sabot", version="0.1.0", path="/schema",
-            components=Components(security_schemes={"bearer": SecurityScheme(
-                type="http", scheme="bearer",
-                description="a token from `sabot token create`; none: anonymous")})),
+        openapi_config=openapi_config(),
         on_startup=[add_body_schemas, wake_through(channels, service)],
         on_shutdown=[service.close, disputes.close],
         request_max_body_size=MAX_BODY,

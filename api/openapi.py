@@ -170,6 +170,23 @@ def with_body(name: str) -> type[Operation]:
     return WithBody
 
 
+@dataclasses.dataclass
+class CsvToo(Operation):
+    """An operation that also answers its 200 as `text/csv` (`Accept: text/csv`,
+    `api.csv_files`): the route documents its JSON 200 with `ok(...)`, and this adds CSV."""
+
+    def __post_init__(self) -> None:
+        answer = (self.responses or {}).get("200")
+        assert isinstance(answer, OpenAPIResponse) and answer.content is not None
+        answer.content["text/csv"] = OpenAPIMediaType(schema=Schema(
+            type=OpenAPIType.STRING, description="the same rows as CSV, headed by the fields"))
+
+
+def ok(body: type, description: str) -> dict[int, ResponseSpec]:
+    """A route's 200 as JSON `body` (for a route whose handler may also answer otherwise)."""
+    return {200: ResponseSpec(body, description=description, generate_examples=False)}
+
+
 CommandOperation = with_body("TableCommand")
 """`POST /tables/{table}/commands`: its body is one `TableCommand`."""
 OpenTableOperation = with_body("OpenTable")

@@ -7,6 +7,7 @@
     /organiser                  the organiser's console for tournaments (the organiser's token)
     /?tournament=NAME           a tournament's big screen (public)
     /?table=NAME                a table's big screen too (the first page's address)
+    /results?tournament=NAME    the printable results sheet (made on the server: api.routes_sheet)
 
 Each page is plain HTML with one script that reads the API as its user may: the token typed
 in the lobby is kept in the tab's `sessionStorage` and sent as `Authorization: Bearer`, never

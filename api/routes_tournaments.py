@@ -13,6 +13,8 @@
     GET    /tournaments/{t}/standings                in play by chips, then out by place (public)
     GET    /tournaments/{t}/results                  positions and prizes, winner first  (public)
 
+The standings and the results answer CSV to `Accept: text/csv` (`api.csv_files`).
+
 `{t}` is a tournament's UUID or its name. An `Idempotency-Key` header, when present, is the
 command id (scoped to the caller): a retry answers as before and records nothing. A body that
 does not fit is a 422 problem naming the field; a refusal of the rules, its rule (409 out of
@@ -31,7 +33,8 @@ from litestar.exceptions import ValidationException
 from litestar.params import JSONBody, PathParameter
 
 from api import auth
-from api.openapi import problems
+from api.csv_files import RESULT_COLUMNS, STANDING_COLUMNS, VARY, csv_response, wants_csv
+from api.openapi import CsvToo, ok, problems
 from api.problems import ApiProblem, Problem, field_of, problem
 from api.routes_tables import IdempotencyKey, blocking, grant_of
 from api.tokens import Grant, Role
@@ -331,25 +334,33 @@ class TournamentsController(Controller):
             tournament_id_of(tournament), player, data.spot, data.amount, data.nonce,
             actor=player, command_id=command_id))
 
-    @get("/{tournament:str}/standings", summary="In play by chips, then out by position")
+    @get("/{tournament:str}/standings", summary="In play by chips, then out by position",
+         operation_class=CsvToo, responses=ok(list[Standing], "the standings"),
+         response_headers=VARY)
     async def standings(self, request: Request[Any, Any, State],
-                        tournament: TournamentRef) -> list[Standing]:
+                        tournament: TournamentRef) -> list[Standing] | Response[str]:
         """An unknown tournament has no standings yet: an empty list (the page polls a
-        tournament before it is created)."""
+        tournament before it is created). `Accept: text/csv`: the same rows as CSV."""
         service = _service(request)
         try:
             state = await blocking(service.state, tournament_id_of(tournament))
         except NotFound:
-            return []
-        reader: ViewReader = request.app.state.views
-        return await blocking(reader.read, "standings",
-                              lambda db: tournament_standings(db, state))
+            rows: list[Standing] = []
+        else:
+            reader: ViewReader = request.app.state.views
+            rows = await blocking(reader.read, "standings",
+                                  lambda db: tournament_standings(db, state))
+        return csv_response(rows, STANDING_COLUMNS) if wants_csv(request) else rows
 
     @get("/{tournament:str}/results", summary="Finishing positions and prizes, winner first",
-         responses=problems(404))
+         operation_class=CsvToo, response_headers=VARY,
+         responses={**ok(Results, "the results"), **problems(404)})
     async def results(self, request: Request[Any, Any, State],
-                      tournament: TournamentRef) -> Results:
-        return await blocking(_service(request).results, tournament_id_of(tournament))
+                      tournament: TournamentRef) -> Results | Response[str]:
+        """`Accept: text/csv`: the positions as CSV (position, tied, player, prize)."""
+        results = await blocking(_service(request).results, tournament_id_of(tournament))
+        return csv_response(results.positions, RESULT_COLUMNS) if wants_csv(request) \
+            else results
 
 
 def _service(request: Request[Any, Any, State]) -> Tournaments:

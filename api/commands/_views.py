@@ -1,9 +1,10 @@
 """What the reading commands share: the views of a store brought to its head, a TABLE argument,
-and printing (JSON or text). Store errors and views that cannot be brought up to date come
+and printing (JSON, CSV or text). Store errors and views that cannot be brought up to date come
 out as one line and exit code 2."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -52,3 +53,11 @@ def reading(body: Callable[[Runner], int], database: str | None,
 
 def print_json(value: Any) -> None:
     sys.stdout.write(msgspec.json.encode(value).decode() + "\n")
+
+
+def add_output(parser: argparse.ArgumentParser, *, csv: bool = False) -> None:
+    """`--json`, and with `csv` the choice of `--json` or `--csv` (`args.csv`)."""
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument("--json", action="store_true", help="print JSON")
+    if csv:
+        choice.add_argument("--csv", action="store_true", help="print CSV (RFC 4180)")

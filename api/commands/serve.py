@@ -10,7 +10,8 @@ It logs JSON lines to standard error (`workers.logging`): uvicorn's own lines, a
 access log.
 
 Before anything starts, the store and the broker must answer and the address must be free:
-otherwise one line names what is wrong, and the exit code is 2.
+otherwise one line names what is wrong, and the exit code is 2. Once the address is taken, it
+prints (on standard output) the address to open in a browser and the organiser console's.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     check_broker(broker)
     listening = listen(args.host, args.port)
     app = create_app(args.database, broker_url=args.broker)
+    print(addresses(args.host, args.port), flush=True)
     database = absolute_database_url(resolve_database_url(args.database))
     config = uvicorn.Config(app, log_level="info", proxy_headers=False, log_config=None,
                             access_log=False,  # api.request_ids logs each request
@@ -59,6 +61,18 @@ def run(args: argparse.Namespace) -> int:
             else nullcontext():
         uvicorn.Server(config).run(sockets=[listening])
     return 0
+
+
+def addresses(host: str, number: int) -> str:
+    """What to open: the lobby and big screens, and the organiser's console. On every
+    interface (`0.0.0.0`, `::`), this machine's own address; other machines use its name."""
+    everywhere = host in {"0.0.0.0", "::", ""}
+    shown = "127.0.0.1" if everywhere else f"[{host}]" if ":" in host else host
+    base = f"http://{shown}:{number}"
+    note = (f" (on this machine; from another, http://{socket.gethostname()}:{number}/)"
+            if everywhere else "")
+    return (f"sabot serve: open {base}/{note}\n"
+            f"sabot serve: the organiser console is {base}/organiser")
 
 
 def listen(host: str, number: int) -> socket.socket:

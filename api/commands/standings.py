@@ -1,4 +1,4 @@
-"""`sabot standings TOURNAMENT [--json]`, `sabot standings --table TABLE [--json]`: ranks,
+"""`sabot standings TOURNAMENT [--json | --csv]`, `sabot standings --table TABLE [...]`: ranks,
 chips, coups played and biggest wins of a tournament, or of one table (name or UUID).
 
 Equal chips share a rank; `projections.standings` gives the rules. A tournament's are in the
@@ -13,7 +13,8 @@ import sys
 
 from api.commands import SUMMARIES
 from api.commands._common import add_database
-from api.commands._views import print_json, reading
+from api.commands._views import add_output, print_json, reading
+from api.csv_files import STANDING_COLUMNS, as_csv
 from domain.errors import NotFound
 from infra.services.application import open_service
 from infra.services.references import table_id_of
@@ -27,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("standings", help=SUMMARIES["standings"])
     parser.add_argument("tournament", metavar="TOURNAMENT", nargs="?", help="the tournament")
     parser.add_argument("--table", metavar="TABLE", help="one table instead (name or UUID)")
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_output(parser, csv=True)
     add_database(parser)
     parser.set_defaults(handler=run)
 
@@ -43,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
             rows = _tournament(runner, args.tournament, args.database)
         if args.json:
             print_json(rows)
+            return 0
+        if args.csv:
+            sys.stdout.write(as_csv(rows, STANDING_COLUMNS))
             return 0
         if not rows:
             print(f"sabot: no player in {args.tournament or args.table}", file=sys.stderr)

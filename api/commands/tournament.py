@@ -9,13 +9,15 @@
     sabot tournament unregister ID PLAYER
     sabot tournament start|pause|resume ID
     sabot tournament intervene ID KIND [PLAYER] --reason TEXT [--delta N] [--table T]
-    sabot tournament standings ID [--json]
-    sabot tournament results ID [--json]     # the JSON of GET /tournaments/{id}/results
+    sabot tournament standings ID [--json | --csv]
+    sabot tournament results ID [--json | --csv]   # GET /tournaments/{id}/results, as JSON or CSV
     sabot tournament publish ID              # the results final (no dispute open)
     sabot tournament preview (--preset P | --format FILE) --players N [--runs K] [--json]
 
-ID is a tournament's UUID or its name. `--format FILE` is a JSON format (the `format` of
-`sabot tournament presets --json`). `--seed` makes the seating draw and every shoe
+ID is a tournament's UUID or its name. Each command that changes a tournament prints one line
+saying what it did, naming the tournament and the player (`registered ann in friday`); a
+refusal names what was typed (`no tournament 'fridya'`). `--format FILE` is a JSON format
+(the `format` of `sabot tournament presets --json`). `--seed` makes the seating draw and every shoe
 reproducible, for demos and tests only; without it they come from the operating system's
 CSPRNG. A refusal of the rules prints one line and exits 1; bad usage exits 2. The commands
 act as the organiser; `sabot worker` (or `sabot serve`) directs the rounds once started.
@@ -34,8 +36,9 @@ import msgspec
 
 from api.commands import SUMMARIES
 from api.commands._common import add_database, add_seed, progress
-from api.commands._views import print_json
-from domain.errors import DomainError
+from api.commands._views import add_output, print_json
+from api.csv_files import RESULT_COLUMNS, STANDING_COLUMNS, as_csv
+from domain.errors import DomainError, NotFound
 from domain.tournament.presets import PRESETS, preset
 from domain.tournament.settings import TournamentSettings
 from infra.services.application import open_service
@@ -57,18 +60,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     commands = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
 
     def command(name: str, help_: str, handler: Callable[[argparse.Namespace], int], *,
-                ident: bool = True, json: bool = False) -> argparse.ArgumentParser:
+                ident: bool = True, json: bool = False,
+                csv: bool = False) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_)
         if ident:
             sub.add_argument("id", metavar="ID", help="the tournament's UUID or name")
         if json:
-            sub.add_argument("--json", action="store_true", help="print JSON")
+            add_output(sub, csv=csv)
         add_database(sub)
         sub.set_defaults(handler=lambda args: _guarded(handler, args))
         return sub
 
     command("presets", "the preset formats", _presets, ident=False, json=True)
-    create = command("create", "create a tournament; prints its id", _create, ident=False,
+    create = command("create", "create a tournament; prints its name and id", _create,
+                     ident=False,
                      json=True)
     source = create.add_mutually_exclusive_group()
     source.add_argument("--preset", choices=list(PRESETS), help="a preset format")
@@ -94,9 +99,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     intervene.add_argument("--reason", required=True)
     intervene.add_argument("--delta", type=int, default=0, help="chips to add (or take)")
     intervene.add_argument("--table", help="where to move, or the table to break")
-    command("standings", "in play by chips, then out by position", _standings, json=True)
+    command("standings", "in play by chips, then out by position", _standings, json=True,
+            csv=True)
     command("results", "finishing positions and prizes, the winner first", _results,
-            json=True)
+            json=True, csv=True)
     command("publish", "publish the finished tournament's results", _publish)
     look = command("preview", "play a format K times with bots: duration, stacks, play-offs",
                    _preview, ident=False, json=True)
@@ -117,7 +123,10 @@ def _guarded(handler: Callable[[argparse.Namespace], int], args: argparse.Namesp
     try:
         return handler(args)
     except DomainError as error:
-        print(f"sabot: {error.message} [{error.rule}]", file=sys.stderr)
+        message = error.message
+        if isinstance(error, NotFound) and error.rule == "unknown-tournament":
+            message = f"no tournament {args.id!r}"  # as typed, not the id it stands for
+        print(f"sabot: {message} [{error.rule}]", file=sys.stderr)
         return EXIT_REFUSED
 
 
@@ -162,7 +171,7 @@ def _create(args: argparse.Namespace) -> int:
     if args.json:
         print_json(service.view(tournament_id))
     else:
-        print(tournament_id)
+        print(f"created tournament {name} ({settings.variant.value}), id {tournament_id}")
     return 0
 
 
@@ -198,23 +207,35 @@ def _register(args: argparse.Namespace) -> int:
     if args.action == "register":
         service.register(tournament_id, args.player, bot=args.bot,
                          command_id=_command_id("register"))
+        who = f"house bot {args.player}" if args.bot else args.player
+        print(f"registered {who} in {service.state(tournament_id).name}")
     else:
         service.unregister(tournament_id, args.player, command_id=_command_id("unregister"))
+        print(f"unregistered {args.player} from {service.state(tournament_id).name}")
     return 0
 
 
 def _act(args: argparse.Namespace) -> int:
-    service = _service(args)
+    service, tournament_id = _service(args), tournament_id_of(args.id)
     action = {"start": service.start, "pause": service.pause, "resume": service.resume}
-    action[args.action](tournament_id_of(args.id), command_id=_command_id(args.action))
-    print(service.view(tournament_id_of(args.id)).status)
+    action[args.action](tournament_id, command_id=_command_id(args.action))
+    view = service.view(tournament_id)
+    done = {"start": "started", "pause": "paused", "resume": "resumed"}[args.action]
+    drawn = (f": {view.entrants} players drawn to {len(view.tables)} tables"
+             if args.action == "start" else "")
+    print(f"{done} {view.name} (now {view.status}){drawn}")
     return 0
 
 
 def _intervene(args: argparse.Namespace) -> int:
-    _service(args).intervene(tournament_id_of(args.id), args.kind, args.player, args.reason,
-                             delta=args.delta, table=args.table,
-                             command_id=_command_id("intervene"))
+    service, tournament_id = _service(args), tournament_id_of(args.id)
+    service.intervene(tournament_id, args.kind, args.player, args.reason, delta=args.delta,
+                      table=args.table, command_id=_command_id("intervene"))
+    about = " ".join(part for part in (
+        args.player, f"{args.delta:+d} chips" if args.delta else "",
+        f"table {args.table}" if args.table else "") if part)
+    print(f"recorded {args.kind}{' of ' + about if about else ''} in "
+          f"{service.state(tournament_id).name}: {args.reason}")
     return 0
 
 
@@ -226,6 +247,9 @@ def _standings(args: argparse.Namespace) -> int:
     rows = tournament_standings(service.service.database, state)
     if args.json:
         print_json(rows)
+        return 0
+    if args.csv:
+        sys.stdout.write(as_csv(rows, STANDING_COLUMNS))
         return 0
     for row in rows:
         print(f"{row.rank:>4}  {row.player:<20}{row.chips:>10}  {row.status}")
@@ -263,6 +287,9 @@ def _results(args: argparse.Namespace) -> int:
     results = _service(args).results(tournament_id_of(args.id))
     if args.json:
         print_json(results)
+        return 0
+    if args.csv:
+        sys.stdout.write(as_csv(results.positions, RESULT_COLUMNS))
         return 0
     print(f"{results.name}: {results.status}"
           + (f", winner {results.winner}" if results.winner else ""))

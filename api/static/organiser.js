@@ -112,6 +112,8 @@
       : published ? `Results published by ${results.published_by} at ${new Date(results.published_at * 1000).toLocaleString()}.`
       : "Results provisional: publish them once every dispute is decided.";
     byId("publish").disabled = view.status !== "finished" || Boolean(published);
+    byId("results-sheet").hidden = view.status !== "finished";
+    byId("results-sheet").href = `/results?tournament=${encodeURIComponent(view.name)}`;
   }
 
   async function refresh() {

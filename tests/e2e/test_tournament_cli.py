@@ -1,6 +1,7 @@
 """`sabot tournament ...`: the organiser's commands on the command line mirror HTTP: create
-from a preset, register, start, follow, results, publish; the same JSON as the API; refusals are one
-line and exit 1."""
+from a preset, register, start, follow, results, publish; the same JSON as the API; each
+command that changes a tournament says what it did in one line, by name; refusals are one
+line naming what was typed, and exit 1."""
 
 from __future__ import annotations
 
@@ -32,20 +33,31 @@ def test_an_organiser_runs_a_tournament_from_the_command_line(
     db = ["--database", sqlite_url]
     presets = as_json(cli(capsys, "presets", "--json", *db))
     assert set(presets) == set(PRESETS) and presets["punto-banco-heats"]["stages"]
-    tournament_id = cli(capsys, "create", "--preset", "chemin-de-fer-freeze-out", "--name",
-                        "club", "--coups-per-round", "2", "--tables", "2", "--seed", "c1",
-                        *db).strip()
+    created = cli(capsys, "create", "--preset", "chemin-de-fer-freeze-out", "--name",
+                  "club", "--coups-per-round", "2", "--tables", "2", "--seed", "c1", *db)
+    assert created.startswith("created tournament club (chemin-de-fer), id ")
+    assert created.count("\n") == 1
+    tournament_id = created.split()[-1]
     for n in range(6):
-        cli(capsys, "register", "club", f"p{n}", "--bot", *db)
-    cli(capsys, "unregister", "club", "p5", *db)
+        assert cli(capsys, "register", "club", f"p{n}", "--bot", *db) \
+            == f"registered house bot p{n} in club\n"
+    assert cli(capsys, "register", tournament_id, "ann", *db) == "registered ann in club\n"
+    assert cli(capsys, "unregister", "club", "ann", *db) == "unregistered ann from club\n"
+    assert cli(capsys, "unregister", "club", "p5", *db) == "unregistered p5 from club\n"
     err = cli(capsys, "register", "club", "p0", *db, code=1)
     assert err.count("\n") == 1 and "[already-registered]" in err
-    assert cli(capsys, "start", "club", *db).strip() == "running"
+    # an unknown tournament is named as typed, not by the UUID its name stands for
+    for typed in ("clubb", "00000000-0000-0000-0000-000000000000"):
+        for command in (["register", typed, "p9"], ["start", typed], ["results", typed]):
+            assert cli(capsys, *command, *db, code=1) \
+                == f"sabot: no tournament {typed!r} [unknown-tournament]\n", command
+    assert cli(capsys, "start", "club", *db) \
+        == "started club (now running): 5 players drawn to 2 tables\n"
     assert "[out-of-turn]" in cli(capsys, "start", "club", *db, code=1)
-    assert cli(capsys, "pause", "club", *db).strip() == "paused"
-    assert cli(capsys, "resume", "club", *db).strip() == "running"
-    cli(capsys, "intervene", "club", "correct-chips", "p1", "--delta", "50", "--reason",
-        "miscount", *db)
+    assert cli(capsys, "pause", "club", *db) == "paused club (now paused)\n"
+    assert cli(capsys, "resume", "club", *db) == "resumed club (now running)\n"
+    assert cli(capsys, "intervene", "club", "correct-chips", "p1", "--delta", "50", "--reason",
+               "miscount", *db) == "recorded correct-chips of p1 +50 chips in club: miscount\n"
     shown = as_json(cli(capsys, "show", "club", "--json", *db))
     assert shown["id"] == tournament_id and shown["status"] == "running"
     assert shown["entrants"] == shown["players_left"] == 5
