@@ -11,10 +11,10 @@ Each insert of stored events, in one transaction:
    partition head (`chain_signatures`) with the store's signing key (`infra.store.signing`).
 
 After the commit, the writer's `Checkpointer` (`infra.store.checkpoints`) is told, and writes a
-signed tree head to the checkpoint file within `SABOT_CHECKPOINT_SECONDS`, and when the
-store is closed. A writer (a recorder whose tables are created) loads its signing key when
-it starts, and refuses to start without it; a reader (e.g. `sabot audit verify`) never needs
-it.
+signed tree head to the checkpoint file within `SABOT_CHECKPOINT_SECONDS`, when the store is
+closed (explicitly: one the garbage collector takes writes nothing) and at exit. A writer (a
+recorder whose tables are created) loads its signing key when it starts, and refuses to
+start without it; a reader (e.g. `sabot audit verify`) never needs it.
 
 The write lock is taken before the chains' heads are read: SQLite `BEGIN IMMEDIATE` (one
 writer at a time); PostgreSQL one advisory lock per partition written
@@ -123,17 +123,13 @@ class _Ledgered:
             if path is None:
                 return None
             self._checkpointer = Checkpointer(self.database, path, self.signer(), interval())
-            assert isinstance(self.database, SQLiteDatabase | PostgresDatabase)
-            datastore: Any = self.database.datastore
-            close = datastore.close
-
-            def close_after_checkpoint() -> None:
-                assert self._checkpointer is not None
-                self._checkpointer.close()
-                close()
-
-            datastore.close = close_after_checkpoint  # the last checkpoint before the pool goes
         return self._checkpointer
+
+    def close_checkpoints(self) -> None:
+        """The last checkpoint, the timer stopped: when the factory that built this writer is
+        closed, explicitly (`infra.store.factories`), never by the garbage collector."""
+        if self._checkpointer is not None:
+            self._checkpointer.close()
 
     def write_checkpoint(self) -> Checkpoint | None:
         """A checkpoint written now (None: an in-memory store, or nothing new to sign)."""
