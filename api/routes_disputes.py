@@ -9,7 +9,7 @@
                                          (the organiser's, and an auditor's or a floor
                                          manager's) applies it
     GET  /tables/{t}/coups/{n}/dossier   the coup's dossier (`infra.audit.dossier`), for
-                                         `offline_check.py`
+                                         the offline checker, `sabot-check.pyz`
 
 | role          | opens a dispute on  | sees disputes of  | approves | dossiers               |
 |---------------|---------------------|-------------------|----------|------------------------|
@@ -284,7 +284,7 @@ async def coup_dossier(request: Request[Any, Any, State], table: TableRef,
                        coup: CoupNumber) -> dict[str, Any]:
     """One JSON file: the coup's events with their inclusion proofs in a signed checkpoint,
     the shoe's commitment, contributions and revealed seed, and the public key. Check it
-    with `offline_check.py` (README, "Coup dossiers")."""
+    with the offline checker, `sabot-check.pyz` (docs/audit.md, "Coup dossiers")."""
     grant = await grant_of(request)
     require_caller(grant)
     tables: TableService = request.app.state.service

@@ -97,6 +97,11 @@ def make_app(broker_url: str | None = None, *, home: Path = HOME, queue: str = Q
         task_default_queue=queue,
         task_acks_late=True,
         task_reject_on_worker_lost=True,
+        # a task running when the broker's connection drops cannot be acknowledged and comes
+        # back to the queue: cancel it rather than finish it beside its redelivery (every task
+        # is idempotent). Celery 6's default; left unset, every lost connection raised its
+        # CPendingDeprecationWarning in the worker's log.
+        worker_cancel_long_running_tasks_on_connection_loss=True,
         worker_prefetch_multiplier=1,
         worker_hijack_root_logger=False,
         beat_schedule=audit_schedule(audit_every),

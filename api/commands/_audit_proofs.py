@@ -1,4 +1,5 @@
-"""`sabot audit dossier | check-dossier | export`: proofs handed to players and regulators.
+"""`sabot audit dossier | check-dossier | export | checker`: proofs handed to players and
+regulators, and the checker they run.
 
     sabot audit dossier TABLE COUP --out FILE     one coup's dossier (`infra.audit.dossier`)
     sabot audit export [--tournament T | --table T] [--from DATE --to DATE] --out DIR
@@ -7,9 +8,11 @@
                                                   check a dossier file or an export directory
                                                   offline (`infra.audit.offline_check`, the same
                                                   code as the standalone checker)
+    sabot audit checker --out FILE                the standalone checker as one file,
+                                                  `sabot-check.pyz` (`infra.audit.checker_app`)
 
 Exit codes: 0 written / the file checks; 1 the file does not check, or no such coup;
-2 the store or the file cannot be read.
+2 the store or the file cannot be read, or the checker cannot be written.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from api.commands._common import add_database
 from domain.errors import DomainError
 from domain.tournament.aggregate import Tournament
 from infra.audit import offline_check
+from infra.audit.checker_app import NAME, build_checker
 from infra.audit.dossier import dossier
 from infra.audit.export import export
 from infra.errors import StoreError
@@ -73,6 +77,14 @@ def register(actions: Any) -> None:
     check.add_argument("--public-key", action="append", default=[], metavar="HEX",
                        help="the operator's published public key (repeatable)")
     check.set_defaults(handler=run_check)
+
+    app = actions.add_parser("checker", help=f"write the standalone checker ({NAME})",
+                             description=f"Write the offline checker as one file, {NAME}: "
+                             "it needs only Python and `cryptography`; run it as `python3 "
+                             f"{NAME} PATH [--public-key HEX]` on a dossier or an export.")
+    app.add_argument("--out", type=Path, required=True, metavar="FILE",
+                     help=f"the file to write (a folder: {NAME} in it)")
+    app.set_defaults(handler=run_checker)
 
 
 def on_store(args: argparse.Namespace, work: Callable[[Store], str]) -> int:
@@ -149,3 +161,13 @@ def write_json(path: Path, document: Any) -> None:
 
 def run_check(args: argparse.Namespace) -> int:
     return offline_check.main([str(args.path), *(f"--public-key={k}" for k in args.public_key)])
+
+
+def run_checker(args: argparse.Namespace) -> int:
+    try:
+        written = build_checker(args.out)
+    except OSError as error:
+        print(f"sabot: cannot write the checker: {error}", file=sys.stderr)
+        return 2
+    print(f"checker -> {written}")
+    return 0

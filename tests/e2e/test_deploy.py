@@ -106,10 +106,10 @@ def topology(postgres_url: str, redis_url: str, tmp_path: Path) -> Iterator[list
            "SABOT_BROKER_URL": redis_url, "SABOT_SECRET_KEY": KEY, "SABOT_LOG_JSON": "true"}
     ports = [free_port(), free_port()]
     commands = compose_commands(f"deploy-{uuid.uuid4().hex[:8]}", ports).values()
+    logs = [(tmp_path / f"{n}.log").open("w") for n in range(len(commands))]
     processes = [subprocess.Popen([sys.executable, "-m", "api.cli", *c], cwd=tmp_path,
-                                  env=env, stdout=subprocess.DEVNULL,
-                                  stderr=(tmp_path / f"{n}.log").open("w"))
-                 for n, c in enumerate(commands)]
+                                  env=env, stdout=subprocess.DEVNULL, stderr=log)
+                 for c, log in zip(commands, logs, strict=True)]
     try:
         yield [f"http://127.0.0.1:{p}" for p in ports]
     finally:
@@ -120,6 +120,8 @@ def topology(postgres_url: str, redis_url: str, tmp_path: Path) -> Iterator[list
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 process.kill()
+        for log in logs:  # the children hold their own copies; ours were left to the GC
+            log.close()
 
 
 def test_the_compose_topology_as_processes(topology: list[str], postgres_url: str) -> None:

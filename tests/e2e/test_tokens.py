@@ -79,11 +79,13 @@ def test_a_revocation_reaches_every_api_process_on_its_next_request(
     process) revokes it; each refuses it on its next request."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SABOT_SECRET_KEY": KEY}
     ports = [free_port(), free_port()]
-    servers = [subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--no-worker",
-                                 "--port", str(port), "--database", postgres_url],
-                                cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
-                                stderr=(tmp_path / f"serve-{port}.log").open("w"))
-               for port in ports]
+    servers: list[subprocess.Popen[bytes]] = []
+    for port in ports:
+        with (tmp_path / f"serve-{port}.log").open("w") as log:  # the server keeps its own copy
+            servers.append(subprocess.Popen(
+                [sys.executable, "-m", "api.cli", "serve", "--no-worker", "--port", str(port),
+                 "--database", postgres_url],
+                cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=log))
     try:
         assert main(["token", "create", "--role", "auditor", "--database", postgres_url]) == 0
         token = capsys.readouterr().out.strip()

@@ -156,10 +156,10 @@ class Topology:
         return home
 
     def start(self, role: str) -> None:
-        log = (self.folder / f"{role}.log").open("a")
-        self.processes[role] = subprocess.Popen(
-            [sys.executable, "-m", "api.cli", *self.commands[role]], cwd=self.folder / role,
-            env=self.env, stdout=subprocess.DEVNULL, stderr=log)
+        with (self.folder / f"{role}.log").open("a") as log:  # the process keeps its own copy
+            self.processes[role] = subprocess.Popen(
+                [sys.executable, "-m", "api.cli", *self.commands[role]], cwd=self.folder / role,
+                env=self.env, stdout=subprocess.DEVNULL, stderr=log)
 
     def supervise(self, stop: threading.Event) -> None:
         """Compose's `restart: unless-stopped`: a process that exits is started again (one

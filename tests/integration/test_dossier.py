@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -59,12 +58,14 @@ def test_a_dossier_checks_offline(written: tuple[str, Path],
     assert main(["audit", "check-dossier", str(out), "--public-key", "00" * 32]) == 1
 
 
-def test_the_standalone_checker_runs_alone(written: tuple[str, Path], tmp_path: Path) -> None:
-    """Copied out of the project and run isolated (no project on the path): it checks the
-    dossier, and refuses a changed one."""
+def test_the_standalone_checker_runs_alone(written: tuple[str, Path], tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Written as one file by `sabot audit checker` and run isolated (no project on the path):
+    it checks the dossier, and refuses a changed one."""
     _, out = written
-    checker = tmp_path / "check.py"
-    shutil.copy(offline_check.__file__, checker)
+    checker = tmp_path / "elsewhere" / "sabot-check.pyz"
+    assert main(["audit", "checker", "--out", str(checker)]) == 0
+    assert capsys.readouterr().out == f"checker -> {checker}\n"
     run = subprocess.run([sys.executable, "-I", str(checker), str(out)], cwd=tmp_path,
                          capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stdout + run.stderr

@@ -4,7 +4,6 @@ offline (the standalone checker run alone); any change to the bundle is caught."
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ import pytest
 
 from api.cli import main
 from infra.audit import offline_check
+from infra.audit.checker_app import build_checker
 
 TOURNAMENT = "demo-chemin-de-fer-0e"
 
@@ -32,8 +32,8 @@ def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def standalone(path: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    checker = tmp_path / "check.py"
-    shutil.copy(offline_check.__file__, checker)
+    checker = build_checker(tmp_path)
+    assert checker == tmp_path / "sabot-check.pyz"
     return subprocess.run([sys.executable, "-I", str(checker), str(path)], cwd=tmp_path,
                           capture_output=True, text=True, check=False)
 

@@ -1,5 +1,5 @@
-"""The standalone checker's own copies (`infra/audit/offline_check.py`) against Sabot's: the shoe,
-the Merkle proofs, MessagePack; and the file itself imports nothing of Sabot."""
+"""The standalone checker's own copies (`infra/audit/offline_check/`) against Sabot's: the shoe,
+the Merkle proofs, MessagePack; and the package itself imports nothing of Sabot."""
 
 from __future__ import annotations
 
@@ -81,10 +81,19 @@ def test_the_checkers_timestamps_are_msgspecs(moment: datetime.datetime) -> None
 
 
 def test_the_checker_imports_only_the_standard_library_and_cryptography() -> None:
-    tree = ast.parse(Path(offline_check.__file__).read_text())
-    roots = {(node.module or "").split(".")[0] for node in ast.walk(tree)
-             if isinstance(node, ast.ImportFrom)}
-    roots |= {alias.name.split(".")[0] for node in ast.walk(tree)
+    """Every module of the package: absolute imports of the standard library and
+    `cryptography` only, and relative ones that stay inside the package."""
+    package = Path(offline_check.__file__).parent
+    modules = sorted(package.glob("*.py"))
+    assert {m.stem for m in modules} >= {"__init__", "__main__", "checks", "cli"}
+    trees = [ast.parse(m.read_text()) for m in modules]
+    nodes = [node for tree in trees for node in ast.walk(tree)]
+    relative = [node for node in nodes if isinstance(node, ast.ImportFrom) and node.level]
+    assert relative and all(node.level == 1 for node in relative)
+    assert {node.module for node in relative} <= {m.stem for m in modules}
+    roots = {(node.module or "").split(".")[0] for node in nodes
+             if isinstance(node, ast.ImportFrom) and not node.level}
+    roots |= {alias.name.split(".")[0] for node in nodes
               if isinstance(node, ast.Import) for alias in node.names}
     import sys
 

@@ -1,59 +1,36 @@
-#!/usr/bin/env python3
-"""Check a Sabot coup dossier or regulator export offline, without Sabot or its database.
-
-    python3 offline_check.py DOSSIER.json [--public-key HEX]
-    python3 offline_check.py EXPORT_DIR   [--public-key HEX]
-
-One file, the Python standard library and `cryptography` (`pip install cryptography`): copy
-it anywhere. Exit 0 when everything checks, 1 when anything does not (each failure named),
-2 when the file cannot be read. `sabot audit check-dossier` runs the same code.
-
-What it checks (the formats are in Sabot's README, "Coup dossiers" and "Regulator exports"):
-
-1. the checkpoint's Ed25519 signature, by the public key the file carries (and, with
-   `--public-key`, that this is the key the operator published);
-2. each event's Merkle leaf, SHA-256(0x00 || u64 notification || canonical bytes), and its
-   RFC 9162 inclusion proof against the checkpoint's signed root;
-3. each event's `fields` against its signed MessagePack bytes (`state`), so the readable form
-   cannot differ from what was signed;
-4. every card dealt, drawn or burned against the shoe recomputed from the revealed seed
-   (sabot-shoe-v1: the seed's SHA-256 is the shoe's commitment; the entropy contributions
-   and the cut are the recorded ones), and each settled point against the cards;
-5. a dossier: the table's id follows from its name, the coup's events are complete (their
-   versions run without a gap from the event before the coup to its close), and its shoe
-   summary is what the events say; an export: the manifest's signature and every file's
-   SHA-256, and the game recall's cards and payouts against the events.
-
-sabot-shoe-v1 is carried here as a copy of `domain/game/shoe.py` (a test holds them equal).
-"""
+"""The checks: a `Report` of what was checked and each failure named; the walkers of one
+file's events against its signed checkpoint (`_Record`) and of a table's shoes (`_Shoes`);
+`check_dossier`, `check_bundle` (an export folder) and `check_path` (either)."""
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import hmac
 import json
-import struct
-import sys
 import uuid
-from collections.abc import Iterator, Sequence
-from datetime import UTC, datetime, timedelta
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from .msgpack import readable
+from .record import (
+    CHECKPOINT_PREFIX,
+    MANIFEST_PREFIX,
+    WITNESS_PREFIX,
+    canonical,
+    canonical_json,
+    checkpoint_text,
+    hex_bytes,
+    key_id,
+    leaf_hash,
+    signed,
+    verify_inclusion,
+)
+from .shoe import SHOE_V1, point, shoe_v1
 
 DOSSIER_FORMAT = "sabot-dossier-v1"
 EXPORT_FORMAT = "sabot-export-v1"
-CHECKPOINT_PREFIX = b"sabot-checkpoint-v1\n"
-WITNESS_PREFIX = b"sabot-witness-v1\n"
-MANIFEST_PREFIX = b"sabot-export-v1\n"
 TABLE_NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-7ab1e0000000")
 TABLE_TOPIC = "domain.table_aggregate:Table."
-SHOE_V1 = "sabot-shoe-v1"
-RANKS = "A23456789TJQK"
-SUITS = "shdc"
 CARD_EVENTS = ("CardBurned", "CardDealt", "ThirdCardDrawn")
 EVENT_KEYS = {"n", "leaf", "stream", "version", "topic", "event", "state", "fields", "proof"}
 CHECKPOINT_KEYS = {"size", "root", "head", "chain", "time", "key", "public_key", "signature"}
@@ -61,155 +38,6 @@ CHECKPOINT_KEYS = {"size", "root", "head", "chain", "time", "key", "public_key",
 
 class Unreadable(Exception):
     """The file is not a dossier or an export at all."""
-
-
-# --- MessagePack (the stored events' encoding), decoding only ----------------------------
-
-
-def unpack(data: bytes) -> Any:
-    """Decode one MessagePack value that fills `data`; a timestamp becomes ISO 8601 text."""
-    value, end = _unpack(data, 0)
-    if end != len(data):
-        raise ValueError(f"{len(data) - end} bytes after the value")
-    return value
-
-
-def _unpack(data: bytes, i: int) -> tuple[Any, int]:
-    b = data[i]
-    i += 1
-    if b <= 0x7F:
-        return b, i
-    if b >= 0xE0:
-        return b - 0x100, i
-    if 0x80 <= b <= 0x8F:
-        return _map(data, i, b & 0x0F)
-    if 0x90 <= b <= 0x9F:
-        return _array(data, i, b & 0x0F)
-    if 0xA0 <= b <= 0xBF:
-        return _text(data, i, b & 0x1F)
-    fixed: dict[int, tuple[str, Any]] = {
-        0xC0: ("", None), 0xC2: ("", False), 0xC3: ("", True),
-        0xCA: (">f", None), 0xCB: (">d", None), 0xCC: (">B", None), 0xCD: (">H", None),
-        0xCE: (">I", None), 0xCF: (">Q", None), 0xD0: (">b", None), 0xD1: (">h", None),
-        0xD2: (">i", None), 0xD3: (">q", None),
-    }
-    if b in fixed:
-        fmt, constant = fixed[b]
-        if not fmt:
-            return constant, i
-        size = struct.calcsize(fmt)
-        return struct.unpack_from(fmt, data, i)[0], i + size
-    sized = {0xC4: 1, 0xC5: 2, 0xC6: 4, 0xD9: 1, 0xDA: 2, 0xDB: 4, 0xDC: 2, 0xDD: 4,
-             0xDE: 2, 0xDF: 4, 0xC7: 1, 0xC8: 2, 0xC9: 4}
-    if b in sized:
-        width = sized[b]
-        n = int.from_bytes(data[i : i + width], "big")
-        i += width
-        if b in (0xC4, 0xC5, 0xC6):
-            return data[i : i + n].hex(), i + n
-        if b in (0xD9, 0xDA, 0xDB):
-            return _text(data, i, n)
-        if b in (0xDC, 0xDD):
-            return _array(data, i, n)
-        if b in (0xDE, 0xDF):
-            return _map(data, i, n)
-        return _ext(data[i], data[i + 1 : i + 1 + n]), i + 1 + n
-    fixext = {0xD4: 1, 0xD5: 2, 0xD6: 4, 0xD7: 8, 0xD8: 16}
-    if b in fixext:
-        n = fixext[b]
-        return _ext(data[i], data[i + 1 : i + 1 + n]), i + 1 + n
-    raise ValueError(f"MessagePack byte 0x{b:02x} is not used")
-
-
-def _text(data: bytes, i: int, n: int) -> tuple[str, int]:
-    if i + n > len(data):
-        raise ValueError("a string runs past the end")
-    return data[i : i + n].decode(), i + n
-
-
-def _array(data: bytes, i: int, n: int) -> tuple[list[Any], int]:
-    items = []
-    for _ in range(n):
-        item, i = _unpack(data, i)
-        items.append(item)
-    return items, i
-
-
-def _map(data: bytes, i: int, n: int) -> tuple[dict[Any, Any], int]:
-    items = {}
-    for _ in range(n):
-        key, i = _unpack(data, i)
-        items[key], i = _unpack(data, i)
-    return items, i
-
-
-def _ext(code: int, body: bytes) -> str:
-    if code != 0xFF:
-        raise ValueError(f"MessagePack extension {code} is not a timestamp")
-    if len(body) == 4:
-        seconds, nanos = int.from_bytes(body, "big"), 0
-    elif len(body) == 8:
-        word = int.from_bytes(body, "big")
-        seconds, nanos = word & (2**34 - 1), word >> 34
-    elif len(body) == 12:
-        nanos, seconds = struct.unpack(">Iq", body)
-    else:
-        raise ValueError("a timestamp of the wrong size")
-    moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=seconds,
-                                                          microseconds=nanos // 1000)
-    return moment.isoformat().replace("+00:00", "Z")
-
-
-def readable(state: bytes) -> Any:
-    """An event's signed state as the JSON its `fields` must equal."""
-    return json.loads(json.dumps(unpack(state)))
-
-
-# --- the record: canonical bytes, Merkle leaves, RFC 9162 proofs, signatures --------------
-
-
-def canonical(stream: str, version: int, topic: str, state: bytes) -> bytes:
-    oid, topic_bytes = uuid.UUID(stream).bytes, topic.encode()
-    return b"".join((len(oid).to_bytes(4, "big"), oid, version.to_bytes(8, "big"),
-                     len(topic_bytes).to_bytes(4, "big"), topic_bytes,
-                     len(state).to_bytes(4, "big"), state))
-
-
-def leaf_hash(notification: int, canonical_bytes: bytes) -> bytes:
-    return hashlib.sha256(b"\x00" + notification.to_bytes(8, "big") + canonical_bytes).digest()
-
-
-def verify_inclusion(leaf: bytes, index: int, size: int, root: bytes,
-                     proof: Sequence[bytes]) -> bool:
-    """RFC 9162 section 2.1.3.2."""
-    if index >= size:
-        return False
-    fn, sn, r = index, size - 1, leaf
-    for p in proof:
-        if sn == 0:
-            return False
-        if fn & 1 or fn == sn:
-            r = hashlib.sha256(b"\x01" + p + r).digest()
-            while fn and not fn & 1:
-                fn >>= 1
-                sn >>= 1
-        else:
-            r = hashlib.sha256(b"\x01" + r + p).digest()
-        fn >>= 1
-        sn >>= 1
-    return sn == 0 and r == root
-
-
-def key_id(public_key: bytes) -> str:
-    return hashlib.sha256(public_key).digest()[:8].hex()
-
-
-def signed(public_key: bytes, message: bytes, signature: bytes) -> bool:
-    try:
-        Ed25519PublicKey.from_public_bytes(public_key).verify(signature, message)
-    except (InvalidSignature, ValueError):
-        return False
-    return True
 
 
 def _partition_heads(heads: Any) -> bool:
@@ -220,66 +48,6 @@ def _partition_heads(heads: Any) -> bool:
         and isinstance(p["key"], str) and isinstance(p["chain"], str)
         and all(isinstance(p[n], int) and not isinstance(p[n], bool) for n in ("size", "head"))
         for p in heads)
-
-
-def checkpoint_text(cp: dict[str, Any]) -> bytes:
-    return (f"{cp['size']}\n{cp['root']}\n{cp['head']}\n{cp['chain']}\n{cp['time']}\n"
-            + "".join(f"partition {p['key']} {p['size']} {p['head']} {p['chain']}\n"
-                      for p in cp.get("partitions") or [])).encode()
-
-
-def canonical_json(value: Any) -> bytes:
-    """The bytes a manifest is signed over: sorted keys, no spaces, UTF-8."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def hex_bytes(text: Any, what: str, size: int | None = None) -> bytes:
-    """Lowercase hex only, so that no two texts name the same bytes."""
-    if not isinstance(text, str):
-        raise ValueError(f"{what} is not hex text")
-    try:
-        data = bytes.fromhex(text)
-    except ValueError:
-        raise ValueError(f"{what} is not hex") from None
-    if data.hex() != text or (size is not None and len(data) != size):
-        raise ValueError(f"{what} is not {size or 'some'} bytes of lowercase hex")
-    return data
-
-
-# --- sabot-shoe-v1 (a copy of domain/game/shoe.py) ---------------------------------------------
-
-
-def shoe_v1(seed: bytes, contributions: Sequence[bytes], decks: int, cut: int) -> list[str]:
-    """The shoe's cards, first out first: an HMAC-SHA256 keyed stream drives an unbiased
-    Fisher-Yates over `decks` new packs, then the cut."""
-    message = SHOE_V1.encode() + b"".join(len(c).to_bytes(4, "big") + c for c in contributions)
-    key = hmac.digest(seed, message, "sha256")
-    cards = [rank + suit for _ in range(decks) for suit in SUITS for rank in RANKS]
-    words = _words(key)
-    for i in range(len(cards) - 1, 0, -1):
-        bound = i + 1
-        limit = 2**32 - 2**32 % bound
-        while (word := next(words)) >= limit:
-            pass
-        j = word % bound
-        cards[i], cards[j] = cards[j], cards[i]
-    return cards[cut:] + cards[:cut]
-
-
-def _words(key: bytes) -> Iterator[int]:
-    counter = 0
-    while True:
-        block = hmac.digest(key, counter.to_bytes(8, "big"), "sha256")
-        for start in range(0, 32, 4):
-            yield int.from_bytes(block[start : start + 4], "big")
-        counter += 1
-
-
-def point(cards: Sequence[str]) -> int:
-    return sum(min(RANKS.index(c[0]) + 1, 10) % 10 for c in cards) % 10
-
-
-# --- the checks ---------------------------------------------------------------------------
 
 
 class Report:
@@ -656,23 +424,3 @@ def check_path(path: Path, trusted: Sequence[bytes] = ()) -> Report:
         report.fail(f"{path} is malformed ({type(error).__name__}: {error})")
         return report
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="offline_check.py", description="Check a Sabot coup dossier or export offline.")
-    parser.add_argument("path", type=Path, help="a dossier (JSON file) or an export directory")
-    parser.add_argument("--public-key", action="append", default=[], metavar="HEX",
-                        help="the operator's published public key (repeatable)")
-    args = parser.parse_args(argv)
-    try:
-        trusted = [hex_bytes(k, "--public-key", 32) for k in args.public_key]
-        report = check_path(args.path, trusted)
-    except (Unreadable, ValueError) as error:
-        print(f"check: {error}", file=sys.stderr)
-        return 2
-    print("\n".join(report.lines()))
-    return 0 if report.ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
