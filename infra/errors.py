@@ -36,6 +36,11 @@ class ChainError(StoreError):
     """The hash chain cannot be extended: its table disagrees with the stored events."""
 
 
+class WritersInFlight(StoreError):
+    """A reader in notification order (a checkpoint, a view's catch-up) gave up waiting for
+    the writers in flight (`SABOT_WRITERS_WAIT_SECONDS`): it tries again later."""
+
+
 class DuplicateCommand(Exception):
     """A command id that was already recorded: nothing was written this time."""
 

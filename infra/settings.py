@@ -8,6 +8,8 @@
 | `SABOT_LOG_JSON`      | false                                               |
 | `SABOT_CONNECT_TIMEOUT` | 3: seconds for PostgreSQL or Redis to let us in   |
 | `SABOT_OUTBOX_RETENTION` | 86400: seconds a dispatched follow-up effect is kept |
+| `SABOT_WRITERS_WAIT_SECONDS` | 10: a checkpoint's or a view's wait for writers |
+| `SABOT_IDLE_IN_TRANSACTION_SECONDS` | 5: a session idle in a transaction ends |
 
 The secret key seals shoe seeds (see `infra.store.vault`): losing it makes sealed seeds unreadable,
 leaking it makes them readable before their reveal. A generated key file is created with mode
@@ -34,6 +36,10 @@ DEFAULT_CONNECT_TIMEOUT = 3.0
 MAX_CONNECT_TIMEOUT = 300.0
 DEFAULT_OUTBOX_RETENTION = 24 * 3600.0
 MAX_OUTBOX_RETENTION = 365 * 24 * 3600.0
+DEFAULT_WRITERS_WAIT = 10.0
+MAX_WRITERS_WAIT = 3600.0
+DEFAULT_IDLE_IN_TRANSACTION = 5.0  # eventsourcing's own default, now named
+MAX_IDLE_IN_TRANSACTION = 24 * 3600.0
 
 _TRUE = frozenset({"1", "true", "yes", "on", "y", "t"})
 _FALSE = frozenset({"", "0", "false", "no", "off", "n", "f"})
@@ -110,6 +116,21 @@ def outbox_retention(environ: Mapping[str, str] | None = None) -> float:
     """Seconds a dispatched follow-up effect is kept in the outbox (`SABOT_OUTBOX_RETENTION`)."""
     return _seconds("SABOT_OUTBOX_RETENTION", DEFAULT_OUTBOX_RETENTION, MAX_OUTBOX_RETENTION,
                     environ)
+
+
+def writers_wait(environ: Mapping[str, str] | None = None) -> float:
+    """Seconds a reader in notification order (a checkpoint, a view's catch-up) waits for the
+    writers in flight before it gives up and tries again later (`SABOT_WRITERS_WAIT_SECONDS`)."""
+    return _seconds("SABOT_WRITERS_WAIT_SECONDS", DEFAULT_WRITERS_WAIT, MAX_WRITERS_WAIT,
+                    environ)
+
+
+def idle_in_transaction(environ: Mapping[str, str] | None = None) -> float:
+    """Seconds after which PostgreSQL ends a session of ours left idle inside a transaction
+    (`SABOT_IDLE_IN_TRANSACTION_SECONDS`): a writer stuck mid-transaction holds its locks,
+    and the readers waiting for it, no longer than that."""
+    return _seconds("SABOT_IDLE_IN_TRANSACTION_SECONDS", DEFAULT_IDLE_IN_TRANSACTION,
+                    MAX_IDLE_IN_TRANSACTION, environ)
 
 
 def _seconds(name: str, default: float, maximum: float,

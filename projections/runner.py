@@ -6,8 +6,10 @@ subscriptions, and on PostgreSQL). One batch is one write transaction that:
 1. locks the views' tracking rows and reads their positions (`ViewTracking.lock`);
 2. reads the next notifications after the lowest of them, up to the committed head
    (`infra.store.ledger.committed_head`: writers of different partitions commit out of
-   notification order) and `batch_size`, filtered by the views' topics, in that same
-   transaction, in ranges of ids so that each read stays short however long the log;
+   notification order; a writer stuck in flight past `SABOT_WRITERS_WAIT_SECONDS` makes the
+   call return what it applied, and the next call tries again) and `batch_size`, filtered
+   by the views' topics, in that same transaction, in ranges of ids so that each read
+   stays short however long the log;
 3. decodes them once and lets each view change its rows (`View.apply`) for those of its
    topics after its own position; table views at the same position fold each table once
    between them (`projections.table_fold.fold_together`);
@@ -43,6 +45,7 @@ from uuid import UUID
 import msgspec
 from eventsourcing.persistence import InterfaceError, Mapper, Notification, OperationalError
 
+from infra.errors import WritersInFlight
 from infra.store.database import Database
 from infra.store.homes import MAIN_HOME
 from infra.store.ledger import committed_head
@@ -160,6 +163,8 @@ class Runner:
         while True:
             try:
                 moved = self._batch([view], until, size, home)
+            except WritersInFlight:
+                return applied  # a writer stuck in flight (logged): the next call tries again
             except (OperationalError, InterfaceError):
                 raise  # the store, not the event: nothing to record against the view
             except Exception as error:
@@ -194,6 +199,9 @@ class Runner:
             while len(views) > 1:
                 try:
                     moved = self._batch(views, None, self.batch_size, home)
+                except WritersInFlight:
+                    views = []  # a writer stuck in flight (logged): the next call tries again
+                    break
                 except (OperationalError, InterfaceError):
                     raise
                 except Exception:

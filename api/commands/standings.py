@@ -64,8 +64,8 @@ def _tournament(runner: Runner, tournament: str, database: str | None) -> list[S
     """A tournament's standings in the one order the API and the page show (tables opened for a
     tournament that was never created: their players by chips)."""
     try:
-        state = Tournaments(open_service(TableService, database)).state(
-            tournament_id_of(tournament))
+        with open_service(TableService, database) as service:
+            state = Tournaments(service).state(tournament_id_of(tournament))
     except NotFound:
         return standings(runner.database, tournament=tournament)
     return tournament_standings(runner.database, state)

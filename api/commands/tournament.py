@@ -128,10 +128,18 @@ def _guarded(handler: Callable[[argparse.Namespace], int], args: argparse.Namesp
             message = f"no tournament {args.id!r}"  # as typed, not the id it stands for
         print(f"sabot: {message} [{error.rule}]", file=sys.stderr)
         return EXIT_REFUSED
+    finally:
+        opened: Tournaments | None = getattr(args, "tournaments", None)
+        if opened is not None:
+            opened.service.close()  # explicitly: its last checkpoint
 
 
 def _service(args: argparse.Namespace) -> Tournaments:
-    return Tournaments(open_service(TableService, args.database))
+    """The command's tournaments on the store, opened once and closed by `_guarded`."""
+    if getattr(args, "tournaments", None) is None:
+        args.tournaments = Tournaments(open_service(TableService, args.database))
+    tournaments: Tournaments = args.tournaments
+    return tournaments
 
 
 def _command_id(action: str) -> str:

@@ -115,6 +115,12 @@ class SabotApplication(Application[UUID]):
         for factory in self._home_factories.values():
             factory.close()
 
+    def __del__(self) -> None:
+        """Nothing: closing is explicit (`close()`, `with`). eventsourcing's `__del__` closes,
+        and closing writes the last checkpoint, which waits for the writers in flight: run by
+        the garbage collector inside one of those writers' own threads, it waited for itself
+        (issue 30). The datastore's pool is dropped with it."""
+
     def save(
         self,
         *objs: MutableOrImmutableAggregate[UUID] | DomainEventProtocol[UUID] | None,

@@ -27,8 +27,11 @@ The file is JSON lines, one checkpoint or co-signature a line, appended under an
 | `sqlite:///:memory:`         | none                                                      |
 
 When they are written: by every process that writes events, at most
-`SABOT_CHECKPOINT_SECONDS` (default 10) after a write, when its store is closed (and at
-exit), and on demand: `write_checkpoint(app_or_store)` (e.g. at the end of a round).
+`SABOT_CHECKPOINT_SECONDS` (default 10) after a write, when its store is closed explicitly
+(and at exit; never by the garbage collector), and on demand: `write_checkpoint(app_or_store)`
+(e.g. at the end of a round). A checkpoint waits for the writers in flight at most
+`SABOT_WRITERS_WAIT_SECONDS` (`infra.store.ledger.committed_head`); past that it is skipped,
+logged, and tried again `SABOT_CHECKPOINT_SECONDS` later.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
-from infra.errors import SettingsError
+from infra.errors import SettingsError, WritersInFlight
 from infra.store.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.store.ledger import PartitionHeads, advance_tree, select_events
 from infra.store.merkle import (
@@ -346,6 +349,7 @@ class Checkpointer:
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
         self._dirty = False
+        self._closed = False
         self._written: int | None = None
         _LIVE.add(self)
 
@@ -372,6 +376,8 @@ class Checkpointer:
         except Exception as error:  # at exit the store may be gone: say so, do not crash
             reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
             log.warning("no checkpoint written to %s: %s", self.path, reason)
+            if isinstance(error, WritersInFlight) and not self._closed:
+                self.noted()  # a writer stuck in flight: try again later
             return None
 
     def write(self, *, force: bool = False) -> Checkpoint | None:
@@ -391,6 +397,7 @@ class Checkpointer:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
@@ -402,9 +409,9 @@ _LIVE: weakref.WeakSet[Checkpointer] = weakref.WeakSet()
 
 
 @atexit.register
-def _flush_all() -> None:
+def _close_all() -> None:
     for checkpointer in list(_LIVE):
-        checkpointer.flush()
+        checkpointer.close()
 
 
 class _Writer(Protocol):

@@ -12,6 +12,10 @@ They differ from eventsourcing's own factories in two ways:
   one sequence of events and one chain, whatever service wrote them. The schema named by
   `POSTGRES_SCHEMA` is created if missing.
 
+Closing a factory (explicitly: an application's `close()`, a store's) first writes the last
+checkpoint of each chained recorder it built (`infra.store.checkpoints`); nothing is written
+when one is merely garbage collected.
+
 Snapshots go through the application's mapper (so they are typed, see `infra.store.mapper`) into a
 plain aggregate recorder: they are not chained. A snapshot is derived data: it can be deleted
 at any time and the aggregate is then rebuilt from its chained events.
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from eventsourcing.persistence import AggregateRecorder, ApplicationRecorder, ProcessRecorder
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresFactory
@@ -40,21 +44,44 @@ EVENTS_TABLE = "stored_events"
 R = TypeVar("R", bound=AggregateRecorder)
 
 
+class Writers:
+    """The chained recorders a factory built, whose last checkpoints its `close()` writes."""
+
+    def __init__(self) -> None:
+        self.recorders: list[Any] = []
+
+    def built(self, recorder: R) -> R:
+        self.recorders.append(recorder)
+        return recorder
+
+    def close(self) -> None:
+        for recorder in self.recorders:
+            recorder.close_checkpoints()
+
+
 class SabotSQLiteFactory(SQLiteFactory):
     application_recorder_class = OutboxSQLiteRecorder
     process_recorder_class = ChainedSQLiteProcessRecorder
 
+    def __init__(self, env: Environment | EnvType | None):
+        super().__init__(env)
+        self.writers = Writers()
+
     def application_recorder(self) -> ChainedSQLiteApplicationRecorder:
-        recorder = OutboxSQLiteRecorder(self.datastore)
+        recorder = self.writers.built(OutboxSQLiteRecorder(self.datastore))
         if self.env_create_table():
             recorder.create_table()
         return recorder
 
     def process_recorder(self) -> ProcessRecorder:
-        recorder = ChainedSQLiteProcessRecorder(self.datastore)
+        recorder = self.writers.built(ChainedSQLiteProcessRecorder(self.datastore))
         if self.env_create_table():
             recorder.create_table()
         return recorder
+
+    def close(self) -> None:
+        self.writers.close()
+        super().close()
 
 
 class SabotPostgresFactory(PostgresFactory):
@@ -63,9 +90,14 @@ class SabotPostgresFactory(PostgresFactory):
 
     def __init__(self, env: Environment | EnvType | None):
         super().__init__(env)
+        self.writers = Writers()
         if self.env_create_table():
             with self.schema_lock():
                 self._create_schema()
+
+    def close(self) -> None:
+        self.writers.close()
+        super().close()
 
     @contextmanager
     def schema_lock(self) -> Iterator[None]:
@@ -83,11 +115,11 @@ class SabotPostgresFactory(PostgresFactory):
         recorder = OutboxPostgresRecorder(
             self.datastore, events_table_name=EVENTS_TABLE
         )
-        return self._created(recorder)
+        return self._created(self.writers.built(recorder))
 
     def process_recorder(self) -> ProcessRecorder:
         recorder = ChainedPostgresProcessRecorder(self.datastore, events_table_name=EVENTS_TABLE)
-        return self._created(recorder)
+        return self._created(self.writers.built(recorder))
 
     def _created(self, recorder: R) -> R:
         if self.env_create_table():

@@ -27,6 +27,7 @@ of highest notification id (index `event_chain_partition`), read with the stream
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -34,12 +35,15 @@ from uuid import UUID
 
 from eventsourcing.persistence import PersistenceError, StoredEvent
 
-from infra.errors import ChainError, DuplicateCommand, RecordedCommand
+from infra.errors import ChainError, DuplicateCommand, RecordedCommand, WritersInFlight
+from infra.settings import writers_wait
 from infra.store.chain import GENESIS, ChainLink, canonical_bytes, digest_canonical, global_digest
 from infra.store.database import Database, PostgresDatabase
 from infra.store.merkle import Frontier, event_leaf
 from infra.store.partitions import MAIN, Partition
 from infra.store.signing import Signer, head_message, signature_valid
+
+log = logging.getLogger("sabot.ledger")
 
 CHAIN_ROWS_PER_INSERT = {"sqlite": 1000, "postgres": 8}  # SQLite: 6000 values, < its 32766
 
@@ -163,7 +167,7 @@ def lock_partitions(database: Database, cursor: Any, keys: Iterable[str]) -> Non
     )
 
 
-def committed_head(database: Database) -> int:
+def committed_head(database: Database, wait: float | None = None) -> int:
     """The highest notification id at or below which every event is committed: what a
     reader that follows notification order (projections, the Merkle tree) may read up to.
 
@@ -172,6 +176,12 @@ def committed_head(database: Database) -> int:
     read the last id, then wait for the writers that held the writers' lock then (any id
     below it was drawn by one of them, or is committed or abandoned). The caller reads in a
     transaction begun after this returns.
+
+    The wait is bounded (`wait`, else `SABOT_WRITERS_WAIT_SECONDS`): a writer stuck in its
+    transaction must not freeze every checkpoint and every view. Past it, the writers still
+    in flight are logged (their server process ids) and `WritersInFlight` is raised: the
+    checkpoint or the catch-up tries again later; PostgreSQL ends a session left idle in its
+    transaction (`SABOT_IDLE_IN_TRANSACTION_SECONDS`).
     """
     with database.transaction(write=False) as cursor:
         row = database.execute(cursor, "SELECT MAX({nid}) AS head FROM {stored_events}"
@@ -179,23 +189,33 @@ def committed_head(database: Database) -> int:
     head = int(row["head"] or 0)
     if not isinstance(database, PostgresDatabase):
         return head
+    bound = writers_wait() if wait is None else wait
+    deadline = time.monotonic() + bound
     schema = database.datastore.schema
     in_flight = (
-        "SELECT virtualtransaction FROM pg_locks WHERE locktype = 'advisory' AND granted"
+        "SELECT virtualtransaction, pid FROM pg_locks WHERE locktype = 'advisory' AND granted"
         " AND classid = ?::oid AND objid = hashtext(?)::oid AND objsubid = 2"
         " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
     )
     with database.transaction(write=False) as cursor:
-        writers = [r["virtualtransaction"] for r in database.execute(
-            cursor, in_flight, (LOCK_CLASS, schema)).fetchall()]
+        writers = {r["virtualtransaction"]: r["pid"] for r in database.execute(
+            cursor, in_flight, (LOCK_CLASS, schema)).fetchall()}
     pause = 0.0005
     while writers:
-        time.sleep(pause)
+        if time.monotonic() >= deadline:
+            pids = ", ".join(str(pid) for pid in sorted(writers.values()))
+            log.warning("gave up after %.1f s waiting for %d writer(s) in flight below "
+                        "notification %d in schema %s (server pids %s): trying again later",
+                        bound, len(writers), head, schema, pids)
+            raise WritersInFlight(
+                f"{len(writers)} writer(s) (server pids {pids}) still in flight below "
+                f"notification {head} after {bound:.1f} s (SABOT_WRITERS_WAIT_SECONDS)")
+        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
         pause = min(pause * 2, 0.01)
         with database.transaction(write=False) as cursor:
-            writers = [r["virtualtransaction"] for r in database.execute(
+            writers = {r["virtualtransaction"]: r["pid"] for r in database.execute(
                 cursor, in_flight + " AND virtualtransaction = ANY(?)",
-                (LOCK_CLASS, schema, writers)).fetchall()]
+                (LOCK_CLASS, schema, list(writers))).fetchall()}
     return head
 
 

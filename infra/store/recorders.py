@@ -11,10 +11,10 @@ Each insert of stored events, in one transaction:
    partition head (`chain_signatures`) with the store's signing key (`infra.store.signing`).
 
 After the commit, the writer's `Checkpointer` (`infra.store.checkpoints`) is told, and writes a
-signed tree head to the checkpoint file within `SABOT_CHECKPOINT_SECONDS`, and when the
-store is closed. A writer (a recorder whose tables are created) loads its signing key when
-it starts, and refuses to start without it; a reader (e.g. `sabot audit verify`) never needs
-it.
+signed tree head to the checkpoint file within `SABOT_CHECKPOINT_SECONDS`, when the store is
+closed (explicitly: one the garbage collector takes writes nothing) and at exit. A writer (a
+recorder whose tables are created) loads its signing key when it starts, and refuses to
+start without it; a reader (e.g. `sabot audit verify`) never needs it.
 
 The write lock is taken before the chains' heads are read: SQLite `BEGIN IMMEDIATE` (one
 writer at a time); PostgreSQL one advisory lock per partition written
@@ -25,10 +25,16 @@ The Merkle tree is folded by the checkpoints (`ledger.advance_tree`), off the wr
 The command id is claimed after the lock (`INSERT ... ON CONFLICT DO NOTHING`): a racing
 duplicate waits for the first to commit or roll back, then knows.
 
-On PostgreSQL the transaction is driven by hand in a psycopg pipeline (BEGIN ... COMMIT,
-rolled back on any failure) so that it costs three round trips (four when an auction's or a
-dispute's partition is first read from its table's chain), against five for eventsourcing's
-own insert.
+On PostgreSQL the insert is one psycopg pipeline in psycopg's own transaction (the pooled
+connection leaves autocommit for it: psycopg begins with the first statement, `commit()` sends
+COMMIT with the chain's rows): three round trips (four when an auction's or a dispute's
+partition is first read from its table's chain), against five for eventsourcing's own insert.
+Never BEGIN, COMMIT or ROLLBACK as SQL text: psycopg prepares a statement the fifth time it
+runs, and in a pipeline that fails (an insert that lost the race for a version) the server
+skips the statements queued after the failure, their PREPARE included; psycopg's `rollback()`
+forgets the statements it believes prepared, a ROLLBACK sent as text does not, and the next
+insert on that connection failed with `prepared statement "_pg3_N" does not exist` (a 500
+under concurrent replicas, issue 30).
 
 The process recorders (for event-processing applications and projections that write events)
 add eventsourcing's tracking row in the same transaction too. PostgreSQL's
@@ -117,17 +123,13 @@ class _Ledgered:
             if path is None:
                 return None
             self._checkpointer = Checkpointer(self.database, path, self.signer(), interval())
-            assert isinstance(self.database, SQLiteDatabase | PostgresDatabase)
-            datastore: Any = self.database.datastore
-            close = datastore.close
-
-            def close_after_checkpoint() -> None:
-                assert self._checkpointer is not None
-                self._checkpointer.close()
-                close()
-
-            datastore.close = close_after_checkpoint  # the last checkpoint before the pool goes
         return self._checkpointer
+
+    def close_checkpoints(self) -> None:
+        """The last checkpoint, the timer stopped: when the factory that built this writer is
+        closed, explicitly (`infra.store.factories`), never by the garbage collector."""
+        if self._checkpointer is not None:
+            self._checkpointer.close()
 
     def write_checkpoint(self) -> Checkpoint | None:
         """A checkpoint written now (None: an in-memory store, or nothing new to sign)."""
@@ -206,16 +208,23 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
             with connection.cursor() as cursor:  # before the locks: a stream never moves
                 partitions = ledger.resolve_partitions(self.database, cursor, stored_events,
                                                        kwargs.pop("partitions", None))
-            with connection.pipeline() as pipeline:
-                try:
-                    notification_ids = self._insert_chained(
-                        connection, pipeline, stored_events, partitions, **kwargs
-                    )
-                except BaseException as error:
-                    failure = error  # raised once out of the pipeline, as eventsourcing does
-            if connection.info.transaction_status != TransactionStatus.IDLE:
-                with contextlib.suppress(psycopg.Error):
-                    connection.execute("ROLLBACK")
+            connection.autocommit = False  # psycopg's own transaction (see the docstring)
+            try:
+                with connection.pipeline() as pipeline:
+                    try:
+                        notification_ids = self._insert_chained(
+                            connection, pipeline, stored_events, partitions, **kwargs
+                        )
+                        connection.commit()
+                    except BaseException as error:
+                        failure = error  # raised once out of the pipeline, as eventsourcing does
+                        with contextlib.suppress(psycopg.Error):
+                            pipeline.sync()  # the answers to what was sent before the failure
+            finally:
+                if not (connection.broken or connection.closed):  # else the pool drops it
+                    if connection.info.transaction_status != TransactionStatus.IDLE:
+                        connection.rollback()
+                    connection.autocommit = True
             if failure is not None:
                 raise failure
         if stored_events:
@@ -230,11 +239,10 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
         partitions: dict[UUID, str],
         **kwargs: Any,
     ) -> Sequence[int]:
-        """One transaction in three round trips: BEGIN, the partitions' locks and the
-        command's claim; the events' insert and the chain's heads; the chain's rows and
-        COMMIT."""
+        """The transaction's statements, in two round trips: the partitions' locks, the
+        command's claim, the events' insert and the chain's heads; then the chain's rows, sent
+        with the COMMIT (the caller's `commit()`)."""
         with connection.cursor() as cursor, connection.cursor() as insert:
-            cursor.execute("BEGIN")
             if stored_events:
                 ledger.lock_partitions(self.database, cursor, partitions.values())
             ledger.claim_command(self.database, cursor, kwargs.get("command_id"), stored_events)
@@ -250,8 +258,6 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
                 heads = cursor.fetchall()
                 ledger.append_chain(self.database, cursor, heads, stored_events, notification_ids,
                                     self._sign(cursor), partitions)
-            cursor.execute("COMMIT")
-            pipeline.sync()
         return notification_ids
 
 

@@ -5,19 +5,21 @@
   application (for tests);
 * `postgresql://user[:password]@host[:port]/dbname[?schema=name]` (also `postgres://`);
   other query options: `pool_size`, `max_overflow`, `connect_timeout` (seconds to get a
-  connection, default 10), `lock_timeout`.
+  connection, default 10), `lock_timeout`. Every session ends when left idle inside a
+  transaction for `SABOT_IDLE_IN_TRANSACTION_SECONDS` (`infra.settings.idle_in_transaction`).
 
 Anything else raises `UnsupportedDatabaseURL` with a one-line message (passwords redacted).
 """
 
 from __future__ import annotations
 
+import math
 import uuid
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from infra.errors import NotAStore, UnsupportedDatabaseURL
-from infra.settings import redact_url
+from infra.settings import idle_in_transaction, redact_url
 
 MAPPER_TOPIC = "infra.store.mapper:MsgspecMapper"
 TRANSCODER_TOPIC = "infra.store.mapper:MsgpackTranscoder"
@@ -100,6 +102,8 @@ def _postgres_env(url: str) -> dict[str, str]:
         "POSTGRES_USER": unquote(parts.username or "postgres"),
         "POSTGRES_PASSWORD": unquote(parts.password or ""),
         "POSTGRES_CONNECT_TIMEOUT": str(CONNECT_TIMEOUT),
+        # every pooled session: `SET idle_in_transaction_session_timeout` (whole seconds)
+        "POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT": str(math.ceil(idle_in_transaction())),
     }
     for key, value in parse_qsl(parts.query, keep_blank_values=True):
         if key not in _POSTGRES_OPTIONS:
