@@ -37,8 +37,8 @@ from eventsourcing.utils import get_topic
 
 from domain.table.aggregate import Table
 from infra.audit.ports import ViewRebuild
+from infra.audit.report import AuditCheck, Finding
 from infra.audit.snapshots import snapshots_match_events
-from infra.audit.verify import AuditCheck, Finding
 from infra.errors import SealBroken
 from infra.settings import HOME, SECRET_KEY_FILE, load_settings
 from infra.store.database import Database, SQLiteDatabase

@@ -33,7 +33,7 @@ from domain.errors import DomainError
 from domain.game.cards import Card
 from domain.game.shoe import order
 from domain.table.aggregate import Table
-from infra.audit.verify import Finding
+from infra.audit.report import Finding
 from infra.store.opening import Store
 
 CHECK_NAME = "shoes"

@@ -18,7 +18,7 @@ from typing import Any
 from eventsourcing.application import project_aggregate
 from eventsourcing.persistence import PersistenceError, StoredEvent
 
-from infra.audit.verify import Finding
+from infra.audit.report import Finding
 from infra.store.opening import Store
 
 SNAPSHOT_ALTERED = "snapshot altered"
