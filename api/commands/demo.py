@@ -69,15 +69,16 @@ def run(args: argparse.Namespace) -> int:
     database = absolute_database_url(resolve_database_url(args.database))
     broker = args.broker if args.broker is not None else os.environ.get("SABOT_BROKER_URL", "")
     name = args.name or f"demo-{args.preset or args.variant}-{master.hex()[:12]}"
-    tournaments = Tournaments(open_service(TableService, database))
-    tournament_id = tournaments.create(name, settings, seed=master, command_id=f"{name}:create")
-    for n in range(args.players):
-        tournaments.register(tournament_id, f"player-{n + 1:02d}", bot=True,
-                             command_id=f"{name}:reg:{n}")
-    tournaments.start(tournament_id, command_id=f"{name}:start")
-    with running_worker(broker, database, HOME / "demo-worker.log") as worker:
-        _follow(tournaments, tournament_id, quiet=args.json, worker=worker)
-    report = _report(tournaments, tournament_id, database)
+    with open_service(TableService, database) as service:  # closed: checkpointed
+        tournaments = Tournaments(service)
+        tournament_id = tournaments.create(name, settings, seed=master, command_id=f"{name}:create")
+        for n in range(args.players):
+            tournaments.register(tournament_id, f"player-{n + 1:02d}", bot=True,
+                                 command_id=f"{name}:reg:{n}")
+        tournaments.start(tournament_id, command_id=f"{name}:start")
+        with running_worker(broker, database, HOME / "demo-worker.log") as worker:
+            _follow(tournaments, tournament_id, quiet=args.json, worker=worker)
+        report = _report(tournaments, tournament_id, database)
     if args.json:
         print(msgspec.json.encode(report).decode())
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import msgspec
 
@@ -37,7 +38,18 @@ def run(args: argparse.Namespace) -> int:
     if args.coups < 1 or args.chips < 1:
         raise SystemExit("sabot play: --coups and --chips must be positive")
     master = seed_or_random(args.seed)
-    service = open_service(TableService, args.database)
+    with open_service(TableService, args.database) as service:  # closed: checkpointed
+        summary = _play(service, args, master)
+    if args.json:
+        print(msgspec.json.encode(summary).decode())
+    else:
+        for key, value in summary.items():
+            print(f"{key:>14}: {value}")
+    return 0
+
+
+def _play(service: TableService, args: argparse.Namespace, master: bytes) -> dict[str, Any]:
+    """Open the table, seat the players, play the coups: what the table ended with."""
     service.seed_source = seeds_from(master)
     name = args.table or f"play-{args.variant}-{master.hex()[:12]}"
     settings = TableSettings.default(args.variant)
@@ -54,17 +66,10 @@ def run(args: argparse.Namespace) -> int:
                             on_step=lambda s: bar.update(bar.task_ids[0],
                                                          completed=min(s.coup_number, args.coups)))
     state = service.state(table_id)
-    summary = {
+    return {
         "table": name, "table_id": str(table_id), "variant": args.variant,
         "coups": state.coup_number, "tailles": state.taille, "events": events,
         "chips": {s.player: s.chips for s in state.seats},
         "banker": state.banker, "bank": state.bank,
         "house_result": state.house_result, "commission": state.commission_total,
     }
-    if args.json:
-        print(msgspec.json.encode(summary).decode())
-    else:
-        for key, value in summary.items():
-            print(f"{key:>14}: {value}")
-    return 0
-

@@ -28,7 +28,10 @@ The file is JSON lines, one checkpoint or co-signature a line, appended under an
 
 When they are written: by every process that writes events, at most
 `SABOT_CHECKPOINT_SECONDS` (default 10) after a write, when its store is closed (and at
-exit), and on demand: `write_checkpoint(app_or_store)` (e.g. at the end of a round).
+exit), and on demand: `write_checkpoint(app_or_store)` (e.g. at the end of a round). The fold
+before each (`infra.store.ledger.advance_tree`) accepts only the signatures of the writer's
+trusted keys (`writer_trust`); when it refuses (the store was altered), the checkpoint is not
+written and the writer logs an error.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ import logging
 import os
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -58,6 +61,7 @@ from infra.store.merkle import (
     verify_inclusion,
 )
 from infra.store.signing import HOME, Signer, key_id, signature_valid
+from infra.store.trust import configured_keys
 
 CHECKPOINT_PREFIX = b"sabot-checkpoint-v1\n"
 WITNESS_PREFIX = b"sabot-witness-v1\n"
@@ -223,9 +227,20 @@ class TreeHead(NamedTuple):
     partitions: PartitionHeads
 
 
-def tree_head(database: Database) -> TreeHead:
-    """The store's Merkle tree and chain head now, the events committed since folded in."""
-    return TreeHead(*advance_tree(database))
+def tree_head(database: Database, trusted: Mapping[str, bytes]) -> TreeHead:
+    """The store's Merkle tree and chain head now, the events committed since folded in (their
+    signatures checked against the `trusted` keys, by key id)."""
+    return TreeHead(*advance_tree(database, trusted))
+
+
+def writer_trust(signer: Signer, path: Path | None) -> dict[str, bytes]:
+    """The keys a writer's fold trusts (`infra.store.trust`): its own, those of
+    `SABOT_TRUSTED_KEYS`, and the key of the latest validly signed checkpoint of its file."""
+    trusted = {**configured_keys(), signer.key_id: signer.public_key}
+    latest = last_checkpoint(path) if path is not None else None
+    if latest is not None and latest.signed_by_its_key():
+        trusted.setdefault(latest.key, bytes.fromhex(latest.public_key))
+    return trusted
 
 
 def sign_checkpoint(head: TreeHead, signer: Signer, at: datetime | None = None) -> Checkpoint:
@@ -347,6 +362,10 @@ class Checkpointer:
         self._timer: threading.Timer | None = None
         self._dirty = False
         self._written: int | None = None
+        self._trusted: dict[str, bytes] | None = None
+        self._writing = threading.RLock()
+        self._writer: int | None = None  # the thread in `write`
+        self._then: Callable[[], None] | None = None  # what `close` left for `write` to do
         _LIVE.add(self)
 
     def noted(self) -> None:
@@ -369,16 +388,30 @@ class Checkpointer:
             return None
         try:
             return self.write()
-        except Exception as error:  # at exit the store may be gone: say so, do not crash
+        except Exception as error:  # say so loudly (the events stay unanchored), do not crash
             reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            log.warning("no checkpoint written to %s: %s", self.path, reason)
+            log.error("no checkpoint written to %s: %s", self.path, reason)
             return None
 
     def write(self, *, force: bool = False) -> Checkpoint | None:
         """Sign the store's tree head and append it, unless the file already has that size
-        (or `force`)."""
+        (or `force`). One write at a time; a `close` asked during it (the application
+        collected by the garbage collector in this very thread) closes the store after it."""
+        with self._writing:
+            self._writer = threading.get_ident()
+            try:
+                return self._write(force)
+            finally:
+                self._writer = None
+                then, self._then = self._then, None
+                if then is not None:
+                    then()
+
+    def _write(self, force: bool) -> Checkpoint | None:
         self._dirty = False
-        head = tree_head(self.database)
+        if self._trusted is None:
+            self._trusted = writer_trust(self.signer, self.path)
+        head = tree_head(self.database, self._trusted)
         if self._written is None:
             last = last_checkpoint(self.path)
             self._written = last.size if last is not None else -1
@@ -389,13 +422,20 @@ class Checkpointer:
         self._written = checkpoint.size
         return checkpoint
 
-    def close(self) -> None:
+    def close(self, then: Callable[[], None] = lambda: None) -> None:
+        """Write the last checkpoint, then do `then` (close the store): after the write in
+        flight, if any."""
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
-        self.flush()
         _LIVE.discard(self)
+        if self._writer == threading.get_ident():
+            self._then = then  # closing from inside `write`: after it
+            return
+        with self._writing:
+            self.flush()
+        then()
 
 
 _LIVE: weakref.WeakSet[Checkpointer] = weakref.WeakSet()

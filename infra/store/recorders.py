@@ -123,8 +123,7 @@ class _Ledgered:
 
             def close_after_checkpoint() -> None:
                 assert self._checkpointer is not None
-                self._checkpointer.close()
-                close()
+                self._checkpointer.close(then=close)
 
             datastore.close = close_after_checkpoint  # the last checkpoint before the pool goes
         return self._checkpointer
