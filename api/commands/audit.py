@@ -85,7 +85,8 @@ def register(subparsers: Any) -> None:
                             "$SABOT_CHECKPOINTS)")
     check.add_argument("--public-key", action="append", default=[], metavar="HEX",
                        help="a trusted signing key (repeatable; default: the store's key file, "
-                            "else the checkpoint file's key)")
+                            "else $SABOT_TRUSTED_KEYS, else the checkpoint file's key; never "
+                            "the keys the store records)")
     check.add_argument("--all-signatures", action="store_true",
                        help="verify every transaction's signature, also those a matching "
                             "checkpoint covers")

@@ -1,7 +1,7 @@
 """Every command that writes events leaves, at its exit, a checkpoint covering them: `sabot
 play` (whose store used to be closed under its last checkpoint: `no checkpoint written ...:
-Pool is closed`) and `sabot demo`, run as the processes they are, with a checkpoint timer
-that fires near their end (5 s: `sabot play`'s 40 coups take about 6 s; before the fix, its
+Pool is closed`), `sabot demo` and `sabot tournament` commands, run as the processes they
+are, with a checkpoint timer that fires near their end (5 s: `sabot play`'s 40 coups take about 6 s; before the fix, its
 last checkpoint was lost about one run in two).
 """
 
@@ -57,3 +57,15 @@ def test_sabot_demo_checkpoints_at_exit(tmp_path: Path, monkeypatch: pytest.Monk
     sabot("demo", "--tables", "2", "--players", "8", "--coups-per-round", "4", "--seed", "0c",
           "--json", "--database", url, cwd=tmp_path)
     covered_at_exit(url, capsys)
+
+
+def test_sabot_tournament_commands_checkpoint_at_exit(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    db = ["--database", f"sqlite:///{tmp_path}/club.db"]
+    sabot("tournament", "create", "--preset", "chemin-de-fer-freeze-out", "--name", "club",
+          "--tables", "2", "--seed", "c1", *db, cwd=tmp_path)
+    covered_at_exit(db[1], capsys)
+    sabot("tournament", "register", "club", "p0", "--bot", *db, cwd=tmp_path)
+    covered_at_exit(db[1], capsys)
