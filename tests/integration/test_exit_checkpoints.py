@@ -1,8 +1,8 @@
 """Every command that writes events leaves, at its exit, a checkpoint covering them: `sabot
 play` (whose store used to be closed under its last checkpoint: `no checkpoint written ...:
 Pool is closed`), `sabot demo` and `sabot tournament` commands, run as the processes they
-are, with a checkpoint timer that fires near their end (5 s: `sabot play`'s 40 coups take about 6 s; before the fix, its
-last checkpoint was lost about one run in two).
+are, with a checkpoint timer that fires near their end (5 s: `sabot play`'s 40 coups take
+about 6 s; before the fix, its last checkpoint was lost about one run in two).
 """
 
 from __future__ import annotations
