@@ -30,8 +30,9 @@ When they are written: by every process that writes events, at most
 `SABOT_CHECKPOINT_SECONDS` (default 10) after a write, when its store is closed (and at
 exit), and on demand: `write_checkpoint(app_or_store)` (e.g. at the end of a round). The fold
 before each (`infra.store.ledger.advance_tree`) accepts only the signatures of the writer's
-trusted keys (`writer_trust`); when it refuses (the store was altered), the checkpoint is not
-written and the writer logs an error.
+trusted keys (`writer_trust`), and the tree it folded must extend the file's latest
+checkpoint by the store's events (a stored frontier altered is refused); when it refuses (the
+store was altered), the checkpoint is not written and the writer logs an error.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
-from infra.errors import SettingsError
+from infra.errors import ChainError, SettingsError
 from infra.store.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.store.ledger import PartitionHeads, advance_tree, select_events
 from infra.store.merkle import (
@@ -361,7 +362,7 @@ class Checkpointer:
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
         self._dirty = False
-        self._written: int | None = None
+        self._last: Checkpoint | None = None  # the latest in the file, read at the first write
         self._trusted: dict[str, bytes] | None = None
         self._writing = threading.RLock()
         self._writer: int | None = None  # the thread in `write`
@@ -411,15 +412,16 @@ class Checkpointer:
         self._dirty = False
         if self._trusted is None:
             self._trusted = writer_trust(self.signer, self.path)
+            self._last = last_checkpoint(self.path)
         head = tree_head(self.database, self._trusted)
-        if self._written is None:
-            last = last_checkpoint(self.path)
-            self._written = last.size if last is not None else -1
-        if head.tree.size == self._written and not force:
+        last = self._last
+        if last is not None and last.key in self._trusted and head.tree.size >= last.size:
+            _require_extends(self.database, last, head)
+        if last is not None and head.tree.size == last.size and not force:
             return None
         checkpoint = sign_checkpoint(head, self.signer)
         append_line(self.path, checkpoint)
-        self._written = checkpoint.size
+        self._last = checkpoint
         return checkpoint
 
     def close(self, then: Callable[[], None] = lambda: None) -> None:
@@ -436,6 +438,23 @@ class Checkpointer:
         with self._writing:
             self.flush()
         then()
+
+
+def _require_extends(database: Database, last: Checkpoint, head: TreeHead) -> None:
+    """`ChainError` unless the stored tree, just folded, is the tree of `last` (a checkpoint
+    by a trusted key) extended by the store's events since: a stored frontier altered (e.g.
+    randomised) is never signed into a checkpoint."""
+    try:
+        tree = last.tree()
+    except ValueError as error:
+        raise ChainError(f"no checkpoint: {error}") from None
+    for leaf in leaves_after(database, last.head, head.tree.size - last.size):
+        tree.append(leaf)
+    if tree.root() != head.tree.root():
+        raise ChainError(f"no checkpoint: the stored Merkle tree (merkle_tree) of "
+                         f"{head.tree.size} events does not extend the checkpoint of "
+                         f"{last.size} by the store's events: the stored tree was altered; "
+                         "run `sabot audit verify`")
 
 
 _LIVE: weakref.WeakSet[Checkpointer] = weakref.WeakSet()

@@ -295,10 +295,12 @@ def test_an_unknown_recorded_key_is_named(played: Played,  # noqa: F811
     assert any(stranger in f.detail for f in report.findings)
 
 
-def test_a_randomised_stored_frontier_is_named(played: Played,  # noqa: F811
+def test_a_randomised_stored_frontier_is_named_and_never_checkpointed(played: Played,  # noqa: F811
                                                capsys: pytest.CaptureFixture[str]) -> None:
     ((frontier,),) = sql(played.url, "SELECT frontier FROM merkle_tree")
     sql(played.url, "UPDATE merkle_tree SET frontier = ?", (os.urandom(len(frontier)),))
+    assert main(["audit", "checkpoint", "--database", played.url]) == 1  # the fold's check
+    assert "does not extend the checkpoint" in capsys.readouterr().err
     report = refuted(played.url, Problem.TREE_ALTERED, capsys)
     assert any("merkle_tree" in f.detail for f in report.findings)
 
