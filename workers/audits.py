@@ -2,7 +2,9 @@
 
 `verify_store` runs `infra.audit.verify.verify` (read-only) on the worker's store and writes one log
 line: `audit.ok` with the event count and the head (notification id and global digest, the
-value to publish as an anchor), or `audit.broken` at error level with the first break.
+value to publish as an anchor), and what no checkpoint anchors yet (`unanchored`: normal for
+the last few seconds of a live store's events), or `audit.broken` at error level with the first
+break.
 Recording the result as an event is left for later; the log line is the record for now.
 """
 
@@ -35,6 +37,7 @@ def verify_store() -> dict[str, Any]:
         "head_notification_id": report.head_notification_id,
         "head_digest": report.head_digest,
         "seconds": round(report.seconds, 3),
+        "unanchored": list(report.unanchored),
     }
     if report.ok:
         log.info("audit.ok", **summary)

@@ -1,15 +1,20 @@
 """`sabot audit verify | checkpoint | witness`: check the record, sign its tree head, co-sign it.
 
-`verify` exit codes: 0 the record is intact; 1 something differs (each discrepancy is named:
-stream, version, notification, what differs); 2 the store cannot be read or an option is
-wrong. It checks, by default: every link of the hash chain, the signatures (after the latest
-checkpoint; `--all-signatures`: every one), the Merkle tree against every checkpoint of the
-checkpoint file and their consistency, then re-deals every revealed shoe, opens every vault
-seal, replays every snapshotted aggregate, checks the command log against the events and
-rebuilds every projection in memory (`infra.audit.checks`). `--since SIZE` starts from the
-checkpoint of that size (incremental, with a consistency proof to the store's tree).
+`verify` exit codes: 0 the record is intact and anchored; 1 something differs (each
+discrepancy is named: stream, version, notification, what differs); 2 the store cannot be read
+or an option is wrong; 3 (`UNANCHORED`) intact, but events are covered by no checkpoint, or the
+stored tree says more was folded than the checkpoint file shows, or no key outside the database
+vouches for the signatures (`--strict`: 1 instead). It checks, by default: every link of the
+hash chain, the signatures (each transaction's, after the latest checkpoint; `--all-signatures`:
+every one), the keys the store records against the trusted ones, the stored Merkle tree, the
+tree against every checkpoint of the checkpoint file and their consistency, then re-deals
+every revealed shoe, opens every vault seal, replays every snapshotted aggregate, checks the
+command log against the events and rebuilds every projection in memory (`infra.audit.checks`).
+`--since SIZE` starts from the checkpoint of that size (incremental, with a consistency proof
+to the store's tree).
 
-`checkpoint` signs and appends the store's tree head now (e.g. at a round's end).
+`checkpoint` signs and appends the store's tree head now (e.g. at a round's end); exit 1 when
+the fold refuses (the store was altered since written).
 `witness --key PATH` co-signs the latest checkpoint after checking it extends the last one
 this witness co-signed. `prove NOTIFICATION` prints an event's inclusion proof in the latest
 checkpoint.
@@ -29,7 +34,7 @@ from api.commands._common import add_database
 from infra.audit.checks import complete_checks
 from infra.audit.shoes import ShoeAudit
 from infra.audit.verify import AuditCheck, AuditReport, parse_anchor, verify
-from infra.errors import SettingsError, StoreError
+from infra.errors import ChainError, SettingsError, StoreError
 from infra.settings import redact_url, resolve_database_url
 from infra.store.checkpoints import (
     WitnessRefusal,
@@ -46,6 +51,9 @@ from infra.store.opening import Store, open_store
 from infra.store.signing import load_key
 from projections.audit_port import PROJECTIONS
 
+UNANCHORED = 3
+"""`sabot audit verify`'s exit code when the record is intact but not all of it anchored."""
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("audit", help=SUMMARIES["audit"])
@@ -56,7 +64,10 @@ def register(subparsers: Any) -> None:
         description="Recompute the hash chains and the Merkle tree from the stored events, "
         "check the signatures and the checkpoints kept outside the database, then re-deal "
         "shoes, open vault seals, replay snapshotted aggregates, check the command log and "
-        "rebuild the projections. Exit 0 when intact, 1 when anything differs.",
+        "rebuild the projections. Exit 0 when intact, 1 when anything differs, 2 when the "
+        f"store cannot be read, {UNANCHORED} when intact but not all of it is anchored "
+        "outside the database (events covered by no checkpoint, a stored tree folded further "
+        "than the checkpoint file shows, no key outside the database): see --strict.",
     )
     check.add_argument("--database", metavar="URL", help="default: $SABOT_DATABASE_URL")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -74,12 +85,16 @@ def register(subparsers: Any) -> None:
                             "$SABOT_CHECKPOINTS)")
     check.add_argument("--public-key", action="append", default=[], metavar="HEX",
                        help="a trusted signing key (repeatable; default: the store's key file, "
-                            "else the checkpoint file's key)")
+                            "else $SABOT_TRUSTED_KEYS, else the checkpoint file's key; never "
+                            "the keys the store records)")
     check.add_argument("--all-signatures", action="store_true",
                        help="verify every transaction's signature, also those a matching "
                             "checkpoint covers")
     check.add_argument("--since", metavar="SIZE", type=int,
                        help="verify incrementally from the checkpoint of SIZE events")
+    check.add_argument("--strict", action="store_true",
+                       help=f"exit 1, not {UNANCHORED}, when the record is intact but not all "
+                            "of it is anchored")
     check.set_defaults(handler=run)
 
     write = actions.add_parser("checkpoint", help="sign the store's tree head now and append "
@@ -148,7 +163,12 @@ def run(args: argparse.Namespace) -> int:
             if each.first_break is None:
                 lines_out[-1:-1] = its_shoes.summary()
             print("\n".join(lines_out))
-    return 0 if all(each.ok for each, _ in verified.values()) else 1
+    reports = [each for each, _ in verified.values()]
+    if not all(each.ok for each in reports):
+        return 1
+    if any(each.unanchored for each in reports):
+        return 1 if args.strict else UNANCHORED
+    return 0
 
 
 def _verified(store: Store, **options: Any) -> tuple[AuditReport, ShoeAudit]:
@@ -185,16 +205,27 @@ def describe(report: AuditReport, url: str) -> str:
     for finding in report.findings:
         lines.append(f"FAILED:  [{finding.check}] {finding.problem} at {finding.where()}")
         lines.append(f"         {finding.detail}")
-    lines.append("intact" if report.ok else "the store is NOT intact")
+    for reason in report.unanchored:
+        lines.append(f"UNANCHORED: {reason}")
+    if report.ok and report.unanchored:
+        lines.append("NOT ANCHORED: no discrepancy found, but not all of the record is "
+                     "anchored outside the database")
+    else:
+        lines.append("intact" if report.ok else "the store is NOT intact")
     return "\n".join(lines)
 
 
 def run_checkpoint(args: argparse.Namespace) -> int:
+    """Exit 0 when written (or nothing new), 1 when the store's fold refuses (altered)."""
     url = resolve_database_url(args.database)
     with open_store(url, create=False) as store:
-        for home in store.homes().values():  # each home's file beside the main one's
-            write_checkpoint(home)
-        checkpoint = write_checkpoint(store)
+        try:
+            for home in store.homes().values():  # each home's file beside the main one's
+                write_checkpoint(home)
+            checkpoint = write_checkpoint(store)
+        except ChainError as error:
+            print(f"sabot: no checkpoint written: {error}", file=sys.stderr)
+            return 1
         path = checkpoint_path(store.database)
     if checkpoint is None:
         print(f"no new checkpoint: {path or 'an in-memory store has no file'} already holds "

@@ -80,11 +80,11 @@ def run(args: argparse.Namespace) -> int:
         with running_worker(broker, database, HOME / "demo-worker.log") as worker:
             _follow(tournaments, tournament_id, quiet=args.json, worker=worker)
         report = _report(tournaments, tournament_id, database)
-        if args.json:
-            print(msgspec.json.encode(report).decode())
-        else:
-            _print(report)
-        return 0 if report["accounting"]["balanced"] else 1
+    if args.json:
+        print(msgspec.json.encode(report).decode())
+    else:
+        _print(report)
+    return 0 if report["accounting"]["balanced"] else 1
 
 
 def _follow(tournaments: Tournaments, tournament_id: uuid.UUID, *, quiet: bool,

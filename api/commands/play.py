@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import msgspec
 
@@ -37,31 +38,8 @@ def run(args: argparse.Namespace) -> int:
     if args.coups < 1 or args.chips < 1:
         raise SystemExit("sabot play: --coups and --chips must be positive")
     master = seed_or_random(args.seed)
-    with open_service(TableService, args.database) as service:  # closed: its last checkpoint
-        service.seed_source = seeds_from(master)
-        name = args.table or f"play-{args.variant}-{master.hex()[:12]}"
-        settings = TableSettings.default(args.variant)
-        table_id = service.open_table(name, settings, command_id=f"{name}:open").table_id
-        for i in range(args.players):
-            player = f"player-{i + 1}"
-            side = None
-            if rules_for(settings).seats_on_sides:
-                side = Side.RIGHT if i % 2 == 0 else Side.LEFT
-            service.execute(table_id, SeatPlayer(command_id=f"{name}:seat:{player}", player=player,
-                                                 chips=args.chips, side=side))
-        with progress(f"{args.variant} on {name}", args.coups, quiet=args.json) as bar:
-            events = play_coups(
-                service, table_id, master, name, args.coups,
-                on_step=lambda s: bar.update(bar.task_ids[0],
-                                             completed=min(s.coup_number, args.coups)))
-        state = service.state(table_id)
-    summary = {
-        "table": name, "table_id": str(table_id), "variant": args.variant,
-        "coups": state.coup_number, "tailles": state.taille, "events": events,
-        "chips": {s.player: s.chips for s in state.seats},
-        "banker": state.banker, "bank": state.bank,
-        "house_result": state.house_result, "commission": state.commission_total,
-    }
+    with open_service(TableService, args.database) as service:  # closed: checkpointed
+        summary = _play(service, args, master)
     if args.json:
         print(msgspec.json.encode(summary).decode())
     else:
@@ -69,3 +47,29 @@ def run(args: argparse.Namespace) -> int:
             print(f"{key:>14}: {value}")
     return 0
 
+
+def _play(service: TableService, args: argparse.Namespace, master: bytes) -> dict[str, Any]:
+    """Open the table, seat the players, play the coups: what the table ended with."""
+    service.seed_source = seeds_from(master)
+    name = args.table or f"play-{args.variant}-{master.hex()[:12]}"
+    settings = TableSettings.default(args.variant)
+    table_id = service.open_table(name, settings, command_id=f"{name}:open").table_id
+    for i in range(args.players):
+        player = f"player-{i + 1}"
+        side = None
+        if rules_for(settings).seats_on_sides:
+            side = Side.RIGHT if i % 2 == 0 else Side.LEFT
+        service.execute(table_id, SeatPlayer(command_id=f"{name}:seat:{player}", player=player,
+                                             chips=args.chips, side=side))
+    with progress(f"{args.variant} on {name}", args.coups, quiet=args.json) as bar:
+        events = play_coups(service, table_id, master, name, args.coups,
+                            on_step=lambda s: bar.update(bar.task_ids[0],
+                                                         completed=min(s.coup_number, args.coups)))
+    state = service.state(table_id)
+    return {
+        "table": name, "table_id": str(table_id), "variant": args.variant,
+        "coups": state.coup_number, "tailles": state.taille, "events": events,
+        "chips": {s.player: s.chips for s in state.seats},
+        "banker": state.banker, "bank": state.bank,
+        "house_result": state.house_result, "commission": state.commission_total,
+    }

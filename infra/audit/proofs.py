@@ -31,6 +31,7 @@ from infra.store.checkpoints import (
     sign_checkpoint,
     tree_head,
     write_checkpoint,
+    writer_trust,
 )
 from infra.store.database import Database
 from infra.store.ledger import StoredRow, select_events
@@ -75,7 +76,7 @@ def covering_checkpoint(writer: Any, size: int) -> Checkpoint:
     fresh = write_checkpoint(writer) if path is not None else None
     if fresh is None:
         signer: Signer = writer.recorder.signer()
-        fresh = sign_checkpoint(tree_head(database), signer)
+        fresh = sign_checkpoint(tree_head(database, writer_trust(signer, None)), signer)
     if fresh.size < size:
         raise StoreError(f"the store's tree holds {fresh.size} events, fewer than the "
                          f"{size} to prove")

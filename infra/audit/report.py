@@ -32,6 +32,9 @@ class Problem(StrEnum):
     CHECKPOINT_MISMATCH = "checkpoint mismatch"
     STORE_TRUNCATED = "store truncated"
     INCONSISTENT = "checkpoints inconsistent"
+    SIGNATURE_MISSING = "signature missing"
+    KEY_REPLACED = "signing key replaced"
+    TREE_ALTERED = "stored tree altered"
 
 
 class Finding(msgspec.Struct, frozen=True, kw_only=True):
@@ -68,7 +71,9 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     checkpoints matched, `trust` says where the trusted keys (`keys`, ids, and
     `public_keys`, hex) came from; `since` is
     the checkpoint size an incremental verify started from, `proof` the length of its
-    consistency proof to the store's tree."""
+    consistency proof to the store's tree. `unanchored` says, each in a sentence, what no
+    checkpoint or key outside the database vouches for (intact but unanchored: `sabot audit
+    verify` exits 3)."""
 
     ok: bool
     events: int
@@ -91,6 +96,7 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     since: int | None = None
     proof: int | None = None
     partitions: int = 0
+    unanchored: tuple[str, ...] = ()
 
 
 AuditCheck = Callable[[Store], Iterable[Finding]]

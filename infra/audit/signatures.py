@@ -6,13 +6,21 @@ event it checks the signature of each transaction's head (only those after the l
 checkpoint unless `all_signatures`; `covered` counts the others), compares the Merkle tree,
 the chain and each partition's head with every checkpoint of that size, and at the end names
 the unsigned heads, the checkpoints beyond the store and, for `since`, the consistency proof
-from the start checkpoint. It trusts the keys of a `Trust`.
+from the start checkpoint. It trusts the keys of a `Trust` (`infra.store.trust`), and checks
+against them the keys the store records (`signing_keys`).
+
+Each transaction signs its last event in each partition it wrote; a transaction's start is
+known from the command log (the first event of its command's stream): a partition's events
+up to a transaction's start must hold a signature row, or it was deleted. The stored Merkle
+tree (`merkle_tree`) must be the tree of its first `size` events. What no checkpoint covers
+(events after the latest matching checkpoint, a stored tree folded further than the
+checkpoint file shows, no key outside the database) is said in `unanchored`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from infra.audit.report import Finding, Problem
 from infra.store.chain import GENESIS
@@ -21,14 +29,14 @@ from infra.store.database import Database
 from infra.store.merkle import Frontier, consistency_proof, verify_consistency
 from infra.store.partitions import MAIN
 from infra.store.signing import head_message, signature_valid
+from infra.store.trust import STORE_ONLY, Trust, recorded_key_problems
 
 MAX_SIGNATURE_FINDINGS = 20
-
-
-class Trust(NamedTuple):
-    keys: dict[str, bytes]
-    source: str
-
+TRANSACTION_STARTS_SQL = (
+    "SELECT c.notification_id FROM {command_log} l JOIN {event_chain} c"
+    " ON c.originator_id = l.originator_id AND c.originator_version = l.first_version"
+    " WHERE c.notification_id > ?"
+)
 
 
 class SignedWalk:
@@ -59,6 +67,12 @@ class SignedWalk:
     _covered_heads: list[tuple[int, bytes, Any, int, str, str, bytes]]
     _last: dict[str, tuple[Any, int]]
     _new_leaves: list[bytes]
+    _starts: set[int]  # the notification ids at which a logged command's transaction starts
+    _unsigned: dict[str, int]  # by partition: its first event no signature row covers yet
+    _stored_tree: tuple[int, int, bytes] | None  # merkle_tree: size, head, frontier
+    _anchored: int  # the size of the latest checkpoint the store matches
+    _named: dict[str, int]  # signature findings by problem, each named at most 20 times
+    unanchored: list[str]
 
     def expect_signed(self, trust: Trust, lines: Sequence[Checkpoint], all_signatures: bool,
              since: int | None) -> None:
@@ -79,6 +93,7 @@ class SignedWalk:
                 self.partition_sizes[part.key] = part.size
                 self.partitions[part.key] = (part.head, bytes.fromhex(part.chain))
             valid = [c for c in valid if c.size > since]
+            self._anchored = start.size
         self._pending = valid
         self._covered_to = max((c.head for c in valid), default=0)
         if since is not None:
@@ -109,6 +124,18 @@ class SignedWalk:
 
     def _load_signatures(self) -> None:
         assert self.trust is not None
+        self._starts = {row["notification_id"] for row in self.database.execute(
+            self.cursor, TRANSACTION_STARTS_SQL, (self.after,)).fetchall()}
+        tree = self.database.execute(
+            self.cursor, "SELECT size, head, frontier FROM {merkle_tree} WHERE id = 1"
+        ).fetchone()
+        self._stored_tree = None if tree is None else (tree["size"], tree["head"],
+                                                       bytes(tree["frontier"]))
+        if self.trust.source != STORE_ONLY:
+            for key, why in recorded_key_problems(self.database, self.cursor, self.trust.keys):
+                replaced = key in self.trust.keys
+                self._flag(Problem.KEY_REPLACED if replaced else Problem.UNTRUSTED_KEY,
+                           f"{why} ({self.trust.source})")
         rows = self.database.execute(
             self.cursor,
             "SELECT notification_id, key_id, signature FROM {chain_signatures}"
@@ -121,10 +148,47 @@ class SignedWalk:
             self._signatures[n] = (key, bytes(row["signature"]))
             if key not in self.trust.keys:
                 untrusted.setdefault(key, n)
+        if self._stored_tree is not None and self._stored_tree[0] == self.count:
+            self._compare_stored_tree()  # an empty store's, or the start checkpoint's size
         for key, n in sorted(untrusted.items(), key=lambda item: item[1]):
             self._flag(Problem.UNTRUSTED_KEY, f"transactions from notification {n} on are "
                        f"signed by key {key}, which is not trusted ({self.trust.source})",
                        notification_id=n)
+
+    def _signed_event(self, n: int, digest: bytes, oid: Any, version: int,
+                      partition: str) -> None:
+        """Check the event's transaction's signature, if it ends here; name a transaction
+        before it whose signature row is gone; compare the stored tree at its size."""
+        if n in self._starts and partition in self._unsigned:
+            first = self._unsigned.pop(partition)
+            if self._room(Problem.SIGNATURE_MISSING):
+                self._flag(Problem.SIGNATURE_MISSING, "the transaction that wrote this event "
+                           "(and the partition's events after it, up to another transaction's "
+                           "start) has no signature row: it was deleted",
+                           notification_id=first, partition=partition)
+        self._unsigned.setdefault(partition, n)
+        if n in self._signatures:
+            self._signed.add(n)
+            self._unsigned.pop(partition, None)
+            self._check_signature(n, digest, oid, version, partition)
+        if self._stored_tree is not None and self._stored_tree[0] == self.count:
+            self._compare_stored_tree()
+
+    def _compare_stored_tree(self) -> None:
+        """The stored tree (`merkle_tree`) is the tree of the store's first `size` events."""
+        assert self._stored_tree is not None
+        size, head, frontier = self._stored_tree
+        try:
+            stored = Frontier.from_bytes(size, frontier)
+            why = (f"its frontier folds to root {stored.root().hex()[:16]}… ending at "
+                   f"notification {head}; the store's first {size} events give root "
+                   f"{self.tree.root().hex()[:16]}… ending at notification {self.head or 0}")
+        except ValueError as error:
+            stored, why = None, f"it is malformed ({error})"
+        if stored is None or stored.nodes != self.tree.nodes or head != (self.head or 0):
+            self._flag(Problem.TREE_ALTERED, f"the stored Merkle tree (merkle_tree) of {size} "
+                       f"events does not hold: {why}: the next checkpoint would sign a "
+                       "forged tree", check="checkpoints", notification_id=head or None)
 
     def _check_signature(self, n: int, digest: bytes, oid: Any, version: int,
                          partition: str) -> None:
@@ -133,10 +197,14 @@ class SignedWalk:
             self.covered += 1
             self._covered_heads.append((n, digest, oid, version, partition, key, signature))
             return
-        if not self._holds(key, signature, n, digest) and (
-            len(self.findings) < MAX_SIGNATURE_FINDINGS
-        ):
+        if not self._holds(key, signature, n, digest) and self._room(
+                Problem.SIGNATURE_INVALID):
             self._bad_signature(n, oid, version, partition)
+
+    def _room(self, problem: Problem) -> bool:
+        """Whether to name one more of `problem` (the first `MAX_SIGNATURE_FINDINGS` each)."""
+        self._named[problem] = self._named.get(problem, 0) + 1
+        return self._named[problem] <= MAX_SIGNATURE_FINDINGS
 
     def _holds(self, key: str, signature: bytes, n: int, digest: bytes) -> bool:
         assert self.trust is not None
@@ -181,6 +249,7 @@ class SignedWalk:
                 continue
             if self._compare_partitions(checkpoint):
                 self.matched += 1
+                self._anchored = max(self._anchored, checkpoint.size)
 
     def _compare_partitions(self, checkpoint: Checkpoint) -> bool:
         """Whether each partition is what the checkpoint signed (one that lists none, from
@@ -230,6 +299,7 @@ class SignedWalk:
         for n in sorted(self._signatures):
             self._flag(Problem.SIGNATURE_INVALID, "a signature row for a notification that "
                        "holds no event", notification_id=n)
+        self._say_unanchored()
         if self.since is not None:
             proof = consistency_proof(self.since.tree(), self._new_leaves)
             self.proof = len(proof)
@@ -238,3 +308,25 @@ class SignedWalk:
                 self._flag(Problem.INCONSISTENT, f"the store's tree of {self.tree.size} events "
                            f"does not extend the checkpoint of size {self.since.size}",
                            check="checkpoints")
+
+    def _say_unanchored(self) -> None:
+        """What no checkpoint, or no key outside the database, vouches for."""
+        assert self.trust is not None
+        if self.trust.source == STORE_ONLY:
+            self.unanchored.append("no key outside the database vouches for the signatures: "
+                                   "pass the operator's public key (--public-key)")
+        if self.count > self._anchored:
+            self.unanchored.append(
+                f"{self.count - self._anchored} events (the store's last, after the first "
+                f"{self._anchored}) are covered by no checkpoint: their signatures are checked, "
+                "but nothing outside the database holds them yet")
+        if self._stored_tree is not None and self._stored_tree[0] > self.count:
+            self._flag(Problem.TREE_ALTERED, f"the stored Merkle tree (merkle_tree) says "
+                       f"{self._stored_tree[0]} events were folded; the store holds "
+                       f"{self.count}: events were removed, or the tree altered",
+                       check="checkpoints")
+        elif self._stored_tree is not None and self._stored_tree[0] > self._anchored:
+            self.unanchored.append(
+                f"the stored Merkle tree says {self._stored_tree[0]} events were folded for a "
+                f"checkpoint; the checkpoint file shows {self._anchored}: a checkpoint file "
+                "deleted, emptied or not this store's")

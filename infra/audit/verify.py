@@ -68,7 +68,6 @@ from infra.audit.report import (
     parse_anchor,
     report_to_json,
 )
-from infra.audit.signatures import Trust
 from infra.audit.walk import Walk
 from infra.errors import NotAStore
 from infra.settings import redact_url
@@ -76,6 +75,7 @@ from infra.store.checkpoints import Checkpoint, checkpoint_path, checkpoints, re
 from infra.store.database import Database
 from infra.store.opening import Store, one_line, open_store
 from infra.store.signing import key_env, key_id, public_key_of
+from infra.store.trust import STORE_ONLY, Trust, configured_keys
 
 __all__ = ["AuditCheck", "AuditReport", "Finding", "Problem", "parse_anchor", "report_to_json",
            "verify"]
@@ -148,16 +148,24 @@ def verify(
         since=since,
         proof=walk.proof,
         partitions=len(walk.partitions),
+        unanchored=tuple(walk.unanchored),
     )
 
 
 def _trust(database: Database, given: Sequence[bytes] | None,
            lines: Sequence[Checkpoint]) -> Trust:
+    """The keys given, else the store's key file, else those of `SABOT_TRUSTED_KEYS`, else
+    the checkpoint file's first key: never the keys the store records, unless nothing
+    outside it names one (then said: `STORE_ONLY`, unanchored)."""
+    configured = configured_keys()
+    also = " and SABOT_TRUSTED_KEYS" if configured else ""
     if given:
-        return Trust({key_id(key): key for key in given}, "given")
+        return Trust({**configured, **{key_id(key): key for key in given}}, "given" + also)
     own = public_key_of(key_env(database))
     if own is not None:
-        return Trust({key_id(own): own}, "the store's key file")
+        return Trust({**configured, key_id(own): own}, "the store's key file" + also)
+    if configured:
+        return Trust(configured, "SABOT_TRUSTED_KEYS")
     if lines:
         first = min(lines, key=lambda c: (c.size, c.time))
         return Trust({first.key: bytes.fromhex(first.public_key)}, "the checkpoint file")
@@ -167,7 +175,7 @@ def _trust(database: Database, given: Sequence[bytes] | None,
             recorded = {row["key_id"]: bytes(row["public_key"]) for row in rows.fetchall()}
     except PersistenceError:
         recorded = {}  # not a store: the walk says so, naming its events
-    return Trust(recorded, "the store itself (no key outside it: pass a public key)")
+    return Trust(recorded, STORE_ONLY)
 
 
 def _name(check: AuditCheck) -> str:

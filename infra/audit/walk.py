@@ -15,12 +15,13 @@ from uuid import UUID
 import msgspec
 
 from infra.audit.report import Finding, Problem
-from infra.audit.signatures import SignedWalk, Trust
+from infra.audit.signatures import SignedWalk
 from infra.store import ledger
 from infra.store.chain import GENESIS, ChainLink, canonical_bytes, global_digest, stream_digest
 from infra.store.checkpoints import Checkpoint
 from infra.store.database import Database
 from infra.store.merkle import Frontier
+from infra.store.trust import Trust
 
 T = TypeVar("T")
 
@@ -67,6 +68,12 @@ class Walk(SignedWalk):
         self._last: dict[str, tuple[Any, int]] = {}  # by partition: stream, version
         self._partition: str | None = None  # of the chain row being checked
         self._new_leaves: list[bytes] = []
+        self._starts: set[int] = set()
+        self._unsigned: dict[str, int] = {}
+        self._stored_tree: tuple[int, int, bytes] | None = None
+        self._anchored = 0
+        self._named: dict[str, int] = {}
+        self.unanchored: list[str] = []
 
     # --- the chain ---------------------------------------------------------------------
 
@@ -150,9 +157,7 @@ class Walk(SignedWalk):
         if self.trust is not None:
             if self.since is not None:
                 self._new_leaves.append(leaf)
-            if n in self._signatures:
-                self._signed.add(n)
-                self._check_signature(n, digest, oid, version, partition)
+            self._signed_event(n, digest, oid, version, partition)
             if self._pending and self._pending[0].size == self.count:
                 self._reach_checkpoints()
 

@@ -31,7 +31,11 @@ When they are written: by every process that writes events, at most
 (and at exit; never by the garbage collector), and on demand: `write_checkpoint(app_or_store)`
 (e.g. at the end of a round). A checkpoint waits for the writers in flight at most
 `SABOT_WRITERS_WAIT_SECONDS` (`infra.store.ledger.committed_head`); past that it is skipped,
-logged, and tried again `SABOT_CHECKPOINT_SECONDS` later.
+logged, and tried again `SABOT_CHECKPOINT_SECONDS` later. The fold before each
+(`infra.store.ledger.advance_tree`) accepts only the signatures of the writer's trusted keys
+(`writer_trust`), and the tree it folded must extend the file's latest checkpoint by the
+store's events (a stored frontier altered is refused); when it refuses (the store was
+altered), the checkpoint is not written and the writer logs an error.
 """
 
 from __future__ import annotations
@@ -42,14 +46,14 @@ import logging
 import os
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
-from infra.errors import SettingsError, WritersInFlight
+from infra.errors import ChainError, SettingsError, WritersInFlight
 from infra.store.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.store.ledger import PartitionHeads, advance_tree, select_events
 from infra.store.merkle import (
@@ -61,6 +65,7 @@ from infra.store.merkle import (
     verify_inclusion,
 )
 from infra.store.signing import HOME, Signer, key_id, signature_valid
+from infra.store.trust import configured_keys
 
 CHECKPOINT_PREFIX = b"sabot-checkpoint-v1\n"
 WITNESS_PREFIX = b"sabot-witness-v1\n"
@@ -226,9 +231,20 @@ class TreeHead(NamedTuple):
     partitions: PartitionHeads
 
 
-def tree_head(database: Database) -> TreeHead:
-    """The store's Merkle tree and chain head now, the events committed since folded in."""
-    return TreeHead(*advance_tree(database))
+def tree_head(database: Database, trusted: Mapping[str, bytes]) -> TreeHead:
+    """The store's Merkle tree and chain head now, the events committed since folded in (their
+    signatures checked against the `trusted` keys, by key id)."""
+    return TreeHead(*advance_tree(database, trusted))
+
+
+def writer_trust(signer: Signer, path: Path | None) -> dict[str, bytes]:
+    """The keys a writer's fold trusts (`infra.store.trust`): its own, those of
+    `SABOT_TRUSTED_KEYS`, and the key of the latest validly signed checkpoint of its file."""
+    trusted = {**configured_keys(), signer.key_id: signer.public_key}
+    latest = last_checkpoint(path) if path is not None else None
+    if latest is not None and latest.signed_by_its_key():
+        trusted.setdefault(latest.key, bytes.fromhex(latest.public_key))
+    return trusted
 
 
 def sign_checkpoint(head: TreeHead, signer: Signer, at: datetime | None = None) -> Checkpoint:
@@ -350,7 +366,11 @@ class Checkpointer:
         self._timer: threading.Timer | None = None
         self._dirty = False
         self._closed = False
-        self._written: int | None = None
+        self._last: Checkpoint | None = None  # the latest in the file, read at the first write
+        self._trusted: dict[str, bytes] | None = None
+        self._writing = threading.RLock()
+        self._writer: int | None = None  # the thread in `write`
+        self._then: Callable[[], None] | None = None  # what `close` left for `write` to do
         _LIVE.add(self)
 
     def noted(self) -> None:
@@ -373,36 +393,75 @@ class Checkpointer:
             return None
         try:
             return self.write()
-        except Exception as error:  # at exit the store may be gone: say so, do not crash
+        except Exception as error:  # say so loudly (the events stay unanchored), do not crash
             reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            log.warning("no checkpoint written to %s: %s", self.path, reason)
+            log.error("no checkpoint written to %s: %s", self.path, reason)
             if isinstance(error, WritersInFlight) and not self._closed:
                 self.noted()  # a writer stuck in flight: try again later
             return None
 
     def write(self, *, force: bool = False) -> Checkpoint | None:
         """Sign the store's tree head and append it, unless the file already has that size
-        (or `force`)."""
+        (or `force`). One write at a time; a `close` asked during it (the application
+        collected by the garbage collector in this very thread) closes the store after it."""
+        with self._writing:
+            self._writer = threading.get_ident()
+            try:
+                return self._write(force)
+            finally:
+                self._writer = None
+                then, self._then = self._then, None
+                if then is not None:
+                    then()
+
+    def _write(self, force: bool) -> Checkpoint | None:
         self._dirty = False
-        head = tree_head(self.database)
-        if self._written is None:
-            last = last_checkpoint(self.path)
-            self._written = last.size if last is not None else -1
-        if head.tree.size == self._written and not force:
+        if self._trusted is None:
+            self._trusted = writer_trust(self.signer, self.path)
+            self._last = last_checkpoint(self.path)
+        head = tree_head(self.database, self._trusted)
+        last = self._last
+        if last is not None and last.key in self._trusted and head.tree.size >= last.size:
+            _require_extends(self.database, last, head)
+        if last is not None and head.tree.size == last.size and not force:
             return None
         checkpoint = sign_checkpoint(head, self.signer)
         append_line(self.path, checkpoint)
-        self._written = checkpoint.size
+        self._last = checkpoint
         return checkpoint
 
-    def close(self) -> None:
+    def close(self, then: Callable[[], None] = lambda: None) -> None:
+        """Write the last checkpoint, then do `then` (close the store): after the write in
+        flight, if any."""
         with self._lock:
             self._closed = True
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
-        self.flush()
         _LIVE.discard(self)
+        if self._writer == threading.get_ident():
+            self._then = then  # closing from inside `write`: after it
+            return
+        with self._writing:
+            self.flush()
+        then()
+
+
+def _require_extends(database: Database, last: Checkpoint, head: TreeHead) -> None:
+    """`ChainError` unless the stored tree, just folded, is the tree of `last` (a checkpoint
+    by a trusted key) extended by the store's events since: a stored frontier altered (e.g.
+    randomised) is never signed into a checkpoint."""
+    try:
+        tree = last.tree()
+    except ValueError as error:
+        raise ChainError(f"no checkpoint: {error}") from None
+    for leaf in leaves_after(database, last.head, head.tree.size - last.size):
+        tree.append(leaf)
+    if tree.root() != head.tree.root():
+        raise ChainError(f"no checkpoint: the stored Merkle tree (merkle_tree) of "
+                         f"{head.tree.size} events does not extend the checkpoint of "
+                         f"{last.size} by the store's events: the stored tree was altered; "
+                         "run `sabot audit verify`")
 
 
 _LIVE: weakref.WeakSet[Checkpointer] = weakref.WeakSet()

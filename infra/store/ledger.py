@@ -8,7 +8,8 @@
 * `chain_signatures`: one row per partition a transaction wrote, at its last notification id
   there: the Ed25519 signature of the partition's digest there
   (`infra.store.signing.head_message`) and the key's id.
-* `signing_keys`: the public keys that signed (by key id), recorded by each writer.
+* `signing_keys`: the public keys that signed (by key id), recorded by each writer: data,
+  checked against the keys trusted outside the database (`infra.store.trust`), never a root.
 * `merkle_tree`: one row, the Merkle tree of all the events so far as a frontier
   (`infra.store.merkle.Frontier`: size, last notification id, subtree roots), so that a checkpoint
   is one read away.
@@ -42,6 +43,7 @@ from infra.store.database import Database, PostgresDatabase
 from infra.store.merkle import Frontier, event_leaf
 from infra.store.partitions import MAIN, Partition
 from infra.store.signing import Signer, head_message, signature_valid
+from infra.store.trust import recorded_key_problems
 
 log = logging.getLogger("sabot.ledger")
 
@@ -318,15 +320,17 @@ PartitionHeads = dict[str, tuple[int, int, str]]
 """By partition: its size (events), last notification id and digest there (hex)."""
 
 
-def advance_tree(database: Database) -> tuple[Frontier, int, bytes, PartitionHeads]:
+def advance_tree(database: Database, trusted: Mapping[str, bytes]
+                 ) -> tuple[Frontier, int, bytes, PartitionHeads]:
     """Fold the events committed since into the Merkle tree (`merkle_tree`), out of the
     writers' way, and return it: the tree, its last notification id and the partition digest
     there (b"" for an empty store), and the head of each partition then.
 
     Only what the writers vouched for is folded: each event must give the stream and
-    partition digests its chain row holds, and each partition head its signature (by a key the
-    store records), or `ChainError` names the notification and nothing is folded: a store
-    altered since the write is never signed into a checkpoint.
+    partition digests its chain row holds, and each partition head its signature by one of the
+    `trusted` keys (by key id: `infra.store.trust`; never the keys the store records, which are
+    checked against them), or `ChainError` names the notification, or the recorded key, and
+    nothing is folded: a store altered since the write is never signed into a checkpoint.
     """
     horizon = committed_head(database)
     lock = " FOR UPDATE" if database.dialect == "postgres" else ""
@@ -343,7 +347,7 @@ def advance_tree(database: Database) -> tuple[Frontier, int, bytes, PartitionHea
             raise ChainError(f"merkle_tree is malformed ({error}): the store was altered; "
                              "run `sabot audit verify`") from None
         head = row["head"]
-        fold = _Fold(database, cursor, head, _partition_heads(database, cursor, row))
+        fold = _Fold(database, cursor, head, _partition_heads(database, cursor, row), trusted)
         while head < horizon:
             events = [e for e in select_events(database, cursor, head, FOLD_PAGE)
                       if e.notification_id <= horizon]
@@ -385,16 +389,20 @@ FOLD_PAGE = 5000
 
 
 class _Fold:
-    """Checks each event folded into the tree against its chain row and the signatures."""
+    """Checks each event folded into the tree against its chain row and the signatures (by
+    the trusted keys), after checking the keys the store records against them."""
 
     def __init__(self, database: Database, cursor: Any, after: int,
-                 heads: PartitionHeads) -> None:
+                 heads: PartitionHeads, trusted: Mapping[str, bytes]) -> None:
         self.database, self.cursor, self.after, self.heads = database, cursor, after, heads
         self.streams: dict[UUID, bytes] = {}
         self.partitions: dict[str, bytes] = {}
         self.unsigned: dict[str, int] = {}  # partition: its first event not yet signed
-        self.keys = {r["key_id"]: bytes(r["public_key"]) for r in database.execute(
-            cursor, "SELECT key_id, public_key FROM {signing_keys}").fetchall()}
+        problems = recorded_key_problems(database, cursor, trusted)
+        if problems:
+            raise ChainError(f"no checkpoint: {problems[0][1]}; the store's signing keys "
+                             "were altered: run `sabot audit verify`")
+        self.keys = dict(trusted)
         self.signatures = {r["notification_id"]: (r["key_id"], bytes(r["signature"]))
                            for r in database.execute(
             cursor, "SELECT notification_id, key_id, signature FROM {chain_signatures}"
@@ -420,9 +428,10 @@ class _Fold:
         if signed is not None:
             key_id, signature = signed
             public = self.keys.get(key_id)
-            if public is None or not signature_valid(public, head_message(n, chained),
-                                                     signature):
-                raise self._altered(n, "its signature does not hold")
+            if public is None:
+                raise self._altered(n, f"it is signed by key {key_id}, which is not trusted")
+            if not signature_valid(public, head_message(n, chained), signature):
+                raise self._altered(n, "its signature does not hold by the trusted key")
             del self.unsigned[link.partition]
         return event_leaf(n, canonical)
 

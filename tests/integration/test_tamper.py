@@ -40,6 +40,7 @@ from infra.store.checkpoints import (
     tree_head,
     witness,
     write_checkpoint,
+    writer_trust,
 )
 from infra.store.merkle import Frontier, event_leaf, verify_inclusion
 from infra.store.opening import open_store
@@ -374,7 +375,8 @@ def test_a_checkpoint_on_demand_and_a_witness(played: Played, tmp_path: Path) ->
 
 def write_and_read(store: Any) -> Any:
     """A checkpoint signed with the real key over the store as it is now (a key holder)."""
-    return sign_checkpoint(tree_head(store.database), store.recorder.signer())
+    signer = store.recorder.signer()
+    return sign_checkpoint(tree_head(store.database, writer_trust(signer, None)), signer)
 
 
 def test_verify_since_a_checkpoint_is_incremental(played: Played,
