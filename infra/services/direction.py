@@ -232,7 +232,7 @@ def secret_bets(desk: Desk, state: TournamentState, here: str
                 ) -> dict[str, tuple[str, int, str]]:
     """On the round's last coup, where the stage allows it, each house bot places a secret
     bet of the round's minimum; the bets still to reveal once the coup is dealt."""
-    if not state.current.secret_bet or state.coups_left() != 0:
+    if not state.current.secret_bet or state.coups_left() != 1:  # the step under way: the last
         return {}
     master = desk.master()
     bets = {}
