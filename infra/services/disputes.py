@@ -30,11 +30,11 @@ from contextlib import suppress
 from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import get_topic
 
-from domain.dispute.aggregate import Dispute, correction_reason
+from domain.dispute.aggregate import Dispute, correction_reason, require_dealt
 from domain.dispute.commands import ApplyCorrection, ApproveCorrection, RecordVerdict
 from domain.dispute.verdicts import Verdict
-from domain.errors import NotFound
 from domain.table import commands as c
+from domain.table.aggregate import Table
 from domain.tournament.aggregate import Tournament
 from infra.errors import DuplicateCommand, SettingsError, VaultError
 from infra.services.application import SabotApplication
@@ -50,9 +50,9 @@ OPENED_TOPIC = get_topic(Dispute.Opened)  # the topic the record knows it by (do
 class DisputeService(SabotApplication):
     def open(self, table_id: uuid.UUID, coup: int, *, reason: str, by: str,
              command_id: str) -> uuid.UUID:
-        """Open a dispute on a coup (once per command id); its id."""
-        if not self.exists(table_id):
-            raise NotFound(f"no table {table_id}", rule="unknown-table")
+        """Open a dispute on a coup dealt at the table (once per command id); its id."""
+        table: Table = self.load(table_id, "table")
+        require_dealt(table.name, coup, table.state.coup_number)
         dispute = Dispute(table_id=table_id, coup=coup, reason=reason, by=by, actor=by,
                           command_id=command_id)
         with suppress(DuplicateCommand):  # opened before by the same command: the same id
