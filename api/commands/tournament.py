@@ -35,11 +35,11 @@ import msgspec
 from api.commands import SUMMARIES
 from api.commands._common import add_database, add_seed, progress
 from api.commands._views import print_json
+from domain.actors import ORGANISER
 from domain.errors import DomainError
 from domain.tournament.presets import PRESETS, preset
 from domain.tournament.settings import TournamentSettings
 from infra.services.application import open_service
-from infra.services.direction import ORGANISER
 from infra.services.disputes import DisputeService
 from infra.services.preview import PACE, preview
 from infra.services.results import publish_results

@@ -10,6 +10,7 @@ from enum import StrEnum
 import msgspec
 
 from domain.errors import NotFound, OutOfTurn
+from domain.table.room import Room
 from domain.tournament.entrants import Entrant, Exit, Status
 from domain.tournament.formats import Limits, Stage
 from domain.tournament.records import (
@@ -138,6 +139,11 @@ class TournamentBase(msgspec.Struct, kw_only=True):
         """Every position is known but the sole survivor's, who has won: time for the prizes."""
         return (self.phase not in (Phase.REGISTRATION, Phase.FINISHED)
                 and not self.registration_open and not self.exits and len(self.in_play()) <= 1)
+
+    def room(self) -> Room:
+        """What its tables decide a command with: paused or not, who of them are people."""
+        return Room(paused=self.paused, people=frozenset(
+            e.player for e in self.entrants.values() if not e.bot))
 
     def require(self, *phases: Phase, doing: str) -> None:
         if self.phase not in phases:

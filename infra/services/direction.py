@@ -24,6 +24,7 @@ from contextlib import suppress
 from enum import StrEnum
 from typing import Protocol
 
+from domain.actors import ORGANISER
 from domain.bots import playable
 from domain.errors import OutOfTurn
 from domain.game.coup import Outcome, Side
@@ -41,7 +42,6 @@ from domain.tournament.state import TournamentState, secret_commitment
 from domain.tournament.table_orders import TableOrder
 from infra.services.memory import Store
 
-ORGANISER = "@organiser"
 DIRECTOR = "@director"
 PLAYOFF_STACK = 100  # a play-off coup's stacks, in minimum stakes
 

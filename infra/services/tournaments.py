@@ -46,11 +46,13 @@ from contextlib import suppress
 import msgspec
 from eventsourcing.utils import get_topic
 
+from domain.actors import ORGANISER
 from domain.bots import playable
 from domain.errors import OutOfTurn, RuleViolation
 from domain.game.shoe import commitment
 from domain.table import commands as c
 from domain.table.aggregate import Table
+from domain.table.room import TournamentPaused
 from domain.table.state import Phase, TableState
 from domain.tournament import commands as tc
 from domain.tournament.aggregate import Tournament
@@ -64,7 +66,6 @@ from infra.errors import SeedAlreadySealed
 from infra.services.autoplay import play_coups
 from infra.services.direction import (
     DIRECTOR,
-    ORGANISER,
     Tick,
     bank_retirements,
     chips_of,
@@ -370,7 +371,10 @@ class StoreDesk:
         if self.director._lease(self.tournament_id) != self.epoch:
             raise OutOfTurn("this director's lease has passed on", rule="stale-epoch")
         if self.state().settings.dealing is Dealing.AUTOMATIC:
-            self.play(name, until)
+            try:
+                self.play(name, until)
+            except TournamentPaused:  # paused mid-coup: the coup goes on at the resume
+                return False
             return True
         return dealt(self.service.state(Table.create_id(name)), until)
 
