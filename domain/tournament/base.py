@@ -33,6 +33,7 @@ class TournamentStatus(StrEnum):
     RUNNING = "running"
     PAUSED = "paused"
     FINISHED = "finished"
+    CANCELLED = "cancelled"
 
 
 class TournamentBase(msgspec.Struct, kw_only=True):
@@ -65,6 +66,8 @@ class TournamentBase(msgspec.Struct, kw_only=True):
     epoch: int = 0  # the director holding the tournament's lease
     interventions: list[Intervention] = msgspec.field(default_factory=list)
     secret_bets: list[SecretBet] = msgspec.field(default_factory=list)
+    cancelled: bool = False  # called off before its start
+    archived: bool = False  # filed away after its finish
 
     # --- reading --------------------------------------------------------------------
 
@@ -120,7 +123,14 @@ class TournamentBase(msgspec.Struct, kw_only=True):
         return self.current.limits_for(max(1, self.stage_round))
 
     @property
+    def listed(self) -> bool:
+        """In the lobby and the listings: neither cancelled nor archived."""
+        return not (self.cancelled or self.archived)
+
+    @property
     def status(self) -> TournamentStatus:
+        if self.cancelled:
+            return TournamentStatus.CANCELLED
         if self.phase is Phase.FINISHED:
             return TournamentStatus.FINISHED
         if self.phase is Phase.REGISTRATION:
@@ -146,6 +156,9 @@ class TournamentBase(msgspec.Struct, kw_only=True):
             e.player for e in self.entrants.values() if not e.bot))
 
     def require(self, *phases: Phase, doing: str) -> None:
+        if self.cancelled:
+            raise OutOfTurn(f"cannot {doing}: the tournament was cancelled",
+                            rule="tournament-cancelled")
         if self.phase not in phases:
             wanted = " or ".join(p.value for p in phases)
             raise OutOfTurn(f"cannot {doing} now: the tournament is at {self.phase.value}, "

@@ -114,6 +114,8 @@ def direct(desk: Desk, now: float) -> Tick:
     """One step of the tournament at time `now`; whether it acted, waits, or has finished."""
     state = desk.state()
     tournament_id, epoch = desk.tournament_id, desk.epoch
+    if state.cancelled:  # called off before its start: no table was ever opened
+        return Tick.FINISHED
     if state.phase is TournamentPhase.FINISHED:
         close_tables(desk, state)
         return Tick.FINISHED

@@ -50,6 +50,7 @@ from domain.actors import ORGANISER
 from domain.bots import playable
 from domain.errors import OutOfTurn, RuleViolation
 from domain.game.shoe import commitment
+from domain.limits import trimmed_name
 from domain.table import commands as c
 from domain.table.aggregate import Table
 from domain.table.room import TournamentPaused
@@ -114,6 +115,12 @@ class Tournaments:
         """Every tournament of the store, oldest first (in each database, `infra.store.homes`)."""
         return self.service.streams_with(get_topic(Tournament.TournamentCreated))
 
+    def listed(self, everything: bool = False) -> list[tuple[uuid.UUID, TournamentState]]:
+        """The tournaments of the lobby, oldest first: the cancelled and the archived left
+        out, unless `everything`."""
+        states = ((tid, self.state(tid)) for tid in self.ids())
+        return [(tid, state) for tid, state in states if everything or state.listed]
+
     def tables(self, tournament_id: uuid.UUID) -> dict[str, TableState]:
         """The tournament's open tables, by name."""
         state = self.state(tournament_id)
@@ -151,7 +158,9 @@ class Tournaments:
     def create(self, name: str, settings: TournamentSettings, *, seed: bytes | None = None,
                actor: str = ORGANISER, command_id: str) -> uuid.UUID:
         """A new tournament; its master seed (the SHA-256 of `seed`, else 32 bytes from the
-        CSPRNG) sealed in the vault. A name already taken is refused."""
+        CSPRNG) sealed in the vault. A name already taken is refused; a name is trimmed, 1
+        to 100 printable characters."""
+        name = trimmed_name(name, "tournament's name")
         tournament_id = Tournament.create_id(name)
         if self.service.answered(command_id) is not None:
             return tournament_id
@@ -191,6 +200,18 @@ class Tournaments:
         when = time.time() if at is None else at
         return self.execute(tournament_id, tc.ResumeTournament(
             at=when, actor=actor, command_id=command_id))
+
+    def cancel(self, tournament_id: uuid.UUID, *, actor: str = ORGANISER,
+               command_id: str) -> Recorded:
+        """Call the tournament off before its start (hidden from the listings, kept)."""
+        return self.execute(tournament_id, tc.CancelTournament(actor=actor,
+                                                               command_id=command_id))
+
+    def archive(self, tournament_id: uuid.UUID, *, actor: str = ORGANISER,
+                command_id: str) -> Recorded:
+        """File the finished tournament away (hidden from the listings, kept)."""
+        return self.execute(tournament_id, tc.ArchiveTournament(actor=actor,
+                                                                command_id=command_id))
 
     def intervene(self, tournament_id: uuid.UUID, kind: str, player: str, reason: str, *,
                   delta: int = 0, table: str | None = None, actor: str = ORGANISER,
