@@ -30,7 +30,7 @@ import msgspec
 from litestar import Controller, Request, Response, delete, get, post
 from litestar.datastructures import State
 from litestar.exceptions import ValidationException
-from litestar.params import JSONBody, PathParameter
+from litestar.params import JSONBody, PathParameter, QueryParameter
 
 from api import auth
 from api.csv_files import RESULT_COLUMNS, STANDING_COLUMNS, VARY, csv_response, wants_csv
@@ -47,6 +47,8 @@ from infra.services.tables import Recorded
 from infra.services.tournaments import Results, Tournaments, TournamentView, tournament_id_of
 from projections.standings import Standing, tournament_standings
 
+Everything = Annotated[bool, QueryParameter(
+    description="the cancelled and archived tournaments too")]
 TournamentRef = Annotated[str, PathParameter(description="the tournament's UUID or its name")]
 PlayerRef = Annotated[str, PathParameter(description="the player's id")]
 Action = Annotated[str, PathParameter(description="start, pause or resume")]
@@ -118,6 +120,7 @@ class Summary(msgspec.Struct, frozen=True, kw_only=True):
     stage: str
     round: int
     entrants: int
+    archived: bool = False
 
 
 class Preset(msgspec.Struct, frozen=True):
@@ -222,19 +225,20 @@ class TournamentsController(Controller):
         return await blocking(lambda: preview(settings, data.players, data.runs,
                                               pace=data.pace))
 
-    @get("/", summary="Every tournament, with its status")
-    async def list_tournaments(self, request: Request[Any, Any, State]) -> list[Summary]:
+    @get("/", summary="The tournaments of the lobby (`all=true`: the cancelled and archived "
+                      "too), with their status")
+    async def list_tournaments(self, request: Request[Any, Any, State],
+                               all: Everything = False) -> list[Summary]:
         service = _service(request)
 
         def summaries() -> list[Summary]:
             rows = []
-            for tournament_id in service.ids():
-                state = service.state(tournament_id)
+            for tournament_id, state in service.listed(all):
                 rows.append(Summary(id=str(tournament_id), name=state.name,
                                     status=state.status.value,
                                     variant=state.settings.variant.value,
                                     stage=state.current.name, round=state.round,
-                                    entrants=state.entries))
+                                    entrants=state.entries, archived=state.archived))
             return rows
 
         return await blocking(summaries)
@@ -273,16 +277,18 @@ class TournamentsController(Controller):
             command_id=command_id))
 
     @post("/{tournament:str}/{action:str}", status_code=200,
-          summary="Start (the seating draw), pause or resume (organiser)",
+          summary="Start (the seating draw), pause, resume, cancel (before the start) or "
+                  "archive (after the finish) (organiser)",
           responses=problems(401, 403, 404, 409, 422))
     async def act(self, request: Request[Any, Any, State], tournament: TournamentRef,
                   action: Action, idempotency_key: IdempotencyKey) -> TournamentView:
         grant = await grant_of(request)
         organiser(grant)
         service = _service(request)
-        commands = {"start": service.start, "pause": service.pause, "resume": service.resume}
+        commands = {"start": service.start, "pause": service.pause, "resume": service.resume,
+                    "cancel": service.cancel, "archive": service.archive}
         if action not in commands:
-            raise ApiProblem(404, f"no action {action!r} (start, pause, resume)",
+            raise ApiProblem(404, f"no action {action!r} ({', '.join(commands)})",
                              rule="not-found")
         command_id = command_id_of(grant, idempotency_key, action)
         tournament_id = tournament_id_of(tournament)

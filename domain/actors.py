@@ -9,6 +9,7 @@ from __future__ import annotations
 from domain.errors import OutOfTurn
 
 CROUPIER = "@croupier"
+ORGANISER = "@organiser"
 
 
 def is_official(actor: str) -> bool:

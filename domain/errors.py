@@ -24,6 +24,12 @@ class OutOfTurn(DomainError):
     status = 409
 
 
+class Forbidden(DomainError):
+    """A step that is someone else's to take, whoever the caller acts for."""
+
+    status = 403
+
+
 class NotFound(DomainError):
     """An unknown table, tournament, coup or player."""
 

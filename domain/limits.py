@@ -7,7 +7,8 @@ that build commands in code.
 
 `MAX_CHIPS` (10^12) keeps every sum a table or a tournament makes (a thousand players' chips,
 a tie paid 100 to 1) far inside 2^53, where JSON numbers, SQL `BIGINT` and msgpack stay exact.
-A name is 1 to `MAX_NAME` printable characters: no control character, no NUL, no line break.
+A name is 1 to `MAX_NAME` printable characters: no control character, no NUL, no line break;
+a name people give (a tournament's, a player's) is trimmed first (`trimmed_name`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,12 @@ def check_name(text: str, what: str = "name") -> str:
         raise RuleViolation(f"a {what} is 1 to {MAX_NAME} printable characters",
                             rule="name-invalid")
     return text
+
+
+def trimmed_name(text: str, what: str = "name") -> str:
+    """A name as people type it: without the spaces around it, then 1 to `MAX_NAME`
+    printable characters."""
+    return check_name(text.strip(), what)
 
 
 def check_chips(amount: int, what: str = "chips") -> int:

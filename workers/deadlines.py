@@ -34,6 +34,7 @@ from celery import Celery, Task
 from domain.game.coup import Side
 from domain.table.betting_order import PassReason
 from domain.table.commands import PassBetTurn, PlayDefault, TableCommand
+from domain.table.room import TournamentPaused
 from domain.table.state import TableState
 from infra.store.outbox import Deadline
 from workers.app import EXPIRE_BET_TURN, EXPIRE_DECISION, app
@@ -97,7 +98,11 @@ def _expire(task: Task, table_id: str, command: TableCommand, in_time: str, play
     structlog.contextvars.bind_contextvars(command_id=command.command_id)
     service = table_service(via=task.app)
     first = service.recorded_command(command.command_id) is None
-    recorded = service.execute(uuid.UUID(table_id), command)
+    try:
+        recorded = service.execute(uuid.UUID(table_id), command)
+    except TournamentPaused:  # the room is stopped: no default is played while paused
+        log.info("deadline.paused", table_id=table_id, **awaited)
+        return 0
     if not recorded.events:
         log.info(in_time, table_id=table_id, **awaited)
         return 0

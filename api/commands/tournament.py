@@ -3,11 +3,12 @@
     sabot tournament presets [--json]
     sabot tournament create [--preset P | --format FILE] [--name N] [--coups-per-round N]
                             [--tables N] [--starting-chips N] [--seed HEX] [--json]
-    sabot tournament list [--json]
+    sabot tournament list [--all] [--json]   # --all: the cancelled and archived too
     sabot tournament show ID [--json]        # the JSON of GET /tournaments/{id}
     sabot tournament register ID PLAYER [--bot]
     sabot tournament unregister ID PLAYER
     sabot tournament start|pause|resume ID
+    sabot tournament cancel|archive ID       # before its start | after its finish
     sabot tournament intervene ID KIND [PLAYER] --reason TEXT [--delta N] [--table T]
     sabot tournament standings ID [--json | --csv]
     sabot tournament results ID [--json | --csv]   # GET /tournaments/{id}/results, as JSON or CSV
@@ -38,11 +39,11 @@ from api.commands import SUMMARIES
 from api.commands._common import add_database, add_seed, progress
 from api.commands._views import add_output, print_json
 from api.csv_files import RESULT_COLUMNS, STANDING_COLUMNS, as_csv
+from domain.actors import ORGANISER
 from domain.errors import DomainError, NotFound
 from domain.tournament.presets import PRESETS, preset
 from domain.tournament.settings import TournamentSettings
 from infra.services.application import open_service
-from infra.services.direction import ORGANISER
 from infra.services.disputes import DisputeService
 from infra.services.preview import PACE, preview
 from infra.services.results import publish_results
@@ -83,7 +84,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     create.add_argument("--tables", type=int, metavar="N", help="tables at the draw")
     create.add_argument("--starting-chips", type=int, metavar="N")
     add_seed(create, "tournament (demos and tests only)")
-    command("list", "every tournament", _list, ident=False, json=True)
+    listing = command("list", "the tournaments of the lobby", _list, ident=False, json=True)
+    listing.add_argument("--all", action="store_true",
+                         help="the cancelled and archived tournaments too")
     command("show", "a tournament, as the big screen shows it", _show, json=True)
     for name in ("register", "unregister"):
         sub = command(name, f"{name} a player", _register)
@@ -92,6 +95,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             sub.add_argument("--bot", action="store_true", help="a house bot")
     for name in ("start", "pause", "resume"):
         command(name, f"{name} the tournament", _act)
+    command("cancel", "call the tournament off before its start", _file)
+    command("archive", "file the finished tournament away", _file)
     intervene = command("intervene", "an intervention, with its reason", _intervene)
     intervene.add_argument("kind", metavar="KIND", help="move, break-table, disqualify, "
                            "correct-chips, penalise, add-late-player")
@@ -184,8 +189,7 @@ def _create(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    service = _service(args)
-    states = [(tid, service.state(tid)) for tid in service.ids()]
+    states = _service(args).listed(args.all)
     if args.json:
         print_json([{"id": str(tid), "name": s.name, "status": s.status.value,
                      "entrants": s.entries} for tid, s in states])
@@ -232,6 +236,16 @@ def _act(args: argparse.Namespace) -> int:
     drawn = (f": {view.entrants} players drawn to {len(view.tables)} tables"
              if args.action == "start" else "")
     print(f"{done} {view.name} (now {view.status}){drawn}")
+    return 0
+
+
+def _file(args: argparse.Namespace) -> int:
+    """Cancel or archive: out of the lobby, kept in the record."""
+    service, tournament_id = _service(args), tournament_id_of(args.id)
+    filing, done = {"cancel": (service.cancel, "cancelled"),
+                    "archive": (service.archive, "archived")}[args.action]
+    filing(tournament_id, command_id=_command_id(args.action))
+    print(f"{service.state(tournament_id).name}: {done}")
     return 0
 
 

@@ -28,7 +28,7 @@ from domain.actors import require_actor
 from domain.commands import require_known
 from domain.dispute import commands as dc
 from domain.dispute.verdicts import Discrepancy, Verdict
-from domain.errors import OutOfTurn, RuleViolation
+from domain.errors import NotFound, OutOfTurn, RuleViolation
 from domain.topics import keep_topics
 
 NAMESPACE = uuid.UUID("5ab07000-0000-4000-8000-d15b07e00000")
@@ -49,6 +49,13 @@ def corrected_coup(reason: str) -> tuple[str, int] | None:
     """The table and coup a chips event's reason says it corrects, if it is a correction."""
     match = _CORRECTED.match(reason)
     return (match.group(2), int(match.group(1))) if match else None
+
+
+def require_dealt(table: str, coup: int, dealt: int) -> None:
+    """A dispute names a coup that was dealt at its table (`dealt`: the coups begun there)."""
+    if coup > dealt:
+        raise NotFound(f"coup {coup} was never dealt at {table} ({dealt} so far)",
+                       rule="unknown-coup")
 
 
 class Approval(msgspec.Struct, frozen=True, kw_only=True):

@@ -33,6 +33,7 @@ from domain.table import commands as c
 from domain.table.betting_order import PassReason
 from domain.table.defaults import default_draw
 from domain.table.rights import require_right
+from domain.table.room import FREE_ROOM, Room, require_room
 from domain.table.state import Phase, TableState
 from domain.topics import keep_topics
 
@@ -69,13 +70,15 @@ class Table(Aggregate):
 
     # --- deciding -------------------------------------------------------------------
 
-    def execute(self, command: c.TableCommand, cards: CardSource) -> None:
-        """Check `command` (its actor's right, the rules) and record what it does."""
+    def execute(self, command: c.TableCommand, cards: CardSource, room: Room = FREE_ROOM) -> None:
+        """Check `command` (the room it is sent in, its actor's right, the rules) and record
+        what it does."""
         require_known(command, c.TABLE_COMMANDS, "a table")
         s = self.state
         actor = command.actor
         who = {"actor": actor, "command_id": command.command_id}
         turn = (s.coup_number, betting_order.bettor(s))
+        require_room(actor, command, s, room)
         require_right(actor, command, s)
         match command:
             case c.SeatPlayer(player=p, chips=chips, side=side, standing=standing):

@@ -32,6 +32,7 @@ from domain.game.shoe import commitment
 from domain.topics import keep_topics
 from domain.tournament import commands as tc
 from domain.tournament.entrants import Bust, Status
+from domain.tournament.intervening import record_intervention
 from domain.tournament.prizes import Placement
 from domain.tournament.records import Break, Intervention, Phase, SecretBet
 from domain.tournament.rights import require_right
@@ -347,6 +348,20 @@ class Tournament(Aggregate):
     def _finished(self, winners: list[str], seed: str, actor: str, command_id: str) -> None:
         self.state.finish(bytes.fromhex(seed), winners)
 
+    class TournamentCancelled(Event):
+        """Called off before its start: out of the lobby, never out of the record."""
+
+    @event(TournamentCancelled)
+    def _cancelled(self, actor: str, command_id: str) -> None:
+        self.state.cancel()
+
+    class TournamentArchived(Event):
+        """Filed away after its finish: out of the lobby, never out of the record."""
+
+    @event(TournamentArchived)
+    def _archived(self, actor: str, command_id: str) -> None:
+        self.state.archive()
+
     # --- commands: what the organiser, the players and the director ask ------------
 
     def execute(self, command: tc.TournamentCommand, seed: Callable[[], bytes]) -> None:
@@ -399,24 +414,31 @@ class Tournament(Aggregate):
                                     outcome=outcome):
                 self._reveal_secret_bet(p, spot, amount, nonce, outcome, **who)
             case tc.Intervene():
-                self._intervene(command, seed, **who)
+                record_intervention(self, command, seed, **who)
             case tc.FinishTournament(epoch=epoch):
                 self._finish(seed(), **who)
             case tc.PublishResults(at=at, open_disputes=open_disputes):
                 self._publish_results(open_disputes, at, **who)
+            case tc.CancelTournament():
+                self._cancelled(**who)
+            case tc.ArchiveTournament():
+                self._archived(**who)
             case _:
                 assert_never(command)
 
-    def _register(self, player: str, bot: bool, actor: str, command_id: str) -> None:
-        """Register a player; after the draw (late registration) seat them at once. A player
-        who busted registers again to re-enter, while the format allows it."""
+    def _register(self, player: str, bot: bool, actor: str, command_id: str) -> str:
+        """Register a player (their name trimmed: the name recorded); after the draw (late
+        registration) seat them at once. A player who busted registers again to re-enter,
+        while the format allows it."""
+        player = self.state.new_name(player)
         entrant = self.state.entrants.get(player)
         if entrant is not None and entrant.status is Status.OUT:
             self._reenter(player, actor, command_id)
-            return
+            return player
         self._registered(player=player, bot=bot, actor=actor, command_id=command_id)
         if self.state.seating is not None:
             self._seat_late(player, actor, command_id)
+        return player
 
     def _reenter(self, player: str, actor: str, command_id: str) -> None:
         entry = self.state.entrant(player).entries + 1
@@ -490,43 +512,6 @@ class Tournament(Aggregate):
                 self._moved(player=step.player, from_table=step.from_table,
                             to_table=step.to_table, seat=step.seat, chips=chips[step.player],
                             actor=actor, command_id=command_id)
-
-    def _intervene(self, command: tc.Intervene, seed: Callable[[], bytes], actor: str,
-                   command_id: str) -> None:
-        """Recorded with its reason and the chips before and after."""
-        kind, player, chips, table = (command.intervention, command.player, command.chips,
-                                      command.table)
-        record = {"kind": kind, "reason": command.reason, "actor": actor,
-                  "command_id": command_id}
-        if kind == "add-late-player":
-            self._register(player, False, actor, command_id)
-            start = self.state.settings.starting_chips
-            self._intervened(player=player, chips_before=0, chips_after=start,
-                             table=self.state.entrant(player).table, **record)
-            return
-        if kind == "break-table":
-            if table is None:
-                raise RuleViolation("breaking a table names it", rule="break-table")
-            self.state.balancing_plan(seed(), table)  # refused before anything is recorded
-            self._intervened(player="", chips_before=0, chips_after=0, table=table, **record)
-            self._balance(seed(), chips, table, actor, command_id)
-            return
-        entrant = self.state.entrant(player)
-        before = chips.get(player, entrant.chips)
-        after = {"disqualify": 0, "move": before}.get(kind, before + command.delta)
-        where = table if kind == "move" else entrant.table
-        if kind == "move" and (table is None or not self.state.free_seats(table)
-                               or table not in self.state.tables):
-            raise RuleViolation(f"{table} is not an open table with a free seat",
-                                rule="move-player")
-        self._intervened(player=player, chips_before=before, chips_after=after, table=where,
-                         **record)
-        if kind == "move":
-            assert table is not None
-            self._moved(player=player, from_table=entrant.table or "", to_table=table,
-                        seat=self.state.free_seats(table)[0], chips=before, actor=actor,
-                        command_id=command_id)
-        self._place_due(actor, command_id)
 
     def _finish(self, seed: bytes, actor: str, command_id: str) -> None:
         """Award the prizes, then finish, revealing the seed."""

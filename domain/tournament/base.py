@@ -10,6 +10,7 @@ from enum import StrEnum
 import msgspec
 
 from domain.errors import NotFound, OutOfTurn
+from domain.table.room import Room
 from domain.tournament.entrants import Entrant, Exit, Status
 from domain.tournament.formats import Limits, Stage
 from domain.tournament.records import (
@@ -32,6 +33,7 @@ class TournamentStatus(StrEnum):
     RUNNING = "running"
     PAUSED = "paused"
     FINISHED = "finished"
+    CANCELLED = "cancelled"
 
 
 class TournamentBase(msgspec.Struct, kw_only=True):
@@ -64,6 +66,8 @@ class TournamentBase(msgspec.Struct, kw_only=True):
     epoch: int = 0  # the director holding the tournament's lease
     interventions: list[Intervention] = msgspec.field(default_factory=list)
     secret_bets: list[SecretBet] = msgspec.field(default_factory=list)
+    cancelled: bool = False  # called off before its start
+    archived: bool = False  # filed away after its finish
 
     # --- reading --------------------------------------------------------------------
 
@@ -119,7 +123,14 @@ class TournamentBase(msgspec.Struct, kw_only=True):
         return self.current.limits_for(max(1, self.stage_round))
 
     @property
+    def listed(self) -> bool:
+        """In the lobby and the listings: neither cancelled nor archived."""
+        return not (self.cancelled or self.archived)
+
+    @property
     def status(self) -> TournamentStatus:
+        if self.cancelled:
+            return TournamentStatus.CANCELLED
         if self.phase is Phase.FINISHED:
             return TournamentStatus.FINISHED
         if self.phase is Phase.REGISTRATION:
@@ -139,7 +150,15 @@ class TournamentBase(msgspec.Struct, kw_only=True):
         return (self.phase not in (Phase.REGISTRATION, Phase.FINISHED)
                 and not self.registration_open and not self.exits and len(self.in_play()) <= 1)
 
+    def room(self) -> Room:
+        """What its tables decide a command with: paused or not, who of them are people."""
+        return Room(paused=self.paused, people=frozenset(
+            e.player for e in self.entrants.values() if not e.bot))
+
     def require(self, *phases: Phase, doing: str) -> None:
+        if self.cancelled:
+            raise OutOfTurn(f"cannot {doing}: the tournament was cancelled",
+                            rule="tournament-cancelled")
         if self.phase not in phases:
             wanted = " or ".join(p.value for p in phases)
             raise OutOfTurn(f"cannot {doing} now: the tournament is at {self.phase.value}, "

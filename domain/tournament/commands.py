@@ -149,11 +149,19 @@ class PublishResults(Command, tag="publish-results"):
     open_disputes: list[str] = msgspec.field(default_factory=list)
 
 
+class CancelTournament(Command, tag="cancel"):
+    """Call the tournament off before its start: out of the lobby, kept in the record."""
+
+
+class ArchiveTournament(Command, tag="archive"):
+    """File the finished tournament away: out of the lobby, kept in the record."""
+
+
 TournamentCommand = (
     RegisterPlayer | UnregisterPlayer | ReenterPlayer | DrawSeating | AppointDirector
     | PauseTournament | ResumeTournament | StartRound | StartStep | EndStep | EndRound
     | SettlePlayOff | RecordBustOuts | BalanceTables | PlaceSecretBet | RevealSecretBet
-    | Intervene | FinishTournament | PublishResults
+    | Intervene | FinishTournament | PublishResults | CancelTournament | ArchiveTournament
 )
 
 TOURNAMENT_COMMANDS: tuple[type[Command], ...] = get_args(TournamentCommand)

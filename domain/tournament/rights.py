@@ -61,3 +61,7 @@ def require_right(actor: str, command: tc.TournamentCommand, state: TournamentSt
             state.check_epoch(epoch)
         case tc.PublishResults():
             require_actor(actor, None, "publish the results", rule="official-step")
+        case tc.CancelTournament():
+            require_actor(actor, None, "cancel the tournament", rule="official-step")
+        case tc.ArchiveTournament():
+            require_actor(actor, None, "archive the tournament", rule="official-step")

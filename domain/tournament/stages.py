@@ -20,11 +20,13 @@ MAX_PLAYOFFS = 3  # play-offs that tie again before the draw's order settles the
 
 
 def coups_left(state: TournamentBase) -> int | None:
-    """Coups (steps) left in the round being played; None between rounds or untimed."""
+    """Coups (steps) left in the round being played, the one under way among them (it is not
+    played yet); None between rounds or untimed."""
     coups = state.current.coups
     if state.phase is not Phase.RUNNING or coups is None:
         return None
-    return max(0, coups - state.steps)
+    played = state.steps - (state.step is not None)
+    return max(0, coups - played)
 
 
 def seconds_left(state: TournamentBase, now: float) -> float | None:

@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 import msgspec
 
 from domain.errors import NotFound, OutOfTurn, RuleViolation
+from domain.limits import trimmed_name
 from domain.tournament import balancing, prizes, seating, stages
 from domain.tournament.balancing import Move
 from domain.tournament.base import TournamentBase
@@ -62,6 +63,17 @@ class TournamentState(TournamentBase, kw_only=True):
     anything)."""
 
     # --- registration ---------------------------------------------------------------
+
+    def new_name(self, player: str) -> str:
+        """A name given at registration, trimmed: 1 to 100 printable characters, and no
+        other entrant's but for case (`Chloe` beside `chloe` is refused; `chloe` again is
+        chloe, a re-entry)."""
+        name = trimmed_name(player, "player's name")
+        taken = next((p for p in self.entrants if p.casefold() == name.casefold()), name)
+        if taken != name:
+            raise RuleViolation(f"{name!r} is taken: {taken} is registered",
+                                rule="name-taken")
+        return name
 
     def register(self, player: str, bot: bool = False) -> None:
         if not player or player.startswith("@"):
@@ -93,7 +105,21 @@ class TournamentState(TournamentBase, kw_only=True):
         entrant.status = Status.REGISTERED
         entrant.seat = None
 
+    def cancel(self) -> None:
+        """Call the tournament off before its start (the seating draw)."""
+        self.require(Phase.REGISTRATION, doing="cancel")
+        self.cancelled = True
+
+    def archive(self) -> None:
+        """File the finished tournament away, once."""
+        self.require(Phase.FINISHED, doing="archive")
+        if self.archived:
+            raise OutOfTurn(f"{self.name} is archived already", rule="archived")
+        self.archived = True
+
     def _require_registration_open(self, doing: str) -> None:
+        if self.cancelled:
+            self.require(Phase.REGISTRATION, doing=doing)  # refused: cancelled
         if not self.registration_open or self.phase is Phase.FINISHED:
             raise OutOfTurn(f"cannot {doing}: registration has closed",
                             rule="registration-closed")

@@ -24,6 +24,7 @@ from contextlib import suppress
 from enum import StrEnum
 from typing import Protocol
 
+from domain.actors import ORGANISER
 from domain.bots import playable
 from domain.errors import OutOfTurn
 from domain.game.coup import Outcome, Side
@@ -41,7 +42,6 @@ from domain.tournament.state import TournamentState, secret_commitment
 from domain.tournament.table_orders import TableOrder
 from infra.services.memory import Store
 
-ORGANISER = "@organiser"
 DIRECTOR = "@director"
 PLAYOFF_STACK = 100  # a play-off coup's stacks, in minimum stakes
 
@@ -114,6 +114,8 @@ def direct(desk: Desk, now: float) -> Tick:
     """One step of the tournament at time `now`; whether it acted, waits, or has finished."""
     state = desk.state()
     tournament_id, epoch = desk.tournament_id, desk.epoch
+    if state.cancelled:  # called off before its start: no table was ever opened
+        return Tick.FINISHED
     if state.phase is TournamentPhase.FINISHED:
         close_tables(desk, state)
         return Tick.FINISHED
@@ -232,7 +234,7 @@ def secret_bets(desk: Desk, state: TournamentState, here: str
                 ) -> dict[str, tuple[str, int, str]]:
     """On the round's last coup, where the stage allows it, each house bot places a secret
     bet of the round's minimum; the bets still to reveal once the coup is dealt."""
-    if not state.current.secret_bet or state.coups_left() != 0:
+    if not state.current.secret_bet or state.coups_left() != 1:  # the step under way: the last
         return {}
     master = desk.master()
     bets = {}

@@ -30,11 +30,12 @@ from contextlib import suppress
 from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import get_topic
 
-from domain.dispute.aggregate import Dispute, correction_reason
+from domain.dispute.aggregate import Dispute, correction_reason, require_dealt
 from domain.dispute.commands import ApplyCorrection, ApproveCorrection, RecordVerdict
 from domain.dispute.verdicts import Verdict
 from domain.errors import NotFound
 from domain.table import commands as c
+from domain.table.aggregate import Table
 from domain.tournament.aggregate import Tournament
 from infra.errors import DuplicateCommand, SettingsError, VaultError
 from infra.services.application import SabotApplication
@@ -50,9 +51,14 @@ OPENED_TOPIC = get_topic(Dispute.Opened)  # the topic the record knows it by (do
 class DisputeService(SabotApplication):
     def open(self, table_id: uuid.UUID, coup: int, *, reason: str, by: str,
              command_id: str) -> uuid.UUID:
-        """Open a dispute on a coup (once per command id); its id."""
-        if not self.exists(table_id):
+        """Open a dispute on a coup dealt at the table (once per command id); its id. The
+        table's events are read, not applied: a record that no longer replays (altered in the
+        database) is what a dispute is there to find."""
+        events = list(self.repository.event_store.get(table_id))
+        if not events:
             raise NotFound(f"no table {table_id}", rule="unknown-table")
+        dealt = max((e.coup for e in events if isinstance(e, Table.CardDealt)), default=0)
+        require_dealt(getattr(events[0], "name", str(table_id)), coup, dealt)
         dispute = Dispute(table_id=table_id, coup=coup, reason=reason, by=by, actor=by,
                           command_id=command_id)
         with suppress(DuplicateCommand):  # opened before by the same command: the same id

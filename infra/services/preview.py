@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 
 import msgspec
 
+from domain.actors import ORGANISER
 from domain.game.settings import BettingOrder
 from domain.game.shoe import commitment
 from domain.table import commands as c
@@ -34,7 +35,6 @@ from domain.tournament.table_orders import table_orders
 from infra.services.autoplay import play_coups
 from infra.services.direction import (
     DIRECTOR,
-    ORGANISER,
     Tick,
     direct,
     secret_bet_on,

@@ -41,13 +41,15 @@ from typing import Any, ClassVar, cast
 import msgspec
 from eventsourcing.persistence import IntegrityError
 
-from domain.errors import DomainError, OutOfTurn, RuleViolation
+from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
 from domain.game.cards import Card
 from domain.game.settings import TableSettings
 from domain.game.shoe import Shoe, commitment, shoe_order
 from domain.table import commands as c
 from domain.table.aggregate import Table
+from domain.table.room import FREE_ROOM, Room
 from domain.table.state import TableState
+from domain.tournament.aggregate import Tournament
 from infra.errors import DuplicateCommand, SeedAlreadySealed
 from infra.services.application import SabotApplication
 from infra.store.live_push import RedisWake, is_redis
@@ -196,6 +198,18 @@ class TableService(SabotApplication):
         self._keep(aggregate)
         return aggregate
 
+    def room_of(self, table: Table) -> Room:
+        """The room a table decides its command in: its tournament as recorded now (read
+        with the table, for each attempt at the command), or none."""
+        if table.tournament is None:
+            return FREE_ROOM
+        try:
+            tournament = self.load(Tournament.create_id(table.tournament), "tournament")
+        except NotFound:  # a table named for a tournament never created
+            return FREE_ROOM
+        room: Room = tournament.state.room()
+        return room
+
     def table_at(self, table_id: uuid.UUID, head: int | None) -> Table:
         """The table, known to be at version `head` in the store (read by the caller this
         request): the kept one when it is there already, without asking the store again."""
@@ -257,7 +271,8 @@ class TableService(SabotApplication):
     def execute(self, table_id: uuid.UUID, command: c.TableCommand) -> Recorded:
         """Apply one command to a table, once, whatever the retries and races."""
         return self.apply_once(table_id, "table", command.command_id,
-                               lambda table: table.execute(command, self.cards))
+                               lambda table: table.execute(command, self.cards,
+                                                           self.room_of(table)))
 
     def execute_next(self, table_id: uuid.UUID,
                      choose: Callable[[Table], c.TableCommand]) -> Recorded:
@@ -266,7 +281,7 @@ class TableService(SabotApplication):
 
         def plan(table: Table) -> tuple[str, Callable[[Any], object]]:
             command = choose(table)
-            return command.command_id, lambda t: t.execute(command, self.cards)
+            return command.command_id, lambda t: t.execute(command, self.cards, self.room_of(t))
 
         return self._apply(table_id, "table", plan)
 

@@ -46,11 +46,14 @@ from contextlib import suppress
 import msgspec
 from eventsourcing.utils import get_topic
 
+from domain.actors import ORGANISER
 from domain.bots import playable
 from domain.errors import OutOfTurn, RuleViolation
 from domain.game.shoe import commitment
+from domain.limits import trimmed_name
 from domain.table import commands as c
 from domain.table.aggregate import Table
+from domain.table.room import TournamentPaused
 from domain.table.state import Phase, TableState
 from domain.tournament import commands as tc
 from domain.tournament.aggregate import Tournament
@@ -64,7 +67,6 @@ from infra.errors import SeedAlreadySealed
 from infra.services.autoplay import play_coups
 from infra.services.direction import (
     DIRECTOR,
-    ORGANISER,
     Tick,
     bank_retirements,
     chips_of,
@@ -113,6 +115,12 @@ class Tournaments:
         """Every tournament of the store, oldest first (in each database, `infra.store.homes`)."""
         return self.service.streams_with(get_topic(Tournament.TournamentCreated))
 
+    def listed(self, everything: bool = False) -> list[tuple[uuid.UUID, TournamentState]]:
+        """The tournaments of the lobby, oldest first: the cancelled and the archived left
+        out, unless `everything`."""
+        states = ((tid, self.state(tid)) for tid in self.ids())
+        return [(tid, state) for tid, state in states if everything or state.listed]
+
     def tables(self, tournament_id: uuid.UUID) -> dict[str, TableState]:
         """The tournament's open tables, by name."""
         state = self.state(tournament_id)
@@ -150,7 +158,9 @@ class Tournaments:
     def create(self, name: str, settings: TournamentSettings, *, seed: bytes | None = None,
                actor: str = ORGANISER, command_id: str) -> uuid.UUID:
         """A new tournament; its master seed (the SHA-256 of `seed`, else 32 bytes from the
-        CSPRNG) sealed in the vault. A name already taken is refused."""
+        CSPRNG) sealed in the vault. A name already taken is refused; a name is trimmed, 1
+        to 100 printable characters."""
+        name = trimmed_name(name, "tournament's name")
         tournament_id = Tournament.create_id(name)
         if self.service.answered(command_id) is not None:
             return tournament_id
@@ -190,6 +200,18 @@ class Tournaments:
         when = time.time() if at is None else at
         return self.execute(tournament_id, tc.ResumeTournament(
             at=when, actor=actor, command_id=command_id))
+
+    def cancel(self, tournament_id: uuid.UUID, *, actor: str = ORGANISER,
+               command_id: str) -> Recorded:
+        """Call the tournament off before its start (hidden from the listings, kept)."""
+        return self.execute(tournament_id, tc.CancelTournament(actor=actor,
+                                                               command_id=command_id))
+
+    def archive(self, tournament_id: uuid.UUID, *, actor: str = ORGANISER,
+                command_id: str) -> Recorded:
+        """File the finished tournament away (hidden from the listings, kept)."""
+        return self.execute(tournament_id, tc.ArchiveTournament(actor=actor,
+                                                                command_id=command_id))
 
     def intervene(self, tournament_id: uuid.UUID, kind: str, player: str, reason: str, *,
                   delta: int = 0, table: str | None = None, actor: str = ORGANISER,
@@ -370,7 +392,10 @@ class StoreDesk:
         if self.director._lease(self.tournament_id) != self.epoch:
             raise OutOfTurn("this director's lease has passed on", rule="stale-epoch")
         if self.state().settings.dealing is Dealing.AUTOMATIC:
-            self.play(name, until)
+            try:
+                self.play(name, until)
+            except TournamentPaused:  # paused mid-coup: the coup goes on at the resume
+                return False
             return True
         return dealt(self.service.state(Table.create_id(name)), until)
 

@@ -222,3 +222,17 @@ def test_dossiers_for_those_allowed(setting: Setting) -> None:
     assert early["shoe"]["seed"] is None
     assert s.api.call("GET", f"/tables/{TABLE}/coups/999/dossier",
                       s.organiser).status_code == 404
+
+
+def test_a_dispute_names_a_coup_dealt_at_that_table(setting: Setting) -> None:
+    """Coup 99 never happened: 404 `unknown-coup`, and no dispute recorded; the last coup
+    dealt may still be contested."""
+    s = setting
+    before = s.api.events()
+    for token in (s.organiser, s.croupier):
+        unknown = s.open(token, coup=s.later + 99)
+        assert unknown.status_code == 404, unknown.text
+        assert unknown.json()["rule"] == "unknown-coup"
+    assert s.api.events() == before
+    assert s.api.call("GET", "/disputes", s.organiser).json() == []
+    assert s.open(s.organiser, coup=s.later).status_code == 201

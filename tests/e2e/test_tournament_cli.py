@@ -13,6 +13,7 @@ import msgspec
 import pytest
 
 from api.cli import main
+from domain.tournament.aggregate import Tournament
 from domain.tournament.presets import PRESETS
 from infra.services.tables import TableService
 from infra.services.tournaments import Director, Tournaments
@@ -97,3 +98,26 @@ def test_a_format_file_that_cannot_be_played_is_refused(
     assert "[tournament-prizes]" in err
     assert "unknown-preset" not in err
     assert cli(capsys, "list", "--database", sqlite_url) == ""
+
+
+def test_a_tournament_is_cancelled_before_its_start_and_archived_after_its_finish(
+        sqlite_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    db = ["--database", sqlite_url]
+    for name in ("trial", "club"):
+        cli(capsys, "create", "--preset", "chemin-de-fer-freeze-out", "--name", name,
+            "--coups-per-round", "2", "--tables", "1", "--seed", "c1", *db)
+        for n in range(3):
+            cli(capsys, "register", name, f"p{n}", "--bot", *db)
+    assert cli(capsys, "cancel", "trial", *db) == "trial: cancelled\n"
+    assert "[tournament-cancelled]" in cli(capsys, "cancel", "trial", *db, code=1)
+    assert "[out-of-turn]" in cli(capsys, "archive", "club", *db, code=1)  # not finished
+    cli(capsys, "start", "club", *db)
+    assert "[out-of-turn]" in cli(capsys, "cancel", "club", *db, code=1)  # started
+    service = TableService(url=sqlite_url)
+    Director(service).run(Tournament.create_id("club"))
+    assert cli(capsys, "archive", "club", *db) == "club: archived\n"
+    assert as_json(cli(capsys, "list", "--json", *db)) == []
+    every = as_json(cli(capsys, "list", "--all", "--json", *db))
+    assert [(t["name"], t["status"]) for t in every] == [("trial", "cancelled"),
+                                                         ("club", "finished")]
+    assert "trial" in cli(capsys, "list", "--all", *db)

@@ -38,6 +38,7 @@ from domain.dispute.verdicts import Discrepancy, Verdict
 from domain.game.coup import Side
 from domain.game.settings import TableSettings, Variant
 from domain.table import commands as c
+from domain.table.aggregate import Table
 from domain.table.defaults import default_draw
 from domain.table.state import CROUPIER
 from infra.audit.verify import verify
@@ -480,9 +481,14 @@ def test_sabot_dispute_open_and_show(service: TableService, sqlite_store: str,
     assert cli(["dispute", "show", dispute_id, "--json", "--database", sqlite_store]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert (shown["coup"], shown["by"], shown["verdict"]) == (1, "@auditor", "consistent")
+    events = len(service.events_of(Table.create_id("cli")))
     assert cli(["dispute", "open", "cli", "99", "--reason", "?", "--here",
-                "--database", sqlite_store]) == 0
-    assert "unverifiable" in capsys.readouterr().out
+                "--database", sqlite_store]) == 1  # coup 99 never happened: nothing recorded
+    refusal = capsys.readouterr().err
+    assert refusal.count("\n") == 1 and "[unknown-coup]" in refusal
+    assert len(service.events_of(Table.create_id("cli"))) == events
+    with DisputeService(url=sqlite_store) as disputes:
+        assert len(disputes.ids()) == 1
 
 
 # --- connections ------------------------------------------------------------------------

@@ -119,6 +119,18 @@ def test_a_round_ends_after_its_coups() -> None:
     refused(run, "step-mismatch", EndStep)
 
 
+def test_coups_left_counts_the_coup_under_way_as_not_yet_played() -> None:
+    run = Run(fmt(Stage(name="only", rounds=2, coups=3, limits=LEVELS)), 4).start()
+    run.do(StartRound, at=0.0)
+    for step in range(3):
+        assert run.s.coups_left() == 3 - step
+        run.do(StartStep, coups={"cup-table-1": step}, chips={p: 1000 for p in run.s.in_play()})
+        assert run.s.coups_left() == 3 - step  # begun, not played
+        run.do(EndStep)
+        assert run.s.coups_left() == 2 - step
+    assert run.s.round_over(0.0)
+
+
 def test_a_round_ends_after_its_minutes_and_a_pause_stops_the_clock() -> None:
     run = Run(fmt(Stage(name="only", rounds=2, coups=100, minutes=2, limits=LEVELS)), 4)
     run.start()
