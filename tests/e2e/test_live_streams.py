@@ -4,17 +4,24 @@ by all its streams in the process, each filtered for its own caller."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import queue
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 import httpx
 import pytest
+from prometheus_client import CollectorRegistry, Counter
 
 from api import live_readers
+from api.live import channels_plugin, wake_subscribers
+from api.live_readers import Batch, End, LiveReaders
+from api.tokens import Grant, Role
 from tests.e2e.test_api import PROBLEM, Api, Game, a_service, serving
 from tests.e2e.test_api_views import listen
 
@@ -121,3 +128,42 @@ def test_one_read_a_commit_for_all_the_streams_of_a_table(
     assert [e["card"] for e in seen] == [punter[1] if token else None for token in callers]
     assert metric(api, shared) - before == 1  # one read for the twelve streams
     assert metric(api, 'sabot_live_reads_total{kind="catch-up"}') == 0
+
+
+def test_a_stream_that_falls_behind_is_ended_and_the_others_go_on(
+        api: Api, game: Game, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fan-out itself, on the server's store: a stream whose queue is full when a batch
+    comes gets `end` (reason `behind`) in place of what waits, and leaves the table's reader;
+    the stream that keeps up receives every batch."""
+    monkeypatch.setattr(live_readers, "QUEUE_BATCHES", 2)
+    monkeypatch.setattr(live_readers, "POLL_SECONDS", 60.0)
+    table_id = uuid.UUID(game.table_id)
+    head = game.view(None)["version"]
+    steps = [(game.croupier, {"kind": "shuffle"}),
+             (game.bob, {"kind": "contribute", "player": "bob", "entropy": "c0ffee"}),
+             (game.alice, {"kind": "cut", "player": "alice", "position": 100})]
+
+    async def scenario() -> tuple[list[str], Any, bool]:
+        channels = channels_plugin("")
+        await channels._on_startup()
+        reads = Counter("reads", "reads", ["kind"], registry=CollectorRegistry())
+        readers = LiveReaders(api.service, channels, reads)
+        try:
+            anyone = Grant(role=Role.ANONYMOUS)
+            slow = readers.join(table_id, anyone, head, head)
+            fast = readers.join(table_id, anyone, head, head)
+            types: list[str] = []
+            for token, body in steps:
+                await anyio.to_thread.run_sync(lambda t=token, b=body: game.send(t, b))
+                wake_subscribers(channels, table_id, 0)
+                batch = await asyncio.wait_for(fast.queue.get(), timeout=10)
+                assert isinstance(batch, Batch)
+                types += [e["type"] for e in fast.visible(batch, head)]
+            return types, slow.queue.get_nowait(), slow in slow.reader.subscribers
+        finally:
+            await readers.close()
+            await channels._on_shutdown()
+
+    types, ended, still_there = asyncio.run(scenario())
+    assert types == ["ShoeShuffled", "EntropyContributed", "ShoeCut"]
+    assert ended == End("behind") and not still_there
