@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import queue
 import threading
 import time
@@ -16,6 +17,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from eventsourcing.persistence import OperationalError
 from prometheus_client import CollectorRegistry, Counter
 
 from api import live_readers
@@ -167,3 +169,28 @@ def test_a_stream_that_falls_behind_is_ended_and_the_others_go_on(
     types, ended, still_there = asyncio.run(scenario())
     assert types == ["ShoeShuffled", "EntropyContributed", "ShoeCut"]
     assert ended == End("behind") and not still_there
+
+
+def test_a_stream_the_server_stops_ends_with_a_named_message(
+        api: Api, game: Game, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table's reader cannot read: its streams get `event: end` with the reason and the
+    last id they received, then the stream closes (a browser reconnects after that id)."""
+    monkeypatch.setattr(live_readers, "POLL_SECONDS", 60.0)
+    with httpx.stream("GET", f"{api.base_url}/tables/{game.table_id}/events?after=0",
+                      timeout=20) as response:
+        lines = response.iter_lines()
+        first = [next(lines) for _ in range(3)]  # id, data, blank: the reader has read once
+        assert first[0] == "id: 1" and first[1].startswith("data:")
+        while metric(api, 'sabot_live_reads_total{kind="shared"}') < 1:
+            time.sleep(0.05)
+
+        def down(*_: Any, **__: Any) -> None:
+            raise OperationalError("connection refused")
+
+        monkeypatch.setattr(api.service, "events_of", down)
+        game.send(game.croupier, {"kind": "shuffle"})  # wakes the reader, which cannot read
+        rest = list(lines)  # to the end of the stream
+    ended = rest.index("event: end")
+    assert json.loads(rest[ended + 1][5:]) == {"reason": "store-unavailable",
+                                               "last_event_id": int(rest[ended - 3][3:])}
+    settle(api, "sabot_live_subscribers", 0)
