@@ -10,7 +10,7 @@ the poll every `POLL_SECONDS` for events written by another process without Redi
 also keeps the connection alive (a `keep-alive` comment). The store is the source of every
 message: a subscriber never misses an event because a wake-up was coalesced. A stream the
 server stops ends with one named message, `event: end`, whose data says why (`behind`: the
-client read too slowly; `store-unavailable`): reconnect after the last id received. Streams
+client read too slowly; `store-unavailable`; `error`): reconnect after the last id received. Streams
 are bounded per client address and in all (`api.live_limits`: 429 or 503 with
 `Retry-After`) and counted in `sabot_live_subscribers` (`api.metrics`).
 """
