@@ -25,6 +25,8 @@ from api.allow import allow_every_method
 from api.deadlines import DeadlineClock
 from api.idempotency import Idempotency
 from api.live import channels_plugin, wake_through
+from api.live_limits import LiveLimits
+from api.live_readers import LiveReaders
 from api.metrics import Metrics, metrics
 from api.openapi import add_body_schemas
 from api.openapi_page import openapi_config
@@ -66,6 +68,8 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     tokens = TokenStore(service.database)
     views = ViewReader(service)
     disputes = Disputes(service.database_url)
+    metered = Metrics(views, clock.broker)
+    live = LiveReaders(service, channels, metered.live_reads)
     app = Litestar(
         route_handlers=[health, ready, metrics, TablesController, table_events,
                         TournamentsController, table_rotation, table_recall, audit_checkpoints,
@@ -76,13 +80,15 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
                         results_sheet, static_router()],
         plugins=[channels],
         state=State({"service": service, "tokens": tokens, "views": views,
-                     "tournaments": Tournaments(service), "metrics": Metrics(views, clock.broker),
+                     "tournaments": Tournaments(service), "metrics": metered,
+                     "live_readers": live,
+                     "live_limits": LiveLimits(metered.subscribers, metered.live_refusals),
                      "disputes": disputes,
                      "idempotency": Idempotency(service.database), "broker_url": broker}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=openapi_config(),
         on_startup=[add_body_schemas, wake_through(channels, service)],
-        on_shutdown=[service.close, disputes.close],
+        on_shutdown=[live.close, service.close, disputes.close],
         request_max_body_size=MAX_BODY,
         before_send=[allow_every_method],
         logging_config=None,  # the process's own (`sabot serve`: JSON); refusals log themselves

@@ -6,7 +6,11 @@
 * `sabot_projection_behind_events{projection}`: events each view has yet to apply, and
   `sabot_projection_stopped{projection}` (1 when stopped by an event it cannot apply);
 * `sabot_workers_alive`: workers that beat within 10 s (`workers.heartbeat`);
-* `sabot_live_subscribers`: live event streams (SSE) this process holds open;
+* `sabot_live_subscribers`: live event streams (SSE) this process holds open, and
+  `sabot_live_refusals_total{reason}` the streams refused (`per-address`, `total`;
+  `api.live_limits`); `sabot_live_reads_total{kind}`: reads of a table's new events for its
+  streams (`shared`: one a wake-up for all the table's streams, `catch-up`: a stream joining
+  behind; `api.live_readers`);
 * `sabot_queue_depth{queue}`: tasks waiting for a worker in the queue this process sends to
   (the length of its Redis list, or the embedded broker's message files); left out of a
   scrape, with a warning logged, while the broker does not answer.
@@ -54,6 +58,10 @@ class Metrics:
                                  registry=self.registry)
         self.subscribers = Gauge("sabot_live_subscribers", "live event streams (SSE) open",
                                  registry=self.registry)
+        self.live_refusals = Counter("sabot_live_refusals", "live event streams refused",
+                                     ["reason"], registry=self.registry)
+        self.live_reads = Counter("sabot_live_reads", "reads of a table's new events for its "
+                                  "live streams", ["kind"], registry=self.registry)
         self.registry.register(_StoreGauges(views))
         self.registry.register(_QueueDepth(broker))
 

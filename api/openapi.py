@@ -138,6 +138,9 @@ _MEANINGS = {
     413: "the body is too large",
     422: "a field of the wrong type or value, a rule of the game refused, or a command id "
          "already used on another table",
+    429: "this client address holds as many live streams as it may (see Retry-After)",
+    503: "the store does not answer, or the server holds as many live streams as it may "
+         "(see Retry-After)",
 }
 
 

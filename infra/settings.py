@@ -10,6 +10,8 @@
 | `SABOT_OUTBOX_RETENTION` | 86400: seconds a dispatched follow-up effect is kept |
 | `SABOT_WRITERS_WAIT_SECONDS` | 10: a checkpoint's or a view's wait for writers |
 | `SABOT_IDLE_IN_TRANSACTION_SECONDS` | 5: a session idle in a transaction ends |
+| `SABOT_LIVE_PER_ADDRESS` | 20: live event streams (SSE) one client address may hold open |
+| `SABOT_LIVE_TOTAL`    | 2000: live event streams an API process holds open in all |
 
 The secret key seals shoe seeds (see `infra.store.vault`): losing it makes sealed seeds unreadable,
 leaking it makes them readable before their reveal. A generated key file is created with mode
@@ -40,6 +42,9 @@ DEFAULT_WRITERS_WAIT = 10.0
 MAX_WRITERS_WAIT = 3600.0
 DEFAULT_IDLE_IN_TRANSACTION = 5.0  # eventsourcing's own default, now named
 MAX_IDLE_IN_TRANSACTION = 24 * 3600.0
+DEFAULT_LIVE_PER_ADDRESS = 20
+DEFAULT_LIVE_TOTAL = 2000
+MAX_LIVE_STREAMS = 1_000_000
 
 _TRUE = frozenset({"1", "true", "yes", "on", "y", "t"})
 _FALSE = frozenset({"", "0", "false", "no", "off", "n", "f"})
@@ -131,6 +136,23 @@ def idle_in_transaction(environ: Mapping[str, str] | None = None) -> float:
     and the readers waiting for it, no longer than that."""
     return _seconds("SABOT_IDLE_IN_TRANSACTION_SECONDS", DEFAULT_IDLE_IN_TRANSACTION,
                     MAX_IDLE_IN_TRANSACTION, environ)
+
+
+def live_limits(environ: Mapping[str, str] | None = None) -> tuple[int, int]:
+    """How many live event streams (SSE) one client address may hold open in an API process
+    (`SABOT_LIVE_PER_ADDRESS`), and how many the process holds in all (`SABOT_LIVE_TOTAL`)."""
+    return (_count("SABOT_LIVE_PER_ADDRESS", DEFAULT_LIVE_PER_ADDRESS, environ),
+            _count("SABOT_LIVE_TOTAL", DEFAULT_LIVE_TOTAL, environ))
+
+
+def _count(name: str, default: int, environ: Mapping[str, str] | None) -> int:
+    text = (os.environ if environ is None else environ).get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or not 0 < int(text) <= MAX_LIVE_STREAMS:
+        raise SettingsError(f"{name} must be a whole number in [1, {MAX_LIVE_STREAMS}], "
+                            f"not {text!r}")
+    return int(text)
 
 
 def _seconds(name: str, default: float, maximum: float,

@@ -108,18 +108,19 @@ def api(postgres_url: str) -> Iterator[Api]:
 
 
 class Game:
-    """A family-game table `t1`: alice holds the banker's hand, bob the punter's."""
+    """A family-game table (`t1` unless named): alice holds the banker's hand, bob the
+    punter's."""
 
-    def __init__(self, api: Api) -> None:
+    def __init__(self, api: Api, name: str = "t1") -> None:
         self.api = api
         self.organiser = api.token(Role.ORGANISER)
-        self.croupier = api.token(Role.CROUPIER, tables=("t1",))
+        self.croupier = api.token(Role.CROUPIER, tables=(name,))
         self.alice = api.token(Role.PLAYER, player="alice")
         self.bob = api.token(Role.PLAYER, player="bob")
         self.carol = api.token(Role.PLAYER, player="carol")
         self.auditor = api.token(Role.AUDITOR)
         opened = api.call("POST", "/tables", self.organiser,
-                          json={"name": "t1", "variant": "simplified",
+                          json={"name": name, "variant": "simplified",
                                 "settings": {"min_stake": 5}})
         assert opened.status_code == 201, opened.text
         self.table_id = opened.json()["table_id"]

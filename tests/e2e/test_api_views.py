@@ -17,7 +17,7 @@ import httpx
 import pytest
 from eventsourcing.persistence import OperationalError
 
-from api import routes_live
+from api import live_readers
 from api.tokens import Role
 from domain.table.commands import ShuffleShoe
 from infra.services.tables import Conflict, TableService
@@ -188,7 +188,7 @@ def listen(api: Api, path: str, token: str | None, until: int,
 
 def test_live_events_as_each_caller_may_see_them(api: Api, game: Game,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(routes_live, "POLL_SECONDS", 60.0)  # only a wake-up can deliver in time
+    monkeypatch.setattr(live_readers, "POLL_SECONDS", 60.0)  # only a wake-up can deliver in time
     game.to_betting()
     version = game.view(None)["version"]
     public: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
@@ -240,7 +240,7 @@ def test_a_view_shows_another_process_s_write_at_once(api: Api, game: Game) -> N
 def test_live_events_written_by_another_process(api: Api, game: Game,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """Events not sent through this API (a worker, the CLI) arrive by the poll."""
-    monkeypatch.setattr(routes_live, "POLL_SECONDS", 0.3)
+    monkeypatch.setattr(live_readers, "POLL_SECONDS", 0.3)
     got: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
     reader = threading.Thread(target=listen,
                               args=(api, f"/tables/{game.table_id}/events", None, 1, got))
@@ -257,7 +257,7 @@ def test_a_write_by_a_worker_wakes_live_pages_at_once(postgres_url: str, redis_u
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker's service publishes its commands' wake-ups (from the outbox) on Redis, where
     the API's channels listen: no poll needed."""
-    monkeypatch.setattr(routes_live, "POLL_SECONDS", 60.0)  # only a wake-up can deliver in time
+    monkeypatch.setattr(live_readers, "POLL_SECONDS", 60.0)  # only a wake-up can deliver in time
     with serving(a_service(postgres_url), broker_url=redis_url) as on_redis:
         game = Game(on_redis)
         got: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
