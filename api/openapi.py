@@ -138,6 +138,7 @@ _MEANINGS = {
     413: "the body is too large",
     422: "a field of the wrong type or value, a rule of the game refused, or a command id "
          "already used on another table",
+    429: "too many tries from this address: wait the Retry-After seconds",
 }
 
 
