@@ -125,10 +125,10 @@ def test_a_player_types_name_and_pin_in_the_lobby_and_an_expired_link_says_so(
     lobby.goto(api.base_url + "/")
     lobby.get_by_label("your name").fill("cat")
     lobby.get_by_label("PIN").fill("999999" if made["pin"] != "999999" else "111111")
-    lobby.get_by_role("button", name="Sign in with my slip").click()
+    lobby.get_by_role("button", name="Enter with my PIN").click()
     expect(lobby.locator("#error")).to_contain_text("not known", timeout=WAIT_MS)
     lobby.get_by_label("PIN").fill(made["pin"])
-    lobby.get_by_role("button", name="Sign in with my slip").click()
+    lobby.get_by_role("button", name="Enter with my PIN").click()
     expect(lobby).to_have_url(re.compile(r"/player\?table="), timeout=WAIT_MS)
     expect(lobby.locator("#name")).to_contain_text("· cat", timeout=WAIT_MS)
 
