@@ -147,9 +147,11 @@ class SignInCodes:
                 f" FROM {{sign_in_codes}} WHERE {where} ORDER BY created_at DESC LIMIT 1",
                 (value,)).fetchone()
             refusal = _refusal(row, now)
-            if refusal is None:
-                self.database.execute(cursor, "UPDATE {sign_in_codes} SET used_at = ?"
-                                      " WHERE code_hash = ?", (now.isoformat(), row["code_hash"]))
+            if refusal is None and not self.database.execute(  # a concurrent use won: used
+                    cursor, "UPDATE {sign_in_codes} SET used_at = ? WHERE code_hash = ?"
+                    " AND used_at IS NULL RETURNING code_hash",
+                    (now.isoformat(), row["code_hash"])).fetchall():
+                refusal = Refusal.USED
         slip = str(row["code_hash"])[:ID_DIGITS] if row is not None else None
         if refusal is not None:
             log.warning("sign-in refused", extra={"slip": slip, "rule": refusal.value})

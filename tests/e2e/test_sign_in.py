@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import httpx
 import pytest
 
 from api.cli import main
-from api.sign_in import SignInCodes
+from api.sign_in import SignInCodes, SignInRefused
 from api.tokens import Role
 from tests.e2e.test_api import Api
 
@@ -183,3 +184,22 @@ def test_the_cli_makes_slips(api: Api, postgres_url: str, tmp_path: Path,
     assert capsys.readouterr().out.startswith("ben ")
     assert main(["tournament", "sign-in", "friday", "zed", *db]) == 1
     assert "zed is not registered in friday" in capsys.readouterr().err
+
+
+def test_a_code_redeemed_twice_at_once_signs_in_once(api: Api) -> None:
+    """Eight browsers open the same link together: one is signed in, the others are told the
+    slip was used (the use is one conditional update, not a read then a write)."""
+    a_tournament(api)
+    codes = SignInCodes(api.service.database, api.store)
+    code, _, _ = codes.issue(api.call("GET", "/tournaments/friday").json()["id"], "ann")
+
+    def redeem(_: int) -> str:
+        try:
+            return codes.redeem_code(code).player
+        except SignInRefused as refused:
+            return refused.refusal.value
+
+    with ThreadPoolExecutor(8) as pool:
+        outcomes = sorted(pool.map(redeem, range(8)))
+    assert outcomes == ["ann"] + ["sign-in-used"] * 7
+    assert len([t for t in api.store.issued() if t.grant.player == "ann"]) == 1
