@@ -23,6 +23,7 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Request, Response, get, post
 from litestar.datastructures import Cookie, State
+from litestar.exceptions import ValidationException
 from litestar.params import JSONBody, PathParameter, QueryParameter
 from litestar.response import Redirect
 
@@ -32,7 +33,7 @@ from api.openapi import problems
 from api.problems import ApiProblem
 from api.routes_page import POLICY
 from api.routes_tables import blocking, grant_of
-from api.routes_tournaments import _service, organiser
+from api.routes_tournaments import _invalid_body, _service, organiser
 from api.sign_in import SESSION_LIFETIME, SignInCodes, SignInRefused, Slip, landing, make_slips
 from api.tokens import TokenStore
 
@@ -92,7 +93,8 @@ async def sign_in_link(request: Request[Any, Any, State], code: Code) -> Respons
 
 @post("/sign-in/pin", status_code=200, tags=["sign-in"],
       summary="Sign this browser in with a player's name and slip PIN",
-      responses=problems(400, 401, 422, 429))
+      responses=problems(400, 401, 422, 429),
+      exception_handlers={ValidationException: _invalid_body})
 async def sign_in_pin(request: Request[Any, Any, State],
                       data: JSONBody[PinSignIn]) -> Response[Landing]:
     tries: Attempts = request.app.state.sign_in_tries
