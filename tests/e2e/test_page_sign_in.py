@@ -78,7 +78,7 @@ def test_the_organiser_prints_slips_and_a_player_signs_in_by_link_on_a_phone(
     expect(slips.first).to_be_visible()
     pdf = PdfReader(io.BytesIO(page.pdf(format="A4", print_background=True)))
     text = pdf.pages[0].extract_text()
-    assert len(pdf.pages) == 1, text  # one A4 page
+    assert len(pdf.pages) == 1, text  # six slips: one A4 page
     assert len(re.findall(r"PIN \d", text)) == len(PLAYERS), text
     assert all(p.upper() in text.upper() for p in PLAYERS), text
     page.emulate_media(media="screen")

@@ -23,12 +23,12 @@ from tests.e2e.test_api import Api
 
 pytestmark = pytest.mark.postgres
 
-PLAYERS = ("ann", "ben", "cat", "dan")
+PLAYERS = ("ann", "ben", "cat", "dan", "eve", "fay")
 
 
 def a_tournament(api: Api, name: str = "friday", start: bool = True) -> str:
-    """A tournament with four players and a house bot, seated when `start`; the organiser's
-    token."""
+    """A tournament with six players (a printed page of slips) and a house bot, seated when
+    `start`; the organiser's token."""
     organiser = api.token(Role.ORGANISER)
     made = api.call("POST", "/tournaments", organiser, json={
         "name": name, "preset": "punto-banco-heats", "tables": 1, "coups_per_round": 2})
@@ -173,7 +173,8 @@ def test_the_cli_makes_slips(api: Api, postgres_url: str, tmp_path: Path,
     assert main(["tournament", "sign-in", "friday", "--all", "--url", "http://room:8000",
                  "--qr", str(tmp_path), *db]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(PLAYERS) + 1 and lines[-1].startswith("made 4 sign-in slips")
+    assert len(lines) == len(PLAYERS) + 1
+    assert lines[-1].startswith(f"made {len(PLAYERS)} sign-in slips for friday")
     ann = next(line for line in lines if line.startswith("ann "))
     pin = re.search(r"PIN (\d{6})", ann)
     assert pin is not None and "http://room:8000/sign-in?code=" in ann
