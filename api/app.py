@@ -6,8 +6,9 @@ Routes: `/health` and `/ready` (`api.routes_health`), the tables resource
 (`api.routes_views`: tables, rotation, recall, roads, and `/me`), the tableau's look-ahead
 (`api.routes_tableau`), disputes, corrections and coup dossiers (`api.routes_disputes`), the
 pages at `/` (`api.routes_page`), the printable results sheet at `/results`
-(`api.routes_sheet`); the OpenAPI document at `/schema/openapi.json`, rendered at
-`/schema` from files the app serves itself (`api.openapi_page`). Bodies are msgspec structs
+(`api.routes_sheet`), the sign-in slips and links (`api.routes_sign_in`); the OpenAPI
+document at `/schema/openapi.json`, rendered at `/schema` from files the app serves itself
+(`api.openapi_page`). Bodies are msgspec structs
 (`api.schemas`); every refusal is an RFC 9457 problem (`api.problems`); callers are known by
 bearer tokens kept hashed in the same database (`api.tokens`, `api.auth`). The database:
 `database_url`, else `$SABOT_DATABASE_URL`, else the default. Every request has an id,
@@ -22,6 +23,7 @@ from litestar import Litestar
 from litestar.datastructures import State
 
 from api.allow import allow_every_method
+from api.attempts import Attempts
 from api.deadlines import DeadlineClock
 from api.idempotency import Idempotency
 from api.live import channels_plugin, wake_through
@@ -39,10 +41,12 @@ from api.routes_live import table_events
 from api.routes_page import page, role_page, static_router
 from api.routes_results import publish_tournament_results, tournament_disputes_list
 from api.routes_sheet import results_sheet
+from api.routes_sign_in import every_slip, player_slip, sign_in_link, sign_in_pin, sign_out
 from api.routes_tableau import table_tableau
 from api.routes_tables import TablesController
 from api.routes_tournaments import TournamentsController
 from api.routes_views import list_tables, table_recall, table_roads, table_rotation, who_am_i
+from api.sign_in import SignInCodes
 from api.tokens import TokenStore
 from api.view_reader import ViewReader
 from infra.services.application import open_service
@@ -77,9 +81,13 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
                         tournament_disputes_list, publish_tournament_results,
                         # the pages and what they read (api.routes_page, api.routes_views)
                         table_roads, table_tableau, list_tables, who_am_i, page, role_page,
-                        results_sheet, static_router()],
+                        results_sheet, static_router(),
+                        # signing in by slip (api.routes_sign_in)
+                        player_slip, every_slip, sign_in_link, sign_in_pin, sign_out],
         plugins=[channels],
         state=State({"service": service, "tokens": tokens, "views": views,
+                     "sign_in_codes": SignInCodes(service.database, tokens),
+                     "sign_in_tries": Attempts(limit=5, window=60.0),
                      "tournaments": Tournaments(service), "metrics": metered,
                      "live_readers": live,
                      "live_limits": LiveLimits(metered.subscribers, metered.live_refusals),

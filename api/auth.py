@@ -1,6 +1,13 @@
 """Who is calling and what they may do: bearer tokens to grants, grants to permissions.
 
-No `Authorization` header: the caller is anonymous (may read what the public sees). A header
+The token comes from the `Authorization: Bearer` header, else from the HttpOnly cookie
+`sabot_session` that a sign-in slip sets (`api.sign_in`, `api.routes_sign_in`). A request
+authenticated by the cookie that is not a read (GET, HEAD) must carry the header
+`X-Requested-With` (the pages' scripts send it on every call): a page of another site can make
+a browser send the cookie, but not that header without the CORS preflight this API never
+grants (403 `cross-site-request` otherwise); the cookie is also `SameSite=Strict`.
+
+No token at all: the caller is anonymous (may read what the public sees). A header
 that is not `Bearer <token>`, a token never issued, expired or revoked: 401. Then, by role:
 
 | role      | open tables | table commands                                   | reads        |
@@ -24,6 +31,7 @@ nobody can take a command id before its rightful sender and make the real comman
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from api.problems import ApiProblem
@@ -47,6 +55,27 @@ ORGANISER_STEPS = frozenset({"seat", "leave", "adjust-chips"})
 FULL_VIEW = frozenset({Role.ORGANISER, Role.AUDITOR})
 
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="sabot"'}
+
+SESSION_COOKIE = "sabot_session"
+CSRF_HEADER = "X-Requested-With"
+READS = frozenset({"GET", "HEAD"})
+
+
+def credentials(headers: Mapping[str, str], cookies: Mapping[str, str],
+                method: str) -> str | None:
+    """The `Authorization` header's value, else the sign-in cookie's token as a bearer one
+    (a write by cookie without `X-Requested-With`: 403), else None."""
+    authorization = headers.get("Authorization")
+    if authorization is not None:
+        return authorization
+    token = cookies.get(SESSION_COOKIE)
+    if not token:
+        return None
+    if method.upper() not in READS and not headers.get(CSRF_HEADER):
+        raise ApiProblem(403, f"a request signed in by cookie that changes anything carries "
+                         f"the {CSRF_HEADER} header (the pages send it)",
+                         rule="cross-site-request")
+    return f"Bearer {token}"
 
 
 def authenticate(tokens: TokenStore, authorization: str | None,

@@ -138,7 +138,7 @@ _MEANINGS = {
     413: "the body is too large",
     422: "a field of the wrong type or value, a rule of the game refused, or a command id "
          "already used on another table",
-    429: "this client address holds as many live streams as it may (see Retry-After)",
+    429: "too many live streams or tries from this client address (see Retry-After)",
     503: "the store does not answer, or the server holds as many live streams as it may "
          "(see Retry-After)",
 }

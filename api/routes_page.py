@@ -8,12 +8,15 @@
     /?tournament=NAME           a tournament's big screen (public)
     /?table=NAME                a table's big screen too (the first page's address)
     /results?tournament=NAME    the printable results sheet (made on the server: api.routes_sheet)
+    /slips?tournament=NAME      the players' sign-in slips, made and printed (the organiser's)
 
 Each page is plain HTML with one script that reads the API as its user may: the token typed
 in the lobby is kept in the tab's `sessionStorage` and sent as `Authorization: Bearer`, never
-in an address. The pages follow a table through its event stream, read with `fetch` (so that
-the token goes with it), and say when the connection is lost and when it is back. The
-Content-Security-Policy allows only this origin's scripts, styles and requests.
+in an address; a browser signed in by a slip (`api.routes_sign_in`) carries its token in an
+HttpOnly cookie instead, for every tab. The pages follow a table through its event stream,
+read with `fetch` (so that the token goes with it), and say when the connection is lost and
+when it is back. The Content-Security-Policy allows only this origin's scripts, styles and
+requests.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ POLICY = {"Content-Security-Policy": "default-src 'self'; object-src 'none'; "
                                      "base-uri 'none'; frame-ancestors 'none'"}
 
 PAGES = {"/screen": "screen.html", "/croupier": "croupier.html", "/player": "player.html",
-         "/organiser": "organiser.html"}
+         "/organiser": "organiser.html", "/slips": "slips.html"}
 
 
 def _html(name: str) -> File:

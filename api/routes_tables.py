@@ -66,9 +66,14 @@ async def blocking(fn: Callable[..., T], *args: Any) -> T:
 
 
 async def grant_of(request: Request[Any, Any, State]) -> Grant:
-    """The caller's grant, from the `Authorization` header (the OpenAPI `bearer` scheme)."""
+    """The caller's grant, from the `Authorization` header (the OpenAPI `bearer` scheme) or
+    the sign-in cookie (`api.auth.credentials`)."""
     tokens: TokenStore = request.app.state.tokens
-    return await blocking(auth.authenticate, tokens, request.headers.get("Authorization"))
+    return await blocking(auth.authenticate, tokens, credentials_of(request))
+
+
+def credentials_of(request: Request[Any, Any, State]) -> str | None:
+    return auth.credentials(request.headers, request.cookies, request.method)
 
 
 FRESHNESS = ("SELECT (SELECT generation FROM {api_token_generation}) AS generation,"
@@ -172,7 +177,7 @@ class TablesController(Controller):
     async def show_table(self, request: Request[Any, Any, State], table: TableRef) -> TableView:
         tokens: TokenStore = request.app.state.tokens
         service = self._service(request)
-        authorization = request.headers.get("Authorization")
+        authorization = credentials_of(request)
 
         def show() -> TableView:  # the token and the table in one worker thread
             table_id = table_id_of(table)

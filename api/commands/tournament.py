@@ -13,6 +13,7 @@
     sabot tournament standings ID [--json | --csv]
     sabot tournament results ID [--json | --csv]   # GET /tournaments/{id}/results, as JSON or CSV
     sabot tournament publish ID              # the results final (no dispute open)
+    sabot tournament sign-in ID (PLAYER | --all) [--url URL] [--qr DIR] [--json]
     sabot tournament preview (--preset P | --format FILE) --players N [--runs K] [--json]
 
 ID is a tournament's UUID or its name. Each command that changes a tournament prints one line
@@ -22,11 +23,15 @@ refusal names what was typed (`no tournament 'fridya'`). `--format FILE` is a JS
 reproducible, for demos and tests only; without it they come from the operating system's
 CSPRNG. A refusal of the rules prints one line and exits 1; bad usage exits 2. The commands
 act as the organiser; `sabot worker` (or `sabot serve`) directs the rounds once started.
+`sign-in` makes sign-in slips (`api.sign_in`): for each player a line with the PIN and the link
+(on `--url`, the address players open: default `$SABOT_PUBLIC_URL`, else
+http://127.0.0.1:8000), and with `--qr DIR` the QR code as DIR/PLAYER.svg.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import uuid
 from collections.abc import Callable
@@ -39,6 +44,8 @@ from api.commands import SUMMARIES
 from api.commands._common import add_database, add_seed, progress
 from api.commands._views import add_output, print_json
 from api.csv_files import RESULT_COLUMNS, STANDING_COLUMNS, as_csv
+from api.sign_in import SignInCodes, make_slips
+from api.tokens import TokenStore
 from domain.actors import ORGANISER
 from domain.errors import DomainError, NotFound
 from domain.tournament.presets import PRESETS, preset
@@ -54,6 +61,7 @@ from projections.runner import Runner
 from projections.standings import tournament_standings
 
 EXIT_REFUSED = 1
+DEFAULT_URL = "http://127.0.0.1:8000"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -109,6 +117,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     command("results", "finishing positions and prizes, the winner first", _results,
             json=True, csv=True)
     command("publish", "publish the finished tournament's results", _publish)
+    slips = command("sign-in", "sign-in slips: a link, its QR code and a PIN a player",
+                    _sign_in, json=True)
+    who = slips.add_mutually_exclusive_group(required=True)
+    who.add_argument("player", metavar="PLAYER", nargs="?")
+    who.add_argument("--all", action="store_true", help="every registered player")
+    slips.add_argument("--url", default=os.environ.get("SABOT_PUBLIC_URL", DEFAULT_URL),
+                       help="the server's address as players open it")
+    slips.add_argument("--qr", type=Path, metavar="DIR", help="write each QR code there")
     look = command("preview", "play a format K times with bots: duration, stacks, play-offs",
                    _preview, ident=False, json=True)
     chosen = look.add_mutually_exclusive_group(required=True)
@@ -224,6 +240,27 @@ def _register(args: argparse.Namespace) -> int:
     else:
         service.unregister(tournament_id, args.player, command_id=_command_id("unregister"))
         print(f"unregistered {args.player} from {service.state(tournament_id).name}")
+    return 0
+
+
+def _sign_in(args: argparse.Namespace) -> int:
+    service = _service(args)
+    codes = SignInCodes(service.service.database, TokenStore(service.service.database))
+    made = make_slips(service, codes, args.id, None if args.all else args.player,
+                      args.url.rstrip("/"))
+    if args.qr is not None:
+        args.qr.mkdir(parents=True, exist_ok=True)
+        for slip in made:
+            (args.qr / f"{slip.player}.svg").write_text(slip.qr_svg)
+    if args.json:
+        print_json(made)
+        return 0
+    for slip in made:
+        place = f"table {slip.table} seat {slip.seat}" if slip.table else "not seated"
+        print(f"{slip.player:<20} PIN {slip.pin}  {place:<22} {slip.link}")
+    print(f"made {len(made)} sign-in slip{'s' if len(made) != 1 else ''} for "
+          f"{service.state(tournament_id_of(args.id)).name}, good until "
+          f"{made[0].expires_at.isoformat(timespec='minutes') if made else '-'}")
     return 0
 
 

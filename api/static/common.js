@@ -24,8 +24,10 @@ const Sabot = (() => {
     clear: () => sessionStorage.removeItem(TOKEN_KEY),
   };
 
+  // Every call says it comes from these pages' scripts: the API requires it of a write signed
+  // in by the sign-in cookie (a page of another site cannot add it).
   function headers(extra) {
-    const sent = { ...(extra || {}) };
+    const sent = { "X-Requested-With": "sabot", ...(extra || {}) };
     const held = token.get();
     if (held) sent.Authorization = `Bearer ${held}`;
     return sent;

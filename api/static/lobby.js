@@ -1,5 +1,6 @@
 // The lobby: the tables (and tournaments) with links to the pages the caller may use, and
-// signing in with a token. There is no lobby stream: the lists are read again every POLL_MS.
+// signing in with a slip's name and PIN or with a token. There is no lobby stream: the lists
+// are read again every POLL_MS.
 "use strict";
 
 (() => {
@@ -55,14 +56,12 @@
 
   async function whoAmI() {
     me = { role: "anonymous", player: null, tables: [] };
-    if (Sabot.token.get()) {
-      try {
-        me = await api("/me");
-        byId("error").textContent = "";
-      } catch (error) {
-        Sabot.token.clear();
-        byId("error").textContent = error.message;
-      }
+    try {  // a token of this tab, else the sign-in cookie of this browser, else nobody
+      me = await api("/me");
+      byId("error").textContent = "";
+    } catch (error) {
+      Sabot.token.clear();
+      byId("error").textContent = error.message;
     }
     byId("who").textContent = me.role === "anonymous" ? "not signed in: the public view"
       : `signed in as ${me.role}${me.player ? ` ${me.player}` : ""}`;
@@ -77,8 +76,21 @@
     await whoAmI();
     renderTables(await api("/tables"));
   });
+  byId("pin-signin").addEventListener("submit", async event => {
+    event.preventDefault();
+    try {
+      const landing = await api("/sign-in/pin", { player: byId("pin-player").value.trim(),
+                                                  pin: byId("pin").value.trim() });
+      Sabot.token.clear();  // the cookie speaks for this browser now
+      location.assign(landing.page);
+    } catch (error) {
+      byId("error").textContent = error.message;
+      byId("pin").value = "";
+    }
+  });
   byId("signout").addEventListener("click", async () => {
     Sabot.token.clear();
+    await api("/sign-out", {}).catch(() => {});
     await whoAmI();
     renderTables(await api("/tables"));
   });

@@ -53,6 +53,7 @@
     byId("pause").disabled = t.status !== "running";
     byId("resume").disabled = t.status !== "paused";
     byId("screen-link").href = `/?tournament=${encodeURIComponent(t.name)}`;
+    byId("slips-link").href = `/slips?tournament=${encodeURIComponent(t.name)}`;
     byId("tables").replaceChildren(...t.tables.map(line => {
       const q = `?table=${encodeURIComponent(line.name)}`;
       const item = el("li");

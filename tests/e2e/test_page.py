@@ -171,7 +171,8 @@ def test_the_pages_and_their_assets(api: Api) -> None:  # noqa: F811
     the package; no script writes HTML; nothing outside `api/static` is served."""
     pages = {"/": "lobby.js", "/?table=x": "screen.js", "/screen?table=x": "screen.js",
              "/croupier?table=x": "croupier.js", "/player?table=x": "player.js",
-             "/organiser": "organiser.js", "/?tournament=x": "tournament.js"}
+             "/organiser": "organiser.js", "/?tournament=x": "tournament.js",
+             "/slips?tournament=x": "slips.js"}
     for path, script in pages.items():
         page = api.call("GET", path)
         assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")

@@ -39,7 +39,12 @@ import msgspec
 
 from infra.errors import StoreError
 from infra.store.database import Database
-from infra.store.migrations import v001_initial, v002_token_generation, v003_partition_homes
+from infra.store.migrations import (
+    v001_initial,
+    v002_token_generation,
+    v003_partition_homes,
+    v004_sign_in_codes,
+)
 
 
 class Step(Protocol):
@@ -49,7 +54,8 @@ class Step(Protocol):
     def apply(self, database: Database, cursor: Any) -> None: ...
 
 
-STEPS: tuple[Step, ...] = (v001_initial, v002_token_generation, v003_partition_homes)
+STEPS: tuple[Step, ...] = (v001_initial, v002_token_generation, v003_partition_homes,
+                          v004_sign_in_codes)
 LATEST = STEPS[-1].VERSION
 
 VERSION_TABLE = ("CREATE TABLE IF NOT EXISTS {schema_version} (version INTEGER PRIMARY KEY,"

@@ -1,0 +1,206 @@
+"""Sign-in slips over real HTTP and the real CLI: only the organiser makes them, one call makes
+every player's; a link signs its own player in once (an HttpOnly, SameSite=Strict cookie that
+the API takes as a bearer token, a write by cookie only with `X-Requested-With`), a used,
+expired, withdrawn or unknown code is a page saying so; the cookie's token is revoked like any
+token; a PIN with the name does what the link does, a few tries a minute per address."""
+
+from __future__ import annotations
+
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from api.cli import main
+from api.sign_in import SignInCodes, SignInRefused
+from api.tokens import Role
+from tests.e2e.test_api import Api
+
+pytestmark = pytest.mark.postgres
+
+PLAYERS = ("ann", "ben", "cat", "dan", "eve", "fay")
+
+
+def a_tournament(api: Api, name: str = "friday", start: bool = True) -> str:
+    """A tournament with six players (a printed page of slips) and a house bot, seated when
+    `start`; the organiser's token."""
+    organiser = api.token(Role.ORGANISER)
+    made = api.call("POST", "/tournaments", organiser, json={
+        "name": name, "preset": "punto-banco-heats", "tables": 1, "coups_per_round": 2})
+    assert made.status_code == 201, made.text
+    for player in PLAYERS:
+        assert api.call("POST", f"/tournaments/{name}/players", organiser,
+                        json={"player": player}).status_code == 201
+    assert api.call("POST", f"/tournaments/{name}/players", organiser,
+                    json={"player": "robo", "bot": True}).status_code == 201
+    if start:
+        started = api.call("POST", f"/tournaments/{name}/start", organiser)
+        assert started.status_code == 200, started.text
+    return organiser
+
+
+def slip(api: Api, organiser: str, player: str, tournament: str = "friday") -> dict[str, Any]:
+    made = api.call("POST", f"/tournaments/{tournament}/players/{player}/sign-in", organiser)
+    assert made.status_code == 201, made.text
+    body: dict[str, Any] = made.json()
+    return body
+
+
+def open_link(link: str) -> httpx.Response:
+    return httpx.get(link, follow_redirects=False, timeout=10)
+
+
+def as_browser(api: Api, method: str, path: str, cookie: str, **options: Any) -> httpx.Response:
+    return httpx.request(method, api.base_url + path, cookies={"sabot_session": cookie},
+                         timeout=10, **options)
+
+
+def test_only_the_organiser_makes_slips_one_or_every_player_s(api: Api) -> None:
+    organiser = a_tournament(api)
+    path = "/tournaments/friday/players/ann/sign-in"
+    player = api.call("POST", path, api.token(Role.PLAYER, player="ann"))
+    assert (player.status_code, player.json()["rule"]) == (403, "organiser-only")
+    assert api.call("POST", path).status_code == 401
+    assert api.call("POST", "/tournaments/friday/sign-in",
+                    api.token(Role.CROUPIER, tables=("t1",))).status_code == 403
+    one = slip(api, organiser, "ann")
+    assert one["player"] == "ann" and re.fullmatch(r"\d{6}", one["pin"])
+    assert one["link"].startswith(api.base_url + "/sign-in?code=")
+    assert one["qr_svg"].startswith("<svg") and "<path" in one["qr_svg"]
+    assert one["table"] is not None and one["seat"] is not None
+    every = api.call("POST", "/tournaments/friday/sign-in", organiser)
+    assert every.status_code == 201
+    slips = every.json()
+    assert sorted(s["player"] for s in slips) == sorted(PLAYERS)  # the house bot needs none
+    assert len({s["link"] for s in slips}) == len(PLAYERS)
+    unknown = api.call("POST", "/tournaments/friday/players/zed/sign-in", organiser)
+    assert (unknown.status_code, unknown.json()["rule"]) == (404, "unknown-player")
+    assert open_link(one["link"]).status_code == 410  # withdrawn by the slips made since
+
+
+def test_a_link_signs_its_player_in_once_by_a_cookie_the_api_takes(api: Api) -> None:
+    organiser = a_tournament(api)
+    made = slip(api, organiser, "ann")
+    opened = open_link(made["link"])
+    assert opened.status_code == 303
+    assert opened.headers["location"] == f"/player?table={made['table']}"
+    set_cookie = opened.headers["set-cookie"]
+    assert "HttpOnly" in set_cookie and "Path=/" in set_cookie
+    assert "samesite=strict" in set_cookie.lower()
+    cookie = opened.cookies["sabot_session"]
+    me = as_browser(api, "GET", "/me", cookie)
+    assert me.json() == {"role": "player", "player": "ann", "tables": []}
+    # a write by cookie carries X-Requested-With (the pages' scripts send it)
+    body = {"player": "ann"}
+    bare = as_browser(api, "POST", "/tournaments/friday/players", cookie, json=body)
+    assert (bare.status_code, bare.json()["rule"]) == (403, "cross-site-request")
+    sent = as_browser(api, "POST", "/tournaments/friday/players", cookie, json=body,
+                      headers={"X-Requested-With": "sabot"})
+    assert (sent.status_code, sent.json()["rule"]) == (422, "already-registered")  # the rules
+    again = open_link(made["link"])
+    assert again.status_code == 410 and again.headers["content-type"].startswith("text/html")
+    assert "already been used" in again.text and made["pin"] not in again.text
+    # the cookie's token is a token like any other: listed, and revoked
+    issued = [t for t in api.store.issued() if t.grant.player == "ann"]
+    assert len(issued) == 1
+    assert issued[0].expires_at - datetime.now(UTC) <= timedelta(hours=24)  # one evening
+    api.store.revoke(issued[0].id)
+    refused = as_browser(api, "GET", "/me", cookie)
+    assert (refused.status_code, refused.json()["rule"]) == (401, "token-revoked")
+
+
+def test_an_expired_withdrawn_or_unknown_code_is_a_page_saying_so(api: Api) -> None:
+    organiser = a_tournament(api)
+    codes = SignInCodes(api.service.database, api.store)
+    tournament_id = api.call("GET", "/tournaments/friday").json()["id"]
+    code, _, _ = codes.issue(tournament_id, "ben", timedelta(seconds=1))
+    time.sleep(1.1)
+    expired = open_link(f"{api.base_url}/sign-in?code={code}")
+    assert expired.status_code == 410 and "expired" in expired.text
+    assert "set-cookie" not in expired.headers
+    first = slip(api, organiser, "cat")
+    slip(api, organiser, "cat")  # a new slip withdraws the first
+    withdrawn = open_link(first["link"])
+    assert withdrawn.status_code == 410 and "withdrawn" in withdrawn.text
+    unknown = open_link(f"{api.base_url}/sign-in?code=nothing-like-it")
+    assert unknown.status_code == 404 and "not known" in unknown.text
+    assert unknown.headers["content-type"].startswith("text/html")
+
+
+def test_a_pin_with_the_name_signs_in_a_few_tries_a_minute(api: Api) -> None:
+    organiser = a_tournament(api)
+    made = slip(api, organiser, "dan")
+    wrong = api.call("POST", "/sign-in/pin", json={"player": "dan", "pin": "no-pin"})
+    assert (wrong.status_code, wrong.json()["rule"]) == (401, "sign-in-unknown")
+    other = api.call("POST", "/sign-in/pin", json={"player": "ann", "pin": made["pin"]})
+    assert other.status_code == 401  # the PIN is dan's: bound to one player
+    right = api.call("POST", "/sign-in/pin", json={"player": "dan", "pin": made["pin"]})
+    assert right.status_code == 200, right.text
+    assert right.json() == {"player": "dan", "page": f"/player?table={made['table']}"}
+    me = as_browser(api, "GET", "/me", right.cookies["sabot_session"])
+    assert me.json()["player"] == "dan"
+    used = api.call("POST", "/sign-in/pin", json={"player": "dan", "pin": made["pin"]})
+    assert (used.status_code, used.json()["rule"]) == (401, "sign-in-used")
+    guess = {"player": "dan", "pin": "000000"}
+    assert api.call("POST", "/sign-in/pin", json=guess).status_code == 401  # the fifth try
+    limited = api.call("POST", "/sign-in/pin", json=guess)  # the sixth within the minute
+    assert (limited.status_code, limited.json()["rule"]) == (429, "too-many-attempts")
+    assert limited.status_code == 429 and int(limited.headers["retry-after"]) > 0
+    assert open_link(made["link"]).status_code == 410  # the link of a slip used by its PIN
+
+
+def test_sign_out_revokes_the_cookie_s_token(api: Api) -> None:
+    organiser = a_tournament(api, start=False)
+    made = slip(api, organiser, "ann")
+    assert made["table"] is None  # not seated before the draw: the lobby
+    opened = open_link(made["link"])
+    assert opened.headers["location"] == "/"
+    cookie = opened.cookies["sabot_session"]
+    out = as_browser(api, "POST", "/sign-out", cookie, headers={"X-Requested-With": "sabot"})
+    assert out.status_code == 200 and 'sabot_session=""' in out.headers["set-cookie"]
+    assert as_browser(api, "GET", "/me", cookie).status_code == 401
+
+
+def test_the_cli_makes_slips(api: Api, postgres_url: str, tmp_path: Path,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    a_tournament(api)
+    db = ["--database", postgres_url]
+    assert main(["tournament", "sign-in", "friday", "--all", "--url", "http://room:8000",
+                 "--qr", str(tmp_path), *db]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(PLAYERS) + 1
+    assert lines[-1].startswith(f"made {len(PLAYERS)} sign-in slips for friday")
+    ann = next(line for line in lines if line.startswith("ann "))
+    pin = re.search(r"PIN (\d{6})", ann)
+    assert pin is not None and "http://room:8000/sign-in?code=" in ann
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{p}.svg" for p in PLAYERS)
+    signed = api.call("POST", "/sign-in/pin", json={"player": "ann", "pin": pin.group(1)})
+    assert signed.status_code == 200
+    assert main(["tournament", "sign-in", "friday", "ben", *db]) == 0
+    assert capsys.readouterr().out.startswith("ben ")
+    assert main(["tournament", "sign-in", "friday", "zed", *db]) == 1
+    assert "zed is not registered in friday" in capsys.readouterr().err
+
+
+def test_a_code_redeemed_twice_at_once_signs_in_once(api: Api) -> None:
+    """Eight browsers open the same link together: one is signed in, the others are told the
+    slip was used (the use is one conditional update, not a read then a write)."""
+    a_tournament(api)
+    codes = SignInCodes(api.service.database, api.store)
+    code, _, _ = codes.issue(api.call("GET", "/tournaments/friday").json()["id"], "ann")
+
+    def redeem(_: int) -> str:
+        try:
+            return codes.redeem_code(code).player
+        except SignInRefused as refused:
+            return refused.refusal.value
+
+    with ThreadPoolExecutor(8) as pool:
+        outcomes = sorted(pool.map(redeem, range(8)))
+    assert outcomes == ["ann"] + ["sign-in-used"] * 7
+    assert len([t for t in api.store.issued() if t.grant.player == "ann"]) == 1
