@@ -116,7 +116,8 @@
       select.replaceChildren(...spots.map(s => el("option", side(s), null, { value: s })));
     }
     const open = !paused && view.legal_actions.some(a => (a.step === "bet" || a.step === "stake") &&
-      (a.actor === null || a.actor === me)) && me !== view.banker;  // in turn, where bets are
+      (a.actor === null || a.actor === me)) && me !== view.banker &&
+      !view.banco_calls.includes(me);  // in turn, where bets are; a banco is the whole stake
     byId("place").disabled = !open;
     byId("place").textContent = houseBanked() ? "Place bet" : "Stake";
     const seat = view.seats.find(s => s.player === me);
