@@ -116,6 +116,7 @@ class TableView(msgspec.Struct, frozen=True, kw_only=True):
     seats: list[SeatView]
     bets: list[Bet]
     stakes: list[Stake]
+    banco_calls: list[str]  # the players who called banco this coup, in order (said aloud)
     shoe: ShoeView | None
     coup: CoupView | None
     legal_actions: list[ActionView]

@@ -75,7 +75,8 @@ def table_view(table: Table, grant: Grant) -> TableView:
         settings=s.settings, phase=s.phase.value, taille=s.taille, coup_number=s.coup_number,
         banker=s.banker, bank=s.bank, bank_offered_to=s.bank_offered_to,
         seats=[SeatView(x.player, x.chips, x.side, x.standing) for x in s.seats],
-        bets=list(s.bets), stakes=list(s.stakes), shoe=shoe, coup=coup,
+        bets=list(s.bets), stakes=list(s.stakes),
+        banco_calls=list(s.banco_calls), shoe=shoe, coup=coup,
         legal_actions=actions_view(s, grant, legal_actions_of(table)),
     )
 

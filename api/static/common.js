@@ -1,5 +1,6 @@
 // What every page shares: the token of this tab, calls to the API, a table's live stream, the
-// connection status, cards drawn as cards, events told in words, and the decision clock.
+// connection status, cards drawn as cards, events told in words, the turn's clock, requests
+// sent once (`guarded`) and a page for what does not exist (`missing`).
 // Every text from the server goes in through textContent (never HTML).
 "use strict";
 
@@ -33,27 +34,76 @@ const Sabot = (() => {
     return sent;
   }
 
-  // GET (no body) or POST (a body) to the API, or `method`; a problem answer becomes an Error
-  // with its detail.
-  async function api(path, body, method) {
+  // GET (no body) or POST (a body) to the API, or `method`, with an `Idempotency-Key` if
+  // given; a problem answer becomes an Error with its detail, status and rule.
+  async function api(path, body, method, key) {
     const init = body === undefined ? { method: method || "GET", headers: headers() } : {
       method: method || "POST", body: JSON.stringify(body),
-      headers: headers({ "Content-Type": "application/json" }),
+      headers: headers({ "Content-Type": "application/json",
+                         ...(key ? { "Idempotency-Key": key } : {}) }),
     };
     const response = await fetch(path, init);
     const answer = await response.json().catch(() => ({}));
     if (!response.ok) {
       const error = new Error(answer.detail || response.statusText);
       error.status = response.status;
+      error.rule = answer.rule;
       throw error;
     }
     return answer;
   }
 
-  function command(table, kind, fields) {
-    const id = (crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2));
+  const newKey = () => (crypto.randomUUID ? crypto.randomUUID()
+    : [...crypto.getRandomValues(new Uint8Array(16))].map(b => b.toString(16)).join(""));
+
+  // A table's command; `key` (its command id) from `guarded`, else a new one.
+  function command(table, kind, fields, key) {
     return api(`/tables/${encodeURIComponent(table)}/commands`,
-               { kind, command_id: id, ...(fields || {}) });
+               { kind, command_id: key || newKey(), ...(fields || {}) });
+  }
+
+  // `send(key)` once a submission of `control` (a form or a button): its buttons disabled while
+  // it is in flight (a second click does nothing), and one idempotency key for the submission,
+  // kept until the server answers: a retry after a lost answer (or while the first still runs)
+  // sends the same key, and the server records it once. A form changed since is a new key.
+  // Answers the function to call (a submit or click handler), which rejects as `send` does.
+  function guarded(control, send) {
+    let key = null;
+    const isForm = control.tagName === "FORM";
+    if (isForm) control.addEventListener("input", () => { if (!control.dataset.busy) key = null; });
+    return async () => {
+      if (control.dataset.busy) return undefined;
+      control.dataset.busy = "true";
+      const held = (isForm ? [...control.querySelectorAll("button")] : [control])
+        .filter(b => !b.disabled);
+      for (const b of held) b.disabled = true;
+      key = key || newKey();
+      try {
+        const answer = await send(key);
+        key = null;
+        return answer;
+      } catch (error) {
+        if (error.status !== undefined && error.rule !== "idempotency-key-in-use") key = null;
+        throw error;
+      } finally {
+        delete control.dataset.busy;
+        for (const b of held) b.disabled = false;
+      }
+    };
+  }
+
+  // A page for something that does not exist (an unknown table or tournament): its panels
+  // give way to one sentence and a way back, instead of empty forms.
+  function missing(text) {
+    const main = document.querySelector("main");
+    const box = el("section", null, "panel wide missing", { id: "missing" });
+    const back = el("a", "the tables and tournaments", null, { href: "/" });
+    const line = el("p", text, "phase");
+    const way = el("p", "See ");
+    way.append(back, ".");
+    box.append(line, way);
+    main.replaceChildren(box);
+    status(text, "down");
   }
 
   // The connection's state, said plainly in the page's #status (a live region).
@@ -124,7 +174,8 @@ const Sabot = (() => {
     try {
       view = await load();
     } catch (error) {
-      status(error.message, "down");
+      if (error.status === 404) missing(`There is no table “${table}” here.`);
+      else status(error.message, "down");
       return;
     }
     const later = debounce(() => load().catch(e => status(e.message, "down")), 60);
@@ -329,10 +380,14 @@ const Sabot = (() => {
 
   const DECISIONS = new Set(["draw", "stand", "decide"]);
 
-  // The decision clock: while a hand is to decide and the table has a time limit, the seconds
-  // left since the event that made it wait (when the deadline plays the default).
+  const BETS = new Set(["bet", "pass-bet"]);
+
+  // The turn's clock: while a hand is to decide (`decision_seconds`) or a player's turn to bet
+  // runs (`bet_seconds`, a rotating order's turn: its actor is named), the seconds left since
+  // the event that made it wait (when the deadline plays the default or passes the turn).
   function clock(node) {
     let deadline = null;
+    let what = "";
     setInterval(() => {
       if (deadline === null) {
         node.hidden = true;
@@ -340,13 +395,16 @@ const Sabot = (() => {
       }
       const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
       node.hidden = false;
-      node.textContent = `${left} s to decide`;
+      node.textContent = `${left} s to ${what}`;
       node.classList.toggle("urgent", left <= 5);
     }, 250);
     return (view, lastEventAt) => {
-      const limit = view.settings.decision_seconds;
-      const waiting = view.legal_actions.some(a => DECISIONS.has(a.step));
-      deadline = limit && waiting && lastEventAt ? Date.parse(lastEventAt) + limit * 1000 : null;
+      const deciding = view.legal_actions.some(a => DECISIONS.has(a.step));
+      const betting = view.legal_actions.some(a => BETS.has(a.step) && a.actor !== null);
+      const limit = deciding ? view.settings.decision_seconds
+        : betting ? view.settings.bet_seconds : 0;
+      what = deciding ? "decide" : "bet";
+      deadline = limit && lastEventAt ? Date.parse(lastEventAt) + limit * 1000 : null;
     };
   }
 
@@ -371,7 +429,7 @@ const Sabot = (() => {
     return new URLSearchParams(location.search).get("table");
   }
 
-  return { el, token, api, command, status, follow, debounce, cardText, cardName, cardNode,
+  return { el, token, api, command, guarded, missing, status, follow, debounce, cardText, cardName, cardNode,
            side, money, words, outcomeWords, clock, tableParam, handBox, coupHands, seatRows,
            logEvents, feed, phase, live, poll, COMMANDS, SUITS, SUIT_NAMES };
 })();

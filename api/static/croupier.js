@@ -2,7 +2,9 @@
 // shoe's cards picked by rank and suit, and, before a card is confirmed, what the tableau will
 // then require (POST /tables/{table}/tableau, with the cards this console dealt: the API shows a
 // croupier no face-down card, but the croupier who dealt it knows it). The cards dealt are kept
-// in the tab's session storage, per coup.
+// in the tab's session storage, per coup; the "physical shoe" choice in local storage, per
+// table. A step's button is disabled while it is in flight and sends one command id
+// (`Sabot.guarded`); ending the shoe asks first, and sits apart from the other steps.
 "use strict";
 
 (() => {
@@ -20,6 +22,8 @@
     betting: "Bets are open", playing: "The coup is being dealt",
     settled: "Settled: pay the coup", "taille-over": "The shoe is finished: reveal its seed",
   };
+  const PHYSICAL_KEY = `sabot.physical.${table}`;  // "true"/"false", this table's last choice
+  const SET_APART = new Set(["end-taille"]);  // destructive: apart, and asked for first
   let view = null;
   let look = null;  // the tableau's look-ahead for the coup (with the chosen card, if any)
 
@@ -136,7 +140,7 @@
 
   function steps() {
     const physical = view.shoe && view.shoe.physical;
-    let shown = view.legal_actions.filter(a => !PLAYERS_STEPS.has(a.step));
+    let shown = view.legal_actions.filter(a => !PLAYERS_STEPS.has(a.step) && !SET_APART.has(a.step));
     const decide = shown.find(a => a.step === "decide");
     if (decide) {
       const told = look && !chosen() ? look.next.filter(a => a.step === "draw" || a.step === "stand") : [];
@@ -148,7 +152,21 @@
       const button = el("button", label(a.step, a.side, needsCard ? chosen() : null),
                         a.forced ? "forced" : "");
       button.disabled = needsCard && !chosen();
-      button.addEventListener("click", () => act(a));
+      const sendOnce = Sabot.guarded(button, key => act(a, key));
+      button.addEventListener("click", () => sendOnce().catch(() => {}));
+      return button;
+    });
+  }
+
+  // The steps that cannot be undone, apart from the others, each confirmed in a dialog first.
+  function apart() {
+    return view.legal_actions.filter(a => SET_APART.has(a.step)).map(a => {
+      const button = el("button", label(a.step), "secondary danger");
+      const sendOnce = Sabot.guarded(button, key => act(a, key));
+      button.addEventListener("click", () => {
+        if (!confirm("End the shoe now? No more coups are dealt from it; this cannot be undone.")) return;
+        sendOnce().catch(() => {});
+      });
       return button;
     });
   }
@@ -169,7 +187,8 @@
     };
     if (wanted.has("shuffle")) {
       const box = el("input", null, null, { type: "checkbox", id: "physical" });
-      box.checked = true;
+      box.checked = localStorage.getItem(PHYSICAL_KEY) !== "false";  // physical unless unticked here
+      box.addEventListener("change", () => localStorage.setItem(PHYSICAL_KEY, String(box.checked)));
       const item = el("label", null, "inline");
       item.append(box, document.createTextNode(" physical shoe (cards entered by hand)"));
       nodes.push(item);
@@ -185,7 +204,7 @@
     return nodes;
   }
 
-  async function act(a) {
+  async function act(a, key) {
     const card = chosen();
     const physical = view.shoe && view.shoe.physical;
     const value = id => byId(id).value;
@@ -201,7 +220,7 @@
     };
     const [kind, fields] = (bodies[a.step] || (() => [Sabot.COMMANDS[a.step] || a.step, {}]))();
     try {
-      const done = await Sabot.command(table, kind, fields);
+      const done = await Sabot.command(table, kind, fields, key);
       byId("error").textContent = "";
       if (kind === "deal" && physical) {
         const given = done.events.find(e => e.type === "CardDealt" || e.type === "ThirdCardDrawn");
@@ -233,6 +252,7 @@
     const buttons = steps();
     if (waiting.length) buttons.push(el("p", `players may: ${[...new Set(waiting)].join(", ")}`, "limits"));
     byId("steps").replaceChildren(...buttons);
+    byId("apart").replaceChildren(...apart());
     byId("hands").replaceChildren(...Sabot.coupHands(view));
     const mine = Object.entries(dealt()).map(([s, cards]) => `${side(s)}: ${cards.map(cardText).join(" ")}`);
     if (mine.length) byId("hands").append(el("p", `you dealt ${mine.join("; ")}`, "limits"));

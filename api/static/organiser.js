@@ -1,7 +1,10 @@
 // The organiser's console for tournaments, over the tournaments resource (POST /tournaments,
 // /players, /start, /pause, /resume, /interventions, /results/publish; GET /disputes) and the
 // organiser's approval of a dispute's correction (POST /disputes/{id}/approvals). It follows the tournament's tables'
-// streams and reads the tournament again every POLL_MS (`Sabot.poll`).
+// streams and reads the tournament again every POLL_MS (`Sabot.poll`). Its forms send once
+// (`Sabot.guarded`: one idempotency key a submission, the button disabled in flight); a
+// disqualification is confirmed in a dialog first; an unknown tournament is said, not shown
+// as empty forms.
 "use strict";
 
 (() => {
@@ -117,53 +120,72 @@
     byId("results-sheet").href = `/results?tournament=${encodeURIComponent(view.name)}`;
   }
 
+  // The panels of one tournament, shown only once there is one.
+  function shown(there, why) {
+    for (const node of document.querySelectorAll(".per-tournament")) node.hidden = !there;
+    if (!there) byId("summary").textContent = why;
+  }
+
   async function refresh() {
     await loadTournaments();
-    if (!current) return;
-    const view = await api(path());
+    if (!current) {
+      shown(false, "No tournament yet: create one above.");
+      return;
+    }
+    let view;
+    try {
+      view = await api(path());
+    } catch (error) {
+      if (error.status !== 404) throw error;
+      shown(false, `There is no tournament “${current}”: choose one or create it above.`);
+      return;
+    }
+    shown(true);
     renderView(view);
     renderPlayers(await api(`${path()}/standings`), view.status === "registering");
     renderDisputes(await api(`${path()}/disputes`));
     renderResults(view, view.status === "finished" ? await api(`${path()}/results`) : null);
   }
 
-  byId("create").addEventListener("submit", event => {
-    event.preventDefault();
+  // A form's submission, sent once (`Sabot.guarded`) through `run`, if `ask()` (a dialog for
+  // what cannot be undone) does not decline it.
+  function submit(id, send, ask) {
+    const sendOnce = Sabot.guarded(byId(id), send);
+    byId(id).addEventListener("submit", event => {
+      event.preventDefault();
+      if (!byId(id).dataset.busy && (!ask || ask())) run(sendOnce);
+    });
+  }
+
+  submit("create", async key => {
     const body = { name: byId("new-name").value.trim(), preset: byId("preset").value,
                    coups_per_round: optional("coups"), tables: optional("table-count"),
                    starting_chips: optional("chips") };
-    run(async () => {
-      const made = await api("/tournaments", body);
-      current = made.name;
-    });
+    const made = await api("/tournaments", body, "POST", key);
+    current = made.name;
   });
   byId("tournament").addEventListener("change", () => {
     current = byId("tournament").value;
     refresh().catch(() => {});
   });
-  byId("register").addEventListener("submit", event => {
-    event.preventDefault();
+  submit("register", async key => {
     const body = { player: byId("player").value.trim(), bot: byId("bot").checked };
-    run(async () => {
-      await api(`${path()}/players`, body);
-      byId("player").value = "";
-      byId("player").focus();
-    });
+    await api(`${path()}/players`, body, "POST", key);
+    byId("player").value = "";
+    byId("player").focus();
   });
   for (const action of ["start", "pause", "resume"]) {
     byId(action).addEventListener("click", () => run(() => api(`${path()}/${action}`, {})));
   }
   byId("publish").addEventListener("click", () => run(() => api(`${path()}/results/publish`, {})));
-  byId("intervene").addEventListener("submit", event => {
-    event.preventDefault();
+  submit("intervene", async key => {
     const body = { kind: byId("kind").value, reason: byId("reason").value.trim(),
                    player: byId("who-player").value.trim(), delta: Number(byId("delta").value) || 0,
                    table: byId("to-table").value.trim() || null };
-    run(async () => {
-      await api(`${path()}/interventions`, body);
-      byId("reason").value = "";
-    });
-  });
+    await api(`${path()}/interventions`, body, "POST", key);
+    byId("reason").value = "";
+  }, () => byId("kind").value !== "disqualify" ||
+     confirm(`Disqualify ${byId("who-player").value.trim()}? This cannot be undone.`));
 
   async function start() {
     try {
