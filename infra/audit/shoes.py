@@ -27,6 +27,7 @@ from typing import Any
 from uuid import UUID
 
 import msgspec
+from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic
 
 from domain.errors import DomainError
@@ -41,6 +42,10 @@ SHOE_MISMATCH = "shoe mismatch"
 PAGE = 5000
 
 _TOPIC_PREFIX = f"{get_topic(Table)}."  # the topic the record knows it by (domain.topics)
+TABLE_EVENTS_SQL = (
+    "SELECT {nid} AS n, originator_id, originator_version, topic, state FROM {stored_events}"
+    " WHERE {nid} > ? AND topic LIKE ? ORDER BY {nid} LIMIT ?"
+)
 _CARD_EVENTS = (Table.CardBurned, Table.CardDealt, Table.ThirdCardDrawn)
 
 
@@ -192,16 +197,23 @@ def audit_events(events: Iterable[Any]) -> ShoeAuditResult:
 
 
 def table_events(store: Store, page: int = PAGE) -> Iterator[Any]:
-    """Every Table event of the store, decoded, in notification order."""
-    start = 1
+    """Every Table event of the store, decoded, in notification order; read through
+    `store.database`, so within `verify` from the snapshot it verified."""
+    database = store.database
+    after = 0
     while True:
-        notifications = store.recorder.select_notifications(start=start, limit=page)
-        for notification in notifications:
-            if notification.topic.startswith(_TOPIC_PREFIX):
-                yield store.mapper.to_domain_event(notification)
-        if len(notifications) < page:
+        with database.transaction(write=False) as cursor:
+            rows = database.execute(cursor, TABLE_EVENTS_SQL,
+                                    (after, _TOPIC_PREFIX + "%", page)).fetchall()
+        for row in rows:
+            if row["topic"].startswith(_TOPIC_PREFIX):  # LIKE's `_` matches any character
+                yield store.mapper.to_domain_event(StoredEvent(
+                    originator_id=database.from_db_id(row["originator_id"]),
+                    originator_version=row["originator_version"], topic=row["topic"],
+                    state=bytes(row["state"])))
+        if len(rows) < page:
             return
-        start = notifications[-1].id + 1
+        after = rows[-1]["n"]
 
 
 class ShoeAudit:
