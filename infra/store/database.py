@@ -85,27 +85,25 @@ class Database(ABC):
     def transaction(self, *, write: bool) -> AbstractContextManager[Any]:
         """A cursor in a transaction, committed on exit if `write`, else rolled back."""
 
-    _pinned: tuple[int, Any] | None = None  # the thread holding `snapshot`, its connection
+    _pinned: dict[int, Any]  # by thread: the connection of the snapshot it holds
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
         """Every read transaction of this thread in the block sees the same snapshot."""
-        if self._pinned is not None:
+        thread = threading.get_ident()
+        if thread in self._pinned:
             yield  # already inside one
             return
         with self._connection(write=False) as connection:
-            self._pinned = (threading.get_ident(), connection)
+            self._pinned[thread] = connection
             try:
                 yield
             finally:
-                self._pinned = None
+                del self._pinned[thread]
 
     def _pinned_connection(self, write: bool) -> Any:
         """The snapshot's connection, for a read of the thread holding it; else None."""
-        pinned = self._pinned
-        if write or pinned is None or pinned[0] != threading.get_ident():
-            return None
-        return pinned[1]
+        return None if write else self._pinned.get(threading.get_ident())
 
     @abstractmethod
     def _connection(self, *, write: bool) -> AbstractContextManager[Any]:
@@ -157,6 +155,7 @@ class SQLiteDatabase(Database):
 
     def __init__(self, datastore: SQLiteDatastore) -> None:
         self.datastore = datastore
+        self._pinned = {}
 
     def table(self, name: str) -> str:
         return f'"{name}"'
@@ -206,6 +205,7 @@ class PostgresDatabase(Database):
 
     def __init__(self, datastore: PostgresDatastore) -> None:
         self.datastore = datastore
+        self._pinned = {}
 
     def table(self, name: str) -> str:
         return f"{quote_identifier(self.datastore.schema)}.{quote_identifier(name)}"
