@@ -114,13 +114,20 @@ def _shuffles(store: Store) -> list[StoredEvent]:
     ]
 
 
+class _Carried(msgspec.Struct):
+    """The command id an event carries, if any (its other fields are skipped unread)."""
+
+    command_id: Any = None
+
+
 def command_log_matches_events(store: Store) -> Iterator[Finding]:
     database = store.database
     log = {row["command_id"]: (database.from_db_id(row["originator_id"]),
                                row["first_version"], row["last_version"])
            for row in _rows(database, "SELECT command_id, originator_id, first_version,"
                             " last_version FROM {command_log}")}
-    decode = msgspec.msgpack.Decoder(dict[str, Any]).decode
+    decode = msgspec.msgpack.Decoder(_Carried).decode  # the command id alone is decoded
+    ids: dict[Any, uuid.UUID] = {}
     carried: dict[tuple[uuid.UUID, int], str] = {}
     versions: dict[uuid.UUID, int] = {}
     findings = 0
@@ -130,10 +137,11 @@ def command_log_matches_events(store: Store) -> Iterator[Finding]:
                      " FROM {stored_events} WHERE {nid} > ? ORDER BY {nid} LIMIT ?",
                      (after, PAGE))
         for row in rows:
-            oid = database.from_db_id(row["originator_id"])
+            raw = row["originator_id"]
+            oid = ids.get(raw) or ids.setdefault(raw, database.from_db_id(raw))
             versions[oid] = row["originator_version"]
             try:
-                command = decode(bytes(row["state"])).get("command_id")
+                command = decode(row["state"]).command_id
             except (msgspec.DecodeError, msgspec.ValidationError):
                 continue  # not a mapping: an event without a command id
             if not isinstance(command, str) or not command:

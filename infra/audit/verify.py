@@ -44,6 +44,11 @@ else the store's own key file if this process can read it, else the keys the che
 file names (its first checkpoint's key), else, with no key outside the database at all, the
 keys the store records (reported as such).
 
+Live stores: the walk and every check read one snapshot of the store, taken when verify
+starts (`Database.snapshot`: one read transaction, `REPEATABLE READ` on PostgreSQL, a WAL
+read transaction on SQLite, each check's reads in it), so writes made while verify runs are
+neither verified nor reported; the checkpoint file is read before the snapshot is taken.
+
 Further checks (shoes, snapshots, vault, command log, projections) plug in as
 `extra_checks`: callables taking the opened `Store` and returning `Finding`s. They run only
 when the chain is intact, since they read the events the chain vouches for.
@@ -55,7 +60,8 @@ signatures and the checkpoints); the findings and the report are `infra.audit.re
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
 
 import msgspec
 from eventsourcing.persistence import PersistenceError
@@ -107,21 +113,22 @@ def verify(
             path = checkpoint_path(store.database)
             checkpoint_lines = checkpoints(read_lines(path)) if path is not None else []
         try:
-            walk = Walk(store.database, dict(anchors or {}), page_size)
-            if signatures:
-                walk.expect_signed(_trust(store.database, trusted_keys, checkpoint_lines),
-                          checkpoint_lines, all_signatures, since)
-            first_break = walk.run()
-            walked = time.perf_counter() - started
+            with _one_snapshot(store):
+                walk = Walk(store.database, dict(anchors or {}), page_size)
+                if signatures:
+                    walk.expect_signed(_trust(store.database, trusted_keys, checkpoint_lines),
+                                       checkpoint_lines, all_signatures, since)
+                first_break = walk.run()
+                walked = time.perf_counter() - started
+                findings = list(walk.findings)
+                names = tuple(_name(check) for check in extra_checks)
+                if first_break is None:
+                    for name, check in zip(names, extra_checks, strict=True):
+                        findings.extend(_run_check(name, check, store))
         except PersistenceError as error:
             raise NotAStore(
                 f"{redact_url(store.url)} is not a readable Sabot store: {one_line(error)}"
             ) from error
-        findings = list(walk.findings)
-        names = tuple(_name(check) for check in extra_checks)
-        if first_break is None:
-            for name, check in zip(names, extra_checks, strict=True):
-                findings.extend(_run_check(name, check, store))
     finally:
         if isinstance(target, str):
             store.close()
@@ -150,6 +157,18 @@ def verify(
         partitions=len(walk.partitions),
         unanchored=tuple(walk.unanchored),
     )
+
+
+@contextmanager
+def _one_snapshot(store: Store) -> Iterator[None]:
+    """Every read of the walk and the checks, on each of the store's databases, in one
+    snapshot taken now: events written while verify runs are not seen (the checkpoint file
+    is read before, so every checkpoint it holds is of events the snapshot holds)."""
+    with ExitStack() as stack:
+        databases = [store.database, store.vault_database, *store.home_databases().values()]
+        for database in {id(d): d for d in databases}.values():
+            stack.enter_context(database.snapshot())
+        yield
 
 
 def _trust(database: Database, given: Sequence[bytes] | None,

@@ -9,6 +9,10 @@ to eventsourcing's. `Database` gives them one way to do it on SQLite and on Post
   back. Writing takes the write lock at once (SQLite `BEGIN IMMEDIATE`), so a read made in a
   write transaction is still true when the transaction commits; reading sees one consistent
   snapshot (SQLite WAL read transaction, PostgreSQL `REPEATABLE READ READ ONLY`).
+* `snapshot()`: until the block ends, every read transaction this thread opens on this
+  database reuses one read transaction (PostgreSQL: each in a savepoint of it), so that a
+  reader spread over many transactions (`verify` and its checks) sees one consistent state
+  while writers write;
 * `read_one(template)`: the first row of one read, in as few round trips as the database
   allows (PostgreSQL: one statement on an autocommit connection, no transaction around it);
 * `to_db_id` / `from_db_id`: UUIDs as each database stores them (hex text / `uuid`).
@@ -19,6 +23,7 @@ Driver errors come out as eventsourcing's `PersistenceError` subclasses.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
@@ -27,6 +32,8 @@ from contextvars import ContextVar
 from typing import Any, ClassVar
 from uuid import UUID
 
+import psycopg
+from eventsourcing import persistence
 from eventsourcing.postgres import PostgresDatastore
 from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTransaction
 
@@ -78,6 +85,31 @@ class Database(ABC):
     def transaction(self, *, write: bool) -> AbstractContextManager[Any]:
         """A cursor in a transaction, committed on exit if `write`, else rolled back."""
 
+    _pinned: dict[int, Any]  # by thread: the connection of the snapshot it holds
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read transaction of this thread in the block sees the same snapshot."""
+        thread = threading.get_ident()
+        if thread in self._pinned:
+            yield  # already inside one
+            return
+        with self._connection(write=False) as connection:
+            self._pinned[thread] = connection
+            try:
+                yield
+            finally:
+                del self._pinned[thread]
+
+    def _pinned_connection(self, write: bool) -> Any:
+        """The snapshot's connection, for a read of the thread holding it; else None."""
+        return None if write else self._pinned.get(threading.get_ident())
+
+    @abstractmethod
+    def _connection(self, *, write: bool) -> AbstractContextManager[Any]:
+        """A pooled connection inside a transaction (begun; committed on exit if `write`,
+        else rolled back)."""
+
     @abstractmethod
     def to_db_id(self, originator_id: UUID) -> Any: ...
 
@@ -123,18 +155,34 @@ class SQLiteDatabase(Database):
 
     def __init__(self, datastore: SQLiteDatastore) -> None:
         self.datastore = datastore
+        self._pinned = {}
 
     def table(self, name: str) -> str:
         return f'"{name}"'
 
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[SQLiteCursor]:
+        pinned = self._pinned_connection(write)
+        if pinned is not None:
+            with _persistence_errors(), pinned.cursor() as cursor:
+                yield cursor  # SQLite keeps the transaction after an error
+            return
         with (
             self.datastore.get_connection(commit=write) as connection,
             _SQLiteTransaction(connection, commit=write) as cursor,
             cursor,
         ):
             yield cursor
+
+    @contextmanager
+    def _connection(self, *, write: bool) -> Iterator[Any]:
+        with (
+            self.datastore.get_connection(commit=write) as connection,
+            _SQLiteTransaction(connection, commit=write) as cursor,
+            cursor,
+        ):
+            cursor.execute("SELECT 1 FROM sqlite_master LIMIT 1")  # the snapshot starts here
+            yield connection
 
     def read_one(self, template: str, params: Any = ()) -> Any:
         with self.transaction(write=False) as cursor:
@@ -157,20 +205,32 @@ class PostgresDatabase(Database):
 
     def __init__(self, datastore: PostgresDatastore) -> None:
         self.datastore = datastore
+        self._pinned = {}
 
     def table(self, name: str) -> str:
         return f"{quote_identifier(self.datastore.schema)}.{quote_identifier(name)}"
 
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[Any]:
+        pinned = self._pinned_connection(write)
+        if pinned is not None:
+            with (_persistence_errors(), pinned.transaction(force_rollback=True),
+                  pinned.cursor() as cursor):
+                yield cursor  # a savepoint: an error rolls back to it, not the snapshot
+            return
+        with self._connection(write=write) as connection, connection.cursor() as cursor:
+            yield cursor
+
+    @contextmanager
+    def _connection(self, *, write: bool) -> Iterator[Any]:
         with (
             self.datastore.get_connection() as connection,
             connection.transaction(force_rollback=not write),
-            connection.cursor() as cursor,
         ):
             if not write:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            yield cursor
+                connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                connection.execute("SELECT 1")  # the snapshot is taken at the first query
+            yield connection
 
     def read_one(self, template: str, params: Any = ()) -> Any:
         with self.datastore.get_connection() as connection:  # autocommit: no BEGIN, no ROLLBACK
@@ -181,6 +241,26 @@ class PostgresDatabase(Database):
 
     def from_db_id(self, value: Any) -> UUID:
         return value if isinstance(value, UUID) else UUID(str(value))
+
+
+_DRIVER_ERRORS = tuple(
+    (getattr(driver, name), getattr(persistence, name))
+    for driver in (psycopg, sqlite3)
+    for name in ("InterfaceError", "OperationalError", "DataError", "IntegrityError",
+                 "InternalError", "ProgrammingError", "NotSupportedError", "DatabaseError")
+)
+
+
+@contextmanager
+def _persistence_errors() -> Iterator[None]:
+    """The drivers' errors as eventsourcing's, as its datastores' `get_connection` raise
+    them (a snapshot's reads run inside the connection it holds)."""
+    try:
+        yield
+    except (psycopg.Error, sqlite3.Error) as error:
+        kind = next((ours for theirs, ours in _DRIVER_ERRORS if isinstance(error, theirs)),
+                    persistence.PersistenceError)
+        raise kind(str(error)) from error
 
 
 def quote_identifier(identifier: str) -> str:
