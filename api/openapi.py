@@ -138,6 +138,8 @@ _MEANINGS = {
     413: "the body is too large",
     422: "a field of the wrong type or value, a rule of the game refused, or a command id "
          "already used on another table",
+    503: "the view is not yet at the position asked (`at`) or the store does not answer: "
+         "try again after Retry-After",
 }
 
 
