@@ -3,7 +3,8 @@
 A `Follower` runs every view (`Runner.catch_up_together`, shared batches) whenever the store's
 head moved, looking every `interval` seconds (0.1 by default) or at once when `wake()` is
 called. Reads do not run the views: they serve the tables as the follower left them, with the
-position they are at (`api.view_reader`). `sabot worker` starts one (unless `--no-views`), so
+position they are at (`api.view_reader`). `sabot worker` starts one (unless `--no-views` or
+`--pool prefork`), so
 `sabot serve` with its embedded worker shows fresh views; `sabot projections run --follow`
 runs one in the foreground. Several followers (two workers) share the work safely: a batch
 locks the views' tracking rows, so they take turns and no event is applied twice.
