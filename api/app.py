@@ -48,7 +48,7 @@ from api.routes_tournaments import TournamentsController
 from api.routes_views import list_tables, table_recall, table_roads, table_rotation, who_am_i
 from api.sign_in import SignInCodes
 from api.tokens import TokenStore
-from api.view_reader import ViewReader
+from api.view_reader import ViewReader, position_header
 from infra.services.application import open_service
 from infra.services.tables import TableService
 from infra.services.tournaments import Tournaments
@@ -98,7 +98,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
         on_startup=[add_body_schemas, wake_through(channels, service)],
         on_shutdown=[live.close, service.close, disputes.close],
         request_max_body_size=MAX_BODY,
-        before_send=[allow_every_method],
+        before_send=[allow_every_method, position_header],
         logging_config=None,  # the process's own (`sabot serve`: JSON); refusals log themselves
     )
     app.asgi_handler = RequestIds(app.asgi_handler)  # around routing: a 404 has its id too

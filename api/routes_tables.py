@@ -168,7 +168,8 @@ class TablesController(Controller):
             command_id = auth.scope_command_id(grant, idempotency_key or f"open/{uuid.uuid4()}")
             recorded = service.open_table(body.name, settings, command_id=command_id,
                                           tournament=body.tournament, actor=auth.actor_of(grant))
-            return Recorded(recorded.table_id, recorded.version, recorded.events)
+            return Recorded(recorded.table_id, recorded.version, recorded.events,
+                            recorded.position)
 
         return await once(request, grant, idempotency_key, raw, 201, open_it)
 
@@ -209,7 +210,7 @@ class TablesController(Controller):
                 if state is None:  # a command id sent again: its first answer, not the table
                     state = service.state(table_id)
                 events = visible_events(state, grant, events)
-            return Recorded(recorded.table_id, recorded.version, events)
+            return Recorded(recorded.table_id, recorded.version, events, recorded.position)
 
         body_id = raw.get("command_id") if isinstance(raw, dict) else None
         key = idempotency_key or (body_id if isinstance(body_id, str) and body_id else None)

@@ -38,7 +38,7 @@ from api.openapi import CsvToo, ok, problems
 from api.problems import ApiProblem, Problem, field_of, problem
 from api.routes_tables import IdempotencyKey, blocking, grant_of
 from api.tokens import Grant, Role
-from api.view_reader import ViewReader
+from api.view_reader import At, read
 from domain.errors import NotFound, RuleViolation
 from domain.tournament.presets import PRESETS, preset
 from domain.tournament.settings import TournamentSettings
@@ -341,10 +341,11 @@ class TournamentsController(Controller):
             actor=player, command_id=command_id))
 
     @get("/{tournament:str}/standings", summary="In play by chips, then out by position",
-         operation_class=CsvToo, responses=ok(list[Standing], "the standings"),
-         response_headers=VARY)
+         operation_class=CsvToo, response_headers=VARY,
+         responses={**ok(list[Standing], "the standings"), **problems(422, 503)})
     async def standings(self, request: Request[Any, Any, State],
-                        tournament: TournamentRef) -> list[Standing] | Response[str]:
+                        tournament: TournamentRef, at: At = 0
+                        ) -> list[Standing] | Response[str]:
         """An unknown tournament has no standings yet: an empty list (the page polls a
         tournament before it is created). `Accept: text/csv`: the same rows as CSV."""
         service = _service(request)
@@ -353,9 +354,8 @@ class TournamentsController(Controller):
         except NotFound:
             rows: list[Standing] = []
         else:
-            reader: ViewReader = request.app.state.views
-            rows = await blocking(reader.read, "standings",
-                                  lambda db: tournament_standings(db, state))
+            rows = await read(request, "standings", lambda db: tournament_standings(db, state),
+                              at)
         return csv_response(rows, STANDING_COLUMNS) if wants_csv(request) else rows
 
     @get("/{tournament:str}/results", summary="Finishing positions and prizes, winner first",

@@ -6,11 +6,13 @@
     GET /tables/{table}/recall?last=N         the last N coups: cards, outcomes, points, payouts
     GET /tables/{table}/roads                 the scoreboards: bead road, big road, derived roads
 
-Each read first brings its view to the head of the store (`projections.runner`), so it shows
-every event recorded before the request (a view stopped by an event it cannot apply answers
-from where it stopped; `/ready` names it). A recalled coup is closed, so all its cards were
-turned over at the settlement; the recorded steps (command ids) are left out. An unknown
-table is 404. A tournament's standings are the tournaments resource's
+Each read serves its view's tables as they are, kept caught up by the views' runner
+(`projections.follower`, in `sabot worker`), with the position they are at in the
+`X-View-Position` header; `?at=N` (a command's `position`) waits, bounded, for the view to
+reach N (`api.view_reader`: 503 with `Retry-After` if it does not in time). A view stopped by
+an event it cannot apply answers from where it stopped; `/ready` names it. A recalled coup
+is closed, so all its cards were turned over at the settlement; the recorded steps (command
+ids) are left out. An unknown table is 404. A tournament's standings are the tournaments resource's
 (`api.routes_tournaments`).
 """
 
@@ -28,7 +30,7 @@ from litestar.params import QueryParameter
 from api.openapi import problems
 from api.problems import ApiProblem
 from api.routes_tables import TableRef, blocking, grant_of
-from api.view_reader import ViewReader
+from api.view_reader import At, ViewReader, read
 from infra.services.references import table_id_of
 from infra.services.tables import TableService
 from infra.store.database import Database
@@ -80,11 +82,11 @@ def _reader(request: Request[Any, Any, State]) -> ViewReader:
 
 
 async def _table_doc(request: Request[Any, Any, State], view: str,
-                     query: Callable[[Database, uuid.UUID], T | None], table: str) -> T:
-    """A view's document of one table, brought to the head first; 404 for no such table."""
+                     query: Callable[[Database, uuid.UUID], T | None], table: str,
+                     at: int) -> T:
+    """A view's document of one table, as it is; 404 for no such table."""
     table_id = table_id_of(table)
-    found: T | None = await blocking(_reader(request).read, view,
-                                     lambda db: query(db, table_id))
+    found: T | None = await read(request, view, lambda db: query(db, table_id), at)
     if found is None:
         raise ApiProblem(404, f"no table {table!r}", rule="unknown-table")
     return found
@@ -116,32 +118,33 @@ class TableSummary(msgspec.Struct, frozen=True, kw_only=True):
     seated: list[str]
 
 
-@get("/tables", summary="Every table, by name", tags=["views"])
-async def list_tables(request: Request[Any, Any, State]) -> list[TableSummary]:
-    found = await blocking(_reader(request).read, "rotation", rotations)
+@get("/tables", summary="Every table, by name", tags=["views"], responses=problems(422, 503))
+async def list_tables(request: Request[Any, Any, State], at: At = 0) -> list[TableSummary]:
+    found = await read(request, "rotation", rotations, at)
     return [TableSummary(table_id=r.table_id, name=r.table, variant=r.variant, phase=r.phase,
                          coups=r.coups, banker=r.banker, seated=r.seated) for r in found]
 
 
 @get("/tables/{table:str}/rotation", summary="A table's bank and rotation",
-     tags=["views"], responses=problems(400, 404))
-async def table_rotation(request: Request[Any, Any, State], table: TableRef) -> Rotation:
-    return await _table_doc(request, "rotation", rotation, table)
+     tags=["views"], responses=problems(400, 404, 422, 503))
+async def table_rotation(request: Request[Any, Any, State], table: TableRef,
+                         at: At = 0) -> Rotation:
+    return await _table_doc(request, "rotation", rotation, table, at)
 
 
 @get("/tables/{table:str}/recall", summary="A table's last coups", tags=["views"],
-     responses=problems(400, 404))
+     responses=problems(400, 404, 422, 503))
 async def table_recall(request: Request[Any, Any, State], table: TableRef,
-                       last: Last = 5) -> list[RecalledCoup]:
+                       last: Last = 5, at: At = 0) -> list[RecalledCoup]:
     service: TableService = request.app.state.service
     table_id = table_id_of(table)
     await blocking(service.table, table_id)  # 404 if there is no such table
-    coups = await blocking(_reader(request).read, "recall",
-                           lambda db: recall(db, table_id, last))
+    coups = await read(request, "recall", lambda db: recall(db, table_id, last), at)
     return [RecalledCoup.of(coup) for coup in coups]
 
 
 @get("/tables/{table:str}/roads", summary="A table's scoreboards (roads) for its taille",
-     tags=["views"], responses=problems(404))
-async def table_roads(request: Request[Any, Any, State], table: TableRef) -> Roads:
-    return await _table_doc(request, "roads", roads, table)
+     tags=["views"], responses=problems(404, 422, 503))
+async def table_roads(request: Request[Any, Any, State], table: TableRef,
+                      at: At = 0) -> Roads:
+    return await _table_doc(request, "roads", roads, table, at)

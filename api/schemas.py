@@ -47,11 +47,15 @@ class LookAhead(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 
 class Recorded(msgspec.Struct, frozen=True):
-    """What a command did: the table, its version after, the events (as the caller may see)."""
+    """What a command did: the table, its version after, the events (as the caller may see),
+    and `position`, the log position of its last event: a view read given it as `?at=` shows
+    this command (null when the command id was answered before, or the table's events live
+    in another database)."""
 
     table_id: uuid.UUID
     version: int
     events: list[dict[str, Any]]
+    position: int | None = None
 
 
 class SeatView(msgspec.Struct, frozen=True):

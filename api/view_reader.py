@@ -1,4 +1,13 @@
-"""The app's reader of the projections: one runner over the store, views brought to the head.
+"""The app's reader of the projections: the views' tables served as they are, with their position.
+
+A read does not run the views (a `projections.follower.Follower` does, in `sabot worker` or
+`sabot projections run --follow`): it reads the view's position (its tracking row in the main
+database's log) and then the view's rows, and answers with both; the position goes out as
+the `X-View-Position` header (`position_header`, the app's `before_send` hook). A read that
+must see a write passes the position the write's answer gave (`?at=N`): it waits for the view
+to reach it, looking every `LOOK` seconds, at most `WAIT` seconds, then answers 503 with
+`Retry-After` (`behind`); a position past the store's head names no write (422). No lock is
+taken: concurrent reads run side by side.
 
 Its own module, below the routes and the metrics that both use it: `api.metrics` gauges the
 runner's lag, `api.routes_views`, `api.routes_health` and `api.routes_tournaments` read through
@@ -8,37 +17,106 @@ it, and the tables' routes (which count commands in `api.metrics`) are imported 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
-from contextlib import suppress
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, TypeVar
 
+from anyio import to_thread
+from litestar import Request
+from litestar.datastructures import State
+from litestar.params import QueryParameter
+from litestar.types import Message, Scope
+
+from api.problems import ApiProblem
 from infra.services.tables import TableService
 from infra.store.database import Database
 from projections.registry import VIEWS
 from projections.runner import Runner
-from projections.view import ProjectionFailed
 
 T = TypeVar("T")
 
+WAIT = 2.0  # seconds a read with `?at=` waits for its view to reach that position
+LOOK = 0.02  # seconds between two looks at the view's position meanwhile
+RETRY_AFTER = "1"
+HEADER = b"x-view-position"
+STATE_KEY = "view_position"
+
+At = Annotated[int, QueryParameter(
+    ge=0, description="a position (a command's `position`) the view must be at or past: the "
+    "read waits for it, at most 2 s, then answers 503 with Retry-After (0: none)")]
+
+
+@dataclass(frozen=True)
+class Served(Generic[T]):
+    """A view's answer and the position (notification id) its rows were at."""
+
+    value: T
+    position: int
+
 
 class ViewReader:
-    """The projections of the app's store: one runner (made at the first read), its catch-ups
-    one at a time in this process."""
+    """The projections of the app's store, read as they are (the runner, made at the first
+    call, creates their tables and answers `/ready` and the metrics)."""
 
-    def __init__(self, service: TableService) -> None:
+    def __init__(self, service: TableService, *, wait: float = WAIT) -> None:
         self.service = service
+        self.wait = wait
         self._runner: Runner | None = None
-        self._lock = threading.RLock()
+        self._making = threading.Lock()  # taken once, to make the runner, never by a read
 
-    def read(self, view: str, query: Callable[[Database], T]) -> T:
-        """`query` on `view` brought to the head; a view stopped by an event it cannot apply
-        answers from where it stopped (the failure is in `/ready`, the logs and the status)."""
-        with self._lock, suppress(ProjectionFailed):
-            self.runner().catch_up(view)
-        return query(self.service.database)
+    def read(self, view: str, query: Callable[[Database], T], at: int | None = None
+             ) -> Served[T]:
+        """`query` on `view` as it is, and the position it is at (read before the rows, so
+        the rows are at least there); with `at`, once the view is at or past it, else
+        the 503 of `behind` after `wait` seconds (422 for a position past the head)."""
+        tracking = self.runner().tracking
+        position = tracking.position(view).notification_id
+        if at is not None and position < at:
+            if at > self.runner().head():
+                raise ApiProblem(422, f"no position {at} in the store yet (a command's answer "
+                                 "gives one)", rule="unknown-position", field="at")
+            deadline = time.monotonic() + self.wait
+            while position < at:
+                if time.monotonic() >= deadline:
+                    raise behind(view, position, at)
+                time.sleep(LOOK)
+                position = tracking.position(view).notification_id
+        return Served(query(self.service.database), position)
 
     def runner(self) -> Runner:
-        with self._lock:
-            if self._runner is None:
-                self._runner = Runner(self.service, VIEWS)
-            return self._runner
+        runner = self._runner
+        if runner is None:
+            with self._making:
+                if self._runner is None:
+                    self._runner = Runner(self.service, VIEWS)
+                runner = self._runner
+        return runner
+
+
+def behind(view: str, position: int, at: int) -> ApiProblem:
+    """The 503 of a read whose view did not reach `at` in time (the views' runner is behind
+    or stopped): try again after `Retry-After`."""
+    return ApiProblem(503, f"the {view} view is at position {position}, not yet at {at}; "
+                      "try again shortly", rule="view-behind",
+                      headers={"Retry-After": RETRY_AFTER,
+                               HEADER.decode(): str(position)})
+
+
+async def read(request: Request[Any, Any, State], view: str, query: Callable[[Database], T],
+               at: int) -> T:
+    """`query` on `view` as it is (at `at` or past it, if given), in a worker thread; its
+    position kept for the answer's `X-View-Position` header (`position_header`)."""
+    reader: ViewReader = request.app.state.views
+    answer = await to_thread.run_sync(reader.read, view, query, at)
+    request.scope["state"][STATE_KEY] = answer.position
+    return answer.value
+
+
+async def position_header(message: Message, scope: Scope) -> None:
+    """The `before_send` hook: a view's answer carries the position it was read at."""
+    if message["type"] != "http.response.start":
+        return
+    position = scope.get("state", {}).get(STATE_KEY)
+    if position is not None:
+        message["headers"] = [*message.get("headers", ()), (HEADER, str(position).encode())]

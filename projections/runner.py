@@ -330,6 +330,19 @@ class Runner:
         with self.database.transaction(write=False) as cursor:
             return self._head(self.database, cursor)
 
+    def heads(self) -> tuple[int, ...]:
+        """Each home's last notification id, in the order of `homes`."""
+        heads = []
+        for source in self.homes.values():
+            with source.transaction(write=False) as cursor:
+                heads.append(self._head(source, cursor))
+        return tuple(heads)
+
+    def at_heads(self, name: str, heads: Sequence[int]) -> bool:
+        """Whether the view is at or past `heads` (from `heads()`) in every home."""
+        return all(self.tracking.position(tracked(name, home)).notification_id >= head
+                   for home, head in zip(self.homes, heads, strict=True))
+
     def lag(self, name: str) -> Lag:
         position = self.tracking.position(self.view(name).name)
         with self.database.transaction(write=False) as cursor:

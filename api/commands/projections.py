@@ -2,8 +2,9 @@
 
 * `rebuild [NAME]`: drop a view (every view without NAME) and rebuild it from the first event,
   with a progress bar on standard error;
-* `run [NAME] [--follow]`: bring views to the head of the store; with `--follow`, keep polling
-  the store every `--interval` seconds until interrupted;
+* `run [NAME] [--follow]`: bring views to the head of the store; with `--follow`, keep them
+  there (`projections.follower`, looking at the head every `--interval` seconds) until
+  interrupted: the views' runner of an installation whose workers run with `--no-views`;
 * `status [--json]`: each view's position, the store's head, the events it is behind and the
   age of the last event it applied; a view stopped by an event it cannot apply is named with
   the event and the error (exit 2).
@@ -23,6 +24,7 @@ from rich.progress import Progress
 from api.commands import SUMMARIES
 from api.commands._common import add_database, progress
 from api.commands._views import EXIT_STORE, ViewsUnavailable, print_json, views
+from projections.follower import INTERVAL, Follower
 from projections.registry import NAMES
 from projections.runner import Progress as Moved
 from projections.runner import Runner
@@ -39,8 +41,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run_views = actions.add_parser("run", help="bring views to the head of the store")
     run_views.add_argument("name", nargs="?", choices=NAMES, help="one view (default: all)")
     run_views.add_argument("--follow", action="store_true", help="keep polling the store")
-    run_views.add_argument("--interval", type=float, default=1.0, metavar="SECONDS",
-                           help="polling interval with --follow (default: 1)")
+    run_views.add_argument("--interval", type=float, default=INTERVAL, metavar="SECONDS",
+                           help="polling interval with --follow (default: 0.1)")
     add_database(run_views)
     status = actions.add_parser("status", help="each view's position and lag")
     status.add_argument("--json", action="store_true", help="print JSON")
@@ -100,15 +102,18 @@ def _showing(bar: Progress) -> Moved:
 
 def _run(runner: Runner, args: argparse.Namespace) -> int:
     names = [args.name] if args.name else list(NAMES)
-    while True:
-        applied, failed = runner.catch_up_together(names)
-        stopped = list(failed.values())
-        for name, count in applied.items():
-            if count:
-                print(f"{name}: {count} events applied", file=sys.stderr)
-        if not args.follow:
-            return _report(stopped)
-        time.sleep(args.interval)
+    if args.follow:  # until interrupted: the views' runner of an installation without workers
+        Follower(runner, names, interval=args.interval, ran=_applied).run()
+        return 0
+    applied, failed = runner.catch_up_together(names)
+    _applied(applied, failed)
+    return _report(list(failed.values()))
+
+
+def _applied(applied: dict[str, int], _: dict[str, ProjectionFailed]) -> None:
+    for name, count in applied.items():
+        if count:
+            print(f"{name}: {count} events applied", file=sys.stderr)
 
 
 def _status(runner: Runner, args: argparse.Namespace) -> int:

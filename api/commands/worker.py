@@ -1,5 +1,7 @@
 """`sabot worker`: run a Celery worker for decision deadlines and scheduled audits; it also
-directs the tournaments of the `--database` store (`workers.director`) unless `--no-director`.
+directs the tournaments of the `--database` store (`workers.director`) unless `--no-director`,
+and keeps the store's views caught up (`workers.views`, a thread) unless `--no-views` or
+`--pool prefork` (`sabot serve`'s embedded worker runs threads).
 
     sabot worker                                  # embedded broker under .sabot/broker
     sabot worker --broker redis://127.0.0.1:6379/0 --concurrency 4
@@ -51,6 +53,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--loglevel", default="INFO", help="DEBUG, INFO, WARNING, ERROR")
     parser.add_argument("--no-director", dest="director", action="store_false",
                         help="do not direct the store's tournaments (workers.director)")
+    parser.add_argument("--no-views", dest="views", action="store_false",
+                        help="do not keep the views caught up (projections.follower; "
+                             "never with --pool prefork)")
     parser.set_defaults(handler=run)
 
 
@@ -98,6 +103,12 @@ def run(args: argparse.Namespace) -> int:
         # outright: two schedulers then, sending every audit twice and corrupting the one
         # schedule file they share (the next scheduler to start died reading it)
         signals.beat_embedded_init.connect(lambda **_: _die_with_parent(), weak=False)
+    if args.views and args.pool != "prefork":  # a busy thread in a process that forks its
+        # children broke the redelivery of a killed child's task: prefork workers leave the
+        # views to a threads worker or `sabot projections run --follow`
+        from workers.views import start_following
+
+        start_following(store)
     if args.director:
         from workers.director import start_when_ready
 

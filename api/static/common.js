@@ -10,6 +10,7 @@ const Sabot = (() => {
   const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
   const TOKEN_KEY = "sabot.token";
   const RETRY_MS = 1000;
+  const SETTLE_MS = 600;
 
   function el(tag, text, cls, attrs) {
     const node = document.createElement(tag);
@@ -34,6 +35,13 @@ const Sabot = (() => {
     return sent;
   }
 
+  // The views (served as they are, with their position) and the position of this tab's last
+  // command: a view is read at it (`?at=`), so the page shows its own writes; a view still
+  // behind answers 503 with Retry-After, and is read again.
+  const VIEW = /^\/tables(\/[^/?]+\/(rotation|recall|roads))?(\?|$)|^\/tournaments\/[^/?]+\/standings(\?|$)/;
+  const VIEW_RETRIES = 5;
+  let written = 0;
+
   // GET (no body) or POST (a body) to the API, or `method`, with an `Idempotency-Key` if
   // given; a problem answer becomes an Error with its detail, status and rule.
   async function api(path, body, method, key) {
@@ -42,8 +50,16 @@ const Sabot = (() => {
       headers: headers({ "Content-Type": "application/json",
                          ...(key ? { "Idempotency-Key": key } : {}) }),
     };
-    const response = await fetch(path, init);
+    const view = body === undefined && written > 0 && VIEW.test(path);
+    const sent = view ? `${path}${path.includes("?") ? "&" : "?"}at=${written}` : path;
+    let response = await fetch(sent, init);
+    for (let tries = 0; view && response.status === 503 && tries < VIEW_RETRIES; tries++) {
+      const seconds = Number(response.headers.get("Retry-After")) || 1;
+      await new Promise(resolve => setTimeout(resolve, seconds * 1000));
+      response = await fetch(sent, init);
+    }
     const answer = await response.json().catch(() => ({}));
+    if (response.ok && Number.isInteger(answer.position)) written = Math.max(written, answer.position);
     if (!response.ok) {
       const error = new Error(answer.detail || response.statusText);
       error.status = response.status;
@@ -178,11 +194,14 @@ const Sabot = (() => {
       else status(error.message, "down");
       return;
     }
-    const later = debounce(() => load().catch(e => status(e.message, "down")), 60);
+    const again = () => load().catch(e => status(e.message, "down"));
+    const later = debounce(again, 60);
+    const settled = debounce(again, SETTLE_MS);  // the views' runner a moment behind the events
     follow(table, Math.max(0, view.version - 60), events => {
       known.take(events);
       logEvents(log, events, keep);
       later();
+      settled();
     }, load);
   }
 

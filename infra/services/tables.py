@@ -32,14 +32,14 @@ import time
 import uuid
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, ClassVar, cast
 
 import msgspec
-from eventsourcing.persistence import IntegrityError
+from eventsourcing.persistence import IntegrityError, Recording
 
 from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
 from domain.game.cards import Card
@@ -68,12 +68,15 @@ class Recorded:
     """What a command did: the aggregate it acted on (`table_id`: a table, or an auction or a
     tournament through `apply_once`), its version after, and the events it recorded.
     `aggregate`: the aggregate as saved (None when the answer is a command id's earlier one),
-    so that the caller need not load it again."""
+    so that the caller need not load it again. `position`: the notification id of its last
+    event in the main database's log (what a view read's `?at=` waits for); None when it
+    recorded nothing just now or lives in another home (`infra.store.homes`)."""
 
     table_id: uuid.UUID
     version: int
     events: list[dict[str, Any]]
     aggregate: Any = field(default=None, compare=False, repr=False)
+    position: int | None = None
 
     @property
     def state(self) -> TableState | None:
@@ -341,7 +344,7 @@ class TableService(SabotApplication):
         pending = list(aggregate._pending_events)
         effects = follow_ups(aggregate) if isinstance(aggregate, Table) else []
         try:
-            self.save(aggregate, command_id=command_id, outbox=effects)
+            recordings = self.save(aggregate, command_id=command_id, outbox=effects)
         except IntegrityError:
             return None
         except DuplicateCommand:
@@ -350,7 +353,15 @@ class TableService(SabotApplication):
             return answered, []
         self._keep(aggregate)
         return Recorded(aggregate.id, aggregate.version, [describe(e) for e in pending],
-                        aggregate), effects
+                        aggregate, self._position(aggregate.id, recordings)), effects
+
+    def _position(self, aggregate_id: uuid.UUID, recordings: Sequence[Recording[uuid.UUID]]
+                  ) -> int | None:
+        """The last notification id of `recordings`, if in the main database's log (the one
+        whose positions the views report)."""
+        if not recordings or self.home_database(aggregate_id) is not self.database:
+            return None
+        return max(r.notification.id for r in recordings)
 
     def _answered_for(self, aggregate_id: uuid.UUID, what: str,
                       command_id: str) -> Recorded | None:
@@ -366,14 +377,14 @@ class TableService(SabotApplication):
         if not pending:
             return Recorded(aggregate.id, aggregate.version, [], aggregate)
         try:
-            self.save(aggregate, command_id=command_id)
+            recordings = self.save(aggregate, command_id=command_id)
         except DuplicateCommand:
             answered = self.answered(command_id)
             assert answered is not None
             return answered
         self._keep(aggregate)
         return Recorded(aggregate.id, aggregate.version, [describe(e) for e in pending],
-                        aggregate)
+                        aggregate, self._position(aggregate.id, recordings))
 
     def answered(self, command_id: str) -> Recorded | None:
         recorded = self.recorded_command(command_id)

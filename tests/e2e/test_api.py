@@ -5,11 +5,17 @@ bad input of every kind (each a problem details answer with the right status, an
 event written). What each caller sees, live events, idempotency and racing requests are in
 `test_api_views.py`. The helpers here (`Api`, `serving`, `a_service`, `Game`, the `api` and
 `game` fixtures, which `conftest.py` shares) serve the other e2e modules too.
+
+Views are served as they are, kept caught up by a runner (`projections.follower`), which
+`serving` runs beside the server as `sabot worker` would; `Api.call` reads a view as a page
+that must see what was written does: at the store's head (`?at=`), honouring a 503's
+`Retry-After` (`api.view_reader`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -17,7 +23,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import httpx
@@ -29,11 +35,16 @@ from api.cli import main
 from api.tokens import Grant, Role, TokenStore
 from domain.table.aggregate import Table
 from infra.services.tables import TableService, seeds_from
+from projections.follower import Follower
+from projections.registry import VIEWS
+from projections.runner import Runner
 
 pytestmark = pytest.mark.postgres
 
 KEY = bytes(range(32))
 PROBLEM = "application/problem+json"
+VIEW_READ = re.compile(r"^/tables(/[^/?]+/(rotation|recall|roads))?(\?|$)"
+                       r"|^/tournaments/[^/?]+/standings(\?|$)")
 
 
 def free_port() -> int:
@@ -45,11 +56,12 @@ def free_port() -> int:
 class Api:
     """A running server, its service (to count events) and a token per role."""
 
-    def __init__(self, base_url: str, service: TableService) -> None:
+    def __init__(self, base_url: str, service: TableService, *, at_head: bool = True) -> None:
         self.base_url = base_url
         self.service = service
         self.store = TokenStore(service.database)
         self.bodies: list[str] = []
+        self.at_head = at_head  # read the views at the store's head (`?at=`)
 
     def token(self, role: Role, player: str | None = None, tables: tuple[str, ...] = ()) -> str:
         grant = Grant(role=role, player=player,
@@ -62,10 +74,27 @@ class Api:
         sent = dict(headers or {})
         if token is not None:
             sent["Authorization"] = f"Bearer {token}"
-        response = httpx.request(method, self.base_url + path, json=json, content=content,
-                                 headers=sent, timeout=10)
+        if method == "GET" and self.at_head and VIEW_READ.match(path) and "at=" not in path:
+            path += ("&" if "?" in path else "?") + f"at={self.head()}"
+        deadline = time.monotonic() + 20
+        while True:
+            response = httpx.request(method, self.base_url + path, json=json,
+                                     content=content, headers=sent, timeout=10)
+            if response.status_code != 503 or "retry-after" not in response.headers \
+                    or "x-view-position" not in response.headers \
+                    or time.monotonic() > deadline:
+                break
+            time.sleep(float(response.headers["retry-after"]) / 10)  # a view behind
         self.bodies.append(response.text)
         return response
+
+    def head(self) -> int:
+        """The last position of the store's log (what a view must reach to show it all)."""
+        database = self.service.database
+        with database.transaction(write=False) as cursor:
+            row = database.execute(cursor, "SELECT MAX({nid}) AS head FROM {stored_events}"
+                                   ).fetchone()
+        return int(row["head"] or 0)
 
     def events(self) -> int:
         """Events in the store (counted: notification ids may skip after a lost race)."""
@@ -76,8 +105,26 @@ class Api:
 
 
 @contextmanager
-def serving(service: TableService, **options: Any) -> Iterator[Api]:
-    """The API on `service` under uvicorn, on a free port, for the duration."""
+def following(service: TableService) -> Iterator[Follower]:
+    """The views of `service`'s store kept caught up, as `sabot worker` keeps them."""
+    follower = Follower(Runner(service, VIEWS)).start()
+    try:
+        yield follower
+    finally:
+        follower.stop()
+
+
+@contextmanager
+def serving(service: TableService, *, views: bool = True, **options: Any) -> Iterator[Api]:
+    """The API on `service` under uvicorn, on a free port, for the duration; its views kept
+    caught up beside it unless `views` is False (a server without workers)."""
+    with following(service) if views else nullcontext(), _serving(service, **options) as api:
+        api.at_head = views
+        yield api
+
+
+@contextmanager
+def _serving(service: TableService, **options: Any) -> Iterator[Api]:
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(service=service, **options),
                                            host="127.0.0.1", port=port, log_level="warning",

@@ -36,6 +36,9 @@ from domain.table.aggregate import Table
 from domain.tournament.aggregate import Tournament
 from infra.services.disputes import DisputeService
 from infra.services.tables import TableService
+from projections.follower import Follower
+from projections.registry import VIEWS
+from projections.runner import Runner
 from tests.conftest import IN_CI
 from tests.e2e.test_api import KEY, Api, api, free_port  # noqa: F401 - the server fixture
 from tests.integration.test_corrections import until_a_misread
@@ -312,6 +315,7 @@ class Server:
 
     def __init__(self, postgres_url: str, port: int) -> None:
         self.service = TableService(url=postgres_url, secret_key=KEY)
+        self.views = Follower(Runner(self.service, VIEWS)).start()  # as its worker would
         self.server = uvicorn.Server(uvicorn.Config(
             create_app(service=self.service), host="127.0.0.1", port=port, log_level="warning",
             timeout_graceful_shutdown=1))
@@ -325,6 +329,7 @@ class Server:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=10)
+        self.views.stop()
         assert not self.thread.is_alive()
 
 

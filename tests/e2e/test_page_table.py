@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from collections.abc import Callable
 
 import msgspec
@@ -108,7 +109,10 @@ def test_a_croupier_deals_a_physical_shoe_and_records_the_forced_draw(
     expect(page.locator("#hands .outcome")).to_have_text("punter wins", timeout=WAIT_MS)
     page.get_by_role("button", name="Pay the coup").click()
     expect(page.locator("#error")).to_be_empty()
-    [coup] = organiser.view("/recall?last=1")
+    deadline = time.monotonic() + WAIT_MS / 1000  # the page's payment, once it is recorded
+    while not (recalled := organiser.view("/recall?last=1")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    [coup] = recalled
     assert [(c["side"], c["card"], c["third"]) for c in coup["cards"]] == [
         ("punter", "4h", False), ("banker", "7s", False), ("punter", "Tc", False),
         ("banker", "Kd", False), ("punter", "5d", True)]

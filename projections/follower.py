@@ -1,0 +1,84 @@
+"""Keeping the views caught up outside the request path: one thread that runs them to the head.
+
+A `Follower` runs every view (`Runner.catch_up_together`, shared batches) whenever the store's
+head moved, looking every `interval` seconds (0.1 by default) or at once when `wake()` is
+called. Reads do not run the views: they serve the tables as the follower left them, with the
+position they are at (`api.view_reader`). `sabot worker` starts one (unless `--no-views` or
+`--pool prefork`), so
+`sabot serve` with its embedded worker shows fresh views; `sabot projections run --follow`
+runs one in the foreground. Several followers (two workers) share the work safely: a batch
+locks the views' tracking rows, so they take turns and no event is applied twice.
+
+An error of the store (the database away) is logged and tried again at the next look; a view
+stopped by an event it cannot apply stays stopped (recorded, `/ready` names it) while the
+others go on.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+
+from projections.runner import Runner
+from projections.view import ProjectionFailed
+
+INTERVAL = 0.1  # seconds between two looks at the store's head
+
+log = logging.getLogger("sabot.projections")
+
+Ran = Callable[[dict[str, int], dict[str, ProjectionFailed]], None]
+"""Called after each run with the events applied to each view and the views stopped."""
+
+
+class Follower:
+    """A thread that keeps `names` (every view of `runner`) caught up with the store."""
+
+    def __init__(self, runner: Runner, names: Sequence[str] | None = None, *,
+                 interval: float = INTERVAL, ran: Ran | None = None) -> None:
+        self.runner = runner
+        self.names = list(names or runner.views)
+        self.interval = interval
+        self.ran = ran
+        self._woken = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> Follower:
+        self._thread = threading.Thread(target=self.run, name="sabot-views", daemon=True)
+        self._thread.start()
+        return self
+
+    def wake(self) -> None:
+        """Look at the head now rather than at the end of the interval."""
+        self._woken.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stopping.set()
+        self._woken.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def run(self) -> None:
+        """Run until `stop()`: the views once each time the heads moved."""
+        seen: tuple[int, ...] | None = None
+        while not self._stopping.is_set():
+            try:
+                seen = self.step(seen)
+            except Exception:  # the store away, a connection lost: the next look tries again
+                log.exception("the views could not be run; trying again")
+                seen = None
+            self._woken.wait(self.interval)
+            self._woken.clear()
+
+    def step(self, seen: tuple[int, ...] | None) -> tuple[int, ...]:
+        """One look: the views run if the heads are not `seen` (the heads of the last run
+        that reached them); the heads this run set out for."""
+        heads = self.runner.heads()
+        if heads == seen:
+            return heads
+        applied, failed = self.runner.catch_up_together(self.names)
+        if self.ran is not None:
+            self.ran(applied, failed)
+        return heads if all(self.runner.at_heads(name, heads) for name in self.names
+                            if name not in failed) else ()
