@@ -128,6 +128,13 @@ def upward(graph: Mapping[str, set[str]]) -> list[str]:
             for target in sorted(targets) if layer_of(target) > layer_of(module)]
 
 
+def test_the_graph_counts_every_import() -> None:
+    """A module-level import, and one under `TYPE_CHECKING`, are both edges of the graph."""
+    graph = imports(ROOT)
+    assert "api.view_reader" in graph["api.metrics"]
+    assert "api.metrics" in graph["api.routes_tables"]  # under TYPE_CHECKING
+
+
 def test_no_import_cycles() -> None:
     assert cycles(imports(ROOT)) == []
 
