@@ -226,7 +226,7 @@ class TournamentsController(Controller):
                                               pace=data.pace))
 
     @get("/", summary="The tournaments of the lobby (`all=true`: the cancelled and archived "
-                      "too), with their status")
+                      "too), with their status", responses=problems(422))
     async def list_tournaments(self, request: Request[Any, Any, State],
                                all: Everything = False) -> list[Summary]:
         service = _service(request)
