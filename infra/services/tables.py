@@ -69,8 +69,9 @@ class Recorded:
     tournament through `apply_once`), its version after, and the events it recorded.
     `aggregate`: the aggregate as saved (None when the answer is a command id's earlier one),
     so that the caller need not load it again. `position`: the notification id of its last
-    event in the main database's log (what a view read's `?at=` waits for); None when it
-    recorded nothing just now or lives in another home (`infra.store.homes`)."""
+    event in the main database's log (what a view read's `?at=` waits for), given again when a
+    command id seen before answers; None when it recorded nothing or lives in another home
+    (`infra.store.homes`)."""
 
     table_id: uuid.UUID
     version: int
@@ -392,4 +393,18 @@ class TableService(SabotApplication):
             return None
         table_id, first, last = recorded
         events = self.events_of(table_id, gt=first - 1, lte=last)
-        return Recorded(table_id, last, [describe(e) for e in events])
+        return Recorded(table_id, last, [describe(e) for e in events],
+                        position=self._position_of(table_id, last))
+
+    def _position_of(self, aggregate_id: uuid.UUID, version: int) -> int | None:
+        """The notification id of an aggregate's event at `version`, if in the main database's
+        log: the position a command answered before answers again."""
+        database = self.home_database(aggregate_id)
+        if database is not self.database:
+            return None
+        with database.transaction(write=False) as cursor:
+            row = database.execute(
+                cursor, "SELECT {nid} AS n FROM {stored_events} WHERE originator_id = ?"
+                " AND originator_version = ?", (database.to_db_id(aggregate_id), version)
+            ).fetchone()
+        return None if row is None else int(row["n"])
