@@ -176,6 +176,10 @@ def test_a_correction_needs_two_roles_then_shows_everywhere(setting: Setting,
     assert {(e.player, e.delta, e.reason) for e in adjusted} == {
         (p, d, reason) for p, d in s.corrections.items()}
 
+    # views are served as they are, and a read's `at` names a position in the main database's
+    # log only: bring recall up to the correction in every home before reading it
+    assert main(["projections", "run", "recall", "--database", s.url]) == 0
+    capsys.readouterr()
     recall = s.api.call("GET", f"/tables/{TABLE}/recall?last=20", s.organiser).json()
     coup = next(c for c in recall if c["coup"] == s.coup)
     assert {(c["player"], c["delta"], c["reason"]) for c in coup["corrections"]} == {
