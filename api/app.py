@@ -39,23 +39,36 @@ from api.routes_disputes import Disputes, DisputesController, coup_dossier
 from api.routes_health import health, ready
 from api.routes_live import table_events
 from api.routes_page import page, role_page, static_router
+from api.routes_paper import payout_slips, seating_chart
 from api.routes_results import publish_tournament_results, tournament_disputes_list
 from api.routes_sheet import results_sheet
-from api.routes_sign_in import every_slip, player_slip, sign_in_link, sign_in_pin, sign_out
+from api.routes_sign_in import (
+    croupier_slip,
+    every_croupier_slip,
+    every_slip,
+    player_slip,
+    sign_in_link,
+    sign_in_pin,
+    sign_out,
+)
 from api.routes_tableau import table_tableau
 from api.routes_tables import TablesController
 from api.routes_tournaments import TournamentsController
 from api.routes_views import list_tables, table_recall, table_roads, table_rotation, who_am_i
 from api.sign_in import SignInCodes
-from api.tokens import TokenStore
+from api.tokens import GENERATION_FRESH_SECONDS, TOKENS, TokenStore
 from api.view_reader import ViewReader, position_header
 from infra.services.application import open_service
 from infra.services.tables import TableService
 from infra.services.tournaments import Tournaments
-from infra.store.outbox import BetDeadline, Deadline
+from infra.store.notices import Listener
+from infra.store.outbox import CLOCKS
 
 MAX_BODY = 64 * 1024
 """A command is a few hundred bytes; anything near this is not one."""
+MARKS = (64, 1.0)
+"""The outbox's effects sent are marked 64 commands at a time, or a second after the first
+was sent (`Dispatcher.batch_marks`), not in a transaction of their own for each command."""
 
 
 def create_app(database_url: str | None = None, *, service: TableService | None = None,
@@ -66,10 +79,12 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     service = service or open_service(TableService, database_url)
     broker = broker_url if broker_url is not None else os.environ.get("SABOT_BROKER_URL", "")
     clock = deadlines or DeadlineClock(broker)
-    service.effects.on(Deadline, clock)
-    service.effects.on(BetDeadline, clock)
+    for kind in CLOCKS:
+        service.effects.on(kind, clock)
+    service.effects.batch_marks(*MARKS)
     channels = channels_plugin(broker)
-    tokens = TokenStore(service.database)
+    tokens = TokenStore(service.database, fresh_seconds=GENERATION_FRESH_SECONDS)
+    revocations = Listener(service.database, TOKENS, tokens.forget)
     views = ViewReader(service)
     disputes = Disputes(service.database_url)
     metered = Metrics(views, clock.broker)
@@ -81,9 +96,10 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
                         tournament_disputes_list, publish_tournament_results,
                         # the pages and what they read (api.routes_page, api.routes_views)
                         table_roads, table_tableau, list_tables, who_am_i, page, role_page,
-                        results_sheet, static_router(),
+                        results_sheet, seating_chart, payout_slips, static_router(),
                         # signing in by slip (api.routes_sign_in)
-                        player_slip, every_slip, sign_in_link, sign_in_pin, sign_out],
+                        player_slip, every_slip, croupier_slip, every_croupier_slip,
+                        sign_in_link, sign_in_pin, sign_out],
         plugins=[channels],
         state=State({"service": service, "tokens": tokens, "views": views,
                      "sign_in_codes": SignInCodes(service.database, tokens),
@@ -95,8 +111,9 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
                      "idempotency": Idempotency(service.database), "broker_url": broker}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=openapi_config(),
-        on_startup=[add_body_schemas, wake_through(channels, service)],
-        on_shutdown=[live.close, service.close, disputes.close],
+        on_startup=[add_body_schemas, wake_through(channels, service), revocations.start],
+        on_shutdown=[revocations.close, live.close, service.effects.close, service.close,
+                     disputes.close],
         request_max_body_size=MAX_BODY,
         before_send=[allow_every_method, position_header],
         logging_config=None,  # the process's own (`sabot serve`: JSON); refusals log themselves

@@ -37,6 +37,7 @@ from datetime import UTC, datetime
 from api.problems import ApiProblem
 from api.tokens import Grant, Role, TokenStore
 from domain.commands import Command
+from infra.store.senders import player_sender
 
 ANONYMOUS = Grant(role=Role.ANONYMOUS)
 
@@ -105,6 +106,15 @@ def actor_of(grant: Grant) -> str:
         assert grant.player is not None
         return grant.player
     return ACTORS[grant.role]
+
+
+def sender_of(grant: Grant) -> str:
+    """Who the command log records as the sender of this grant's commands
+    (`infra.store.senders`): the player, whatever token they use, or the official's token."""
+    if grant.role is Role.PLAYER:
+        assert grant.player is not None
+        return player_sender(grant.player)
+    return f"{grant.role.value}:{grant.token_id or '-'}"
 
 
 def require_writer(grant: Grant) -> None:

@@ -3,10 +3,14 @@
 While a table has subscribers in this process, one `TableReader` task reads its new events
 from the store when the table's channel wakes it (`api.live`), or every `POLL_SECONDS` for
 events written where no wake-up reaches (the CLI without Redis), and hands the batch, with
-the table's state at that read, to every subscriber's queue: the cost is tables × commits,
-not subscribers × commits. Each subscriber filters the batch for its own caller
-(`api.visibility`) and from its own position; one that joins behind the reader reads the
-events it lacks once, itself (a catch-up), then follows the batches. A subscriber's queue
+the table's state at that read, to every subscriber's queue: the reads cost tables ×
+commits, not subscribers × commits. A batch's SSE messages are encoded once for each view
+of it (`api.visibility.view_of`: what the caller may see) and the same bytes go to every
+stream of that view, so a subscriber costs one write a batch (one for all the batches that
+wait in its queue); a stream filters and encodes for itself only the batch it joined in the
+middle of. One that joins behind the reader reads the events it lacks once, itself (a
+catch-up), then follows the batches. When the table has been quiet for `POLL_SECONDS` the
+reader offers a `Quiet`, which the streams send as a keep-alive comment. A subscriber's queue
 holds `QUEUE_BATCHES` batches: one that falls further behind is dropped with an `end`
 message (reason `behind`), so that a slow client never holds up the others; a reconnecting
 browser resumes after its `Last-Event-ID`. A store that does not answer ends every stream of
@@ -20,9 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -31,8 +36,9 @@ from eventsourcing.persistence import ConnectionUnavailableError, OperationalErr
 from litestar.channels import ChannelsPlugin
 from prometheus_client import Counter
 
+from api.live_messages import messages
 from api.tokens import Grant
-from api.visibility import visible_events
+from api.visibility import View, view_of, visible_events
 from domain.table.state import TableState
 from infra.services.tables import TableService, describe
 from infra.store.live_push import channel_of
@@ -45,10 +51,24 @@ log = structlog.get_logger("sabot.api.live")
 
 @dataclass(frozen=True)
 class Batch:
-    """Events read at once, and the table's state when they were read."""
+    """Events read at once, and the table's state when they were read; their SSE messages,
+    encoded once for each view of them that a stream asked for."""
 
     events: list[dict[str, Any]]
     state: TableState
+    encoded: dict[View, bytes] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def last(self) -> int:
+        return int(self.events[-1]["originator_version"])
+
+    def messages_for(self, grant: Grant) -> bytes:
+        view = view_of(grant)
+        found = self.encoded.get(view)
+        if found is None:
+            found = self.encoded[view] = messages(visible_events(self.state, grant,
+                                                                 self.events))
+        return found
 
 
 @dataclass(frozen=True)
@@ -58,6 +78,15 @@ class End:
     reason: str
 
 
+@dataclass(frozen=True)
+class Quiet:
+    """Nothing new for `POLL_SECONDS`: the stream sends a keep-alive comment."""
+
+
+QUIET = Quiet()
+Item = Batch | End | Quiet
+
+
 class Subscription:
     """One stream's place in its table's fan-out: `start` is where the reader stood."""
 
@@ -65,16 +94,34 @@ class Subscription:
         self.reader = reader
         self.grant = grant
         self.start = start
-        self.queue: asyncio.Queue[Batch | End] = asyncio.Queue(maxsize=QUEUE_BATCHES)
+        self.queue: asyncio.Queue[Item] = asyncio.Queue(maxsize=QUEUE_BATCHES)
 
-    def offer(self, item: Batch | End) -> None:
-        if isinstance(item, Batch) and self.queue.full():
-            item = End("behind")
+    def offer(self, item: Item) -> None:
+        if self.queue.full():
+            if isinstance(item, Quiet):  # what waits will say more than a keep-alive
+                return
+            if isinstance(item, Batch):
+                item = End("behind")
         if isinstance(item, End):  # the end goes first, whatever waits
             while not self.queue.empty():
                 self.queue.get_nowait()
             self.reader.subscribers.discard(self)
         self.queue.put_nowait(item)
+
+    async def take(self) -> list[Item]:
+        """What waits in the queue, all of it, once something is there."""
+        items = [await self.queue.get()]
+        while not self.queue.empty():
+            items.append(self.queue.get_nowait())
+        return items
+
+    def messages(self, batch: Batch, after: int) -> tuple[bytes, int]:
+        """The batch's messages past `after` for this stream's caller, and the last version
+        they hold: the batch's shared bytes when it is all new to the stream."""
+        if batch.events[0]["originator_version"] > after:
+            return batch.messages_for(self.grant), batch.last
+        fresh = self.visible(batch, after)
+        return (messages(fresh), fresh[-1]["originator_version"]) if fresh else (b"", after)
 
     def visible(self, batch: Batch, after: int) -> list[dict[str, Any]]:
         """The batch's events past `after`, as this stream's caller may see them."""
@@ -100,6 +147,7 @@ class TableReader:
         self.position = position
         self.subscribers: set[Subscription] = set()
         self.woken = asyncio.Event()
+        self.offered = time.monotonic()
         self.task: asyncio.Task[None] | None = None
 
     def read(self, after: int, upto: int | None = None) -> Batch | None:
@@ -137,15 +185,20 @@ class TableReader:
                     return
                 self.reads.labels("shared").inc()
                 if batch is not None:
-                    self.position = batch.events[-1]["originator_version"]
-                    for subscriber in list(self.subscribers):
-                        subscriber.offer(batch)
+                    self.position = batch.last
+                    self.offer(batch)
+                elif time.monotonic() - self.offered >= POLL_SECONDS:
+                    self.offer(QUIET)
                 with anyio.move_on_after(POLL_SECONDS):
                     await self.woken.wait()
 
-    def end(self, reason: str) -> None:
+    def offer(self, item: Item) -> None:
+        self.offered = time.monotonic()
         for subscriber in list(self.subscribers):
-            subscriber.offer(End(reason))
+            subscriber.offer(item)
+
+    def end(self, reason: str) -> None:
+        self.offer(End(reason))
         self.hub.forget(self)
 
 

@@ -11,6 +11,11 @@
   `api.live_limits`); `sabot_live_reads_total{kind}`: reads of a table's new events for its
   streams (`shared`: one a wake-up for all the table's streams, `catch-up`: a stream joining
   behind; `api.live_readers`);
+* `sabot_checkpoint_age_seconds{database}`: seconds since the latest checkpoint of each store
+  this process writes to (its checkpoint file's name; it grows while the store is idle too),
+  and `sabot_checkpoint_failures_total{database}` the attempts to write one that failed (the
+  events stay outside any checkpoint meanwhile: `infra.store.checkpoints`); alert on the
+  failures rising;
 * `sabot_queue_depth{queue}`: tasks waiting for a worker in the queue this process sends to
   (the length of its Redis list, or the embedded broker's message files); left out of a
   scrape, with a warning logged, while the broker does not answer.
@@ -31,11 +36,12 @@ from celery import Celery
 from litestar import Request, Response, get
 from litestar.datastructures import State
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 from redis import Redis, RedisError
 
 from api.view_reader import ViewReader
+from infra.store.checkpoints import anchoring
 from infra.store.live_push import is_redis
 from projections.registry import NAMES
 from workers.heartbeat import workers
@@ -63,6 +69,7 @@ class Metrics:
         self.live_reads = Counter("sabot_live_reads", "reads of a table's new events for its "
                                   "live streams", ["kind"], registry=self.registry)
         self.registry.register(_StoreGauges(views))
+        self.registry.register(_Checkpoints())
         self.registry.register(_QueueDepth(broker))
 
     async def timed(self, kind: str, respond: Callable[[], Awaitable[Any]]) -> Any:
@@ -101,6 +108,21 @@ class _StoreGauges(Collector):
         yield stopped
         yield GaugeMetricFamily("sabot_workers_alive", "workers that beat within 10 s",
                                 value=found.alive if found is not None else 0)
+
+
+class _Checkpoints(Collector):
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+        age = GaugeMetricFamily("sabot_checkpoint_age_seconds",
+                                "seconds since the store's latest checkpoint", labels=["database"])
+        failures = CounterMetricFamily("sabot_checkpoint_failures",
+                                       "attempts to write a checkpoint that failed",
+                                       labels=["database"])
+        for store in anchoring():
+            if store.age is not None:
+                age.add_metric([store.database], store.age)
+            failures.add_metric([store.database], store.failures)
+        yield age
+        yield failures
 
 
 class _QueueDepth(Collector):

@@ -2,7 +2,9 @@
 
     GET /audit/checkpoints?last=N   the store's public key, the latest checkpoint and its short
                                     fingerprint (for the big screen), the last N checkpoints
-                                    and the witnesses' co-signatures of them
+                                    and the witnesses' co-signatures of them; the latest as a
+                                    C2SP checkpoint note with its witnesses' co-signatures
+                                    (`note`) and the verifier key that checks it (`vkey`)
 
 A checkpoint (`infra.store.checkpoints`) is a signed tree head: size, Merkle root, chain head,
 time. Copies kept elsewhere (a witness, a screenshot of the fingerprint, a regulator's
@@ -20,7 +22,9 @@ from litestar.params import QueryParameter
 
 from api.routes_tables import blocking
 from infra.services.tables import TableService
+from infra.store.checkpoint_notes import cosigned_note, note_origin
 from infra.store.checkpoints import Checkpoint, Cosignature, checkpoint_path, read_lines
+from infra.store.notes import Ed25519Verifier
 
 Last = Annotated[int, QueryParameter(ge=1, le=1000, description="how many checkpoints")]
 
@@ -34,6 +38,8 @@ class Checkpoints(msgspec.Struct, kw_only=True):
     latest: Checkpoint | None
     checkpoints: list[Checkpoint]
     cosignatures: list[Cosignature]
+    note: str = ""
+    vkey: str = ""
 
 
 def read_checkpoints(service: TableService, last: int) -> Checkpoints:
@@ -46,9 +52,15 @@ def read_checkpoints(service: TableService, last: int) -> Checkpoints:
     cosignatures = [c for c in lines if isinstance(c, Cosignature)
                     and (c.size, c.root, c.time) in keys]
     latest = shown[-1] if shown else None
+    note = vkey = ""
+    origin = note_origin(latest.note) if latest is not None else None
+    if latest is not None and origin is not None:
+        note = cosigned_note(latest.note, [c.note_signature for c in cosignatures
+                                           if c.note_signature and c.valid_for(latest)])
+        vkey = Ed25519Verifier(origin, bytes.fromhex(latest.public_key)).vkey()
     return Checkpoints(key=signer.key_id, public_key=signer.public_key.hex(),
                        fingerprint=latest.fingerprint() if latest else "", latest=latest,
-                       checkpoints=shown, cosignatures=cosignatures)
+                       checkpoints=shown, cosignatures=cosignatures, note=note, vkey=vkey)
 
 
 @get("/audit/checkpoints", summary="The store's signed checkpoints", tags=["audit"])

@@ -3,8 +3,10 @@
 A load balancer sends traffic only to a ready instance and restarts one that is not alive;
 readiness reads the store and pings a Redis broker, so a lost database or broker makes it
 503. What does not stop this instance from serving is reported in the answer, with status
-`degraded`: a projection stopped by an event it cannot apply (its views answer from where it
-stopped), or no worker alive (`workers.heartbeat`: what waits for one is named).
+`degraded` and HTTP 200: a projection stopped by an event it cannot apply (its views answer
+from where it stopped), no worker alive (`workers.heartbeat`: what waits for one is named), or
+a store whose checkpoints this process cannot write (`unanchored`: its writes go on, outside
+any checkpoint, while the writer tries again; `infra.store.checkpoints.anchoring`).
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from litestar import Request, get
 from litestar.datastructures import State
 
 from api.problems import ApiProblem
-from api.schemas import Health, Ready, StoppedProjection
+from api.schemas import Health, Ready, StoppedProjection, Unanchored
 from api.view_reader import ViewReader
 from infra.errors import ServiceUnavailable
 from infra.services.tables import TableService
+from infra.store.checkpoints import anchoring
 from infra.store.reachability import check_broker
 from workers.heartbeat import workers
 
@@ -43,10 +46,12 @@ async def ready(request: Request[Any, Any, State]) -> Ready:
         await to_thread.run_sync(check_broker, request.app.state.broker_url, 1.0)
     except ServiceUnavailable as error:
         raise ApiProblem(503, str(error), rule="broker-unavailable") from None
-    degraded = bool(stopped) or (alive is not None and alive.alive == 0)
+    unanchored = [Unanchored(a.database, a.failures, a.failing, a.age)
+                  for a in await to_thread.run_sync(anchoring) if a.failing is not None]
+    degraded = bool(stopped) or (alive is not None and alive.alive == 0) or bool(unanchored)
     return Ready(status="degraded" if degraded else "ready",
                  database=service.database.dialect, stopped_projections=stopped,
-                 workers=alive)
+                 workers=alive, unanchored=unanchored)
 
 
 def _stopped(views: ViewReader) -> list[StoppedProjection]:

@@ -8,11 +8,13 @@ the `Last-Event-ID` a reconnecting browser sends, else after the table's current
 (`api.live_readers`), woken at once by a command sent through this API (`api.live`) and by
 the poll every `POLL_SECONDS` for events written by another process without Redis; the poll
 also keeps the connection alive (a `keep-alive` comment). The store is the source of every
-message: a subscriber never misses an event because a wake-up was coalesced. A stream the
-server stops ends with one named message, `event: end`, whose data says why (`behind`: the
-client read too slowly; `store-unavailable`; `error`): reconnect after the last id received. Streams
-are bounded per client address and in all (`api.live_limits`: 429 or 503 with
-`Retry-After`) and counted in `sabot_live_subscribers` (`api.metrics`).
+message: a subscriber never misses an event because a wake-up was coalesced. The messages
+are written as `api.live_messages` encodes them, once for every stream that sees them alike;
+what waits for a stream goes out in one write. A stream the server stops ends with one named
+message, `event: end`, whose data says why (`behind`: the client read too slowly;
+`store-unavailable`; `error`): reconnect after the last id received. Streams are bounded per
+client address and in all (`api.live_limits`: 429 or 503 with `Retry-After`) and counted in
+`sabot_live_subscribers` (`api.metrics`).
 """
 
 from __future__ import annotations
@@ -20,17 +22,15 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-import anyio
-import msgspec
 from litestar import Request, get
 from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
 from litestar.params import HeaderParameter, QueryParameter
-from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.response import Stream
 
-from api import live_readers
 from api.live_limits import LiveLimits, Slot
-from api.live_readers import End, LiveReaders, Subscription
+from api.live_messages import KEEP_ALIVE, end_message, messages
+from api.live_readers import Batch, End, LiveReaders, Subscription
 from api.openapi import BEARER_OR_ANONYMOUS, problems
 from api.problems import ApiProblem
 from api.routes_tables import TableRef, blocking, grant_of
@@ -42,29 +42,30 @@ After = Annotated[int | None, QueryParameter(ge=0, required=False,
 LastEventId = Annotated[str, HeaderParameter(
     name="Last-Event-ID", required=False, pattern=r"^[0-9]{0,18}$",
     description="the version of the last event received (a reconnecting browser sends it)")]
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 async def _stream(subscription: Subscription, after: int,
-                  slot: Slot) -> AsyncIterator[ServerSentEventMessage]:
+                  slot: Slot) -> AsyncIterator[bytes]:
     readers: LiveReaders = subscription.reader.hub
     try:
-        events = await subscription.catch_up(after) if after < subscription.start else []
+        if after < subscription.start:
+            events = await subscription.catch_up(after)
+            if events:
+                after = events[-1]["originator_version"]
+                yield messages(events)
         while True:
-            for event in events:
-                after = event["originator_version"]
-                yield ServerSentEventMessage(data=msgspec.json.encode(event).decode(),
-                                             id=str(after))
-            with anyio.move_on_after(live_readers.POLL_SECONDS) as waited:
-                item = await subscription.queue.get()
-            if waited.cancelled_caught:  # no data: a comment, not a message
-                events = []
-                yield ServerSentEventMessage(data=None, comment="keep-alive")
-            elif isinstance(item, End):
-                yield ServerSentEventMessage(data=msgspec.json.encode(
-                    {"reason": item.reason, "last_event_id": after}).decode(), event="end")
-                return
-            else:
-                events = subscription.visible(item, after)
+            chunks: list[bytes] = []
+            for item in await subscription.take():
+                if isinstance(item, End):
+                    yield b"".join([*chunks, end_message(item.reason, after)])
+                    return
+                if isinstance(item, Batch):
+                    chunk, after = subscription.messages(item, after)
+                    chunks.append(chunk)
+                else:
+                    chunks.append(KEEP_ALIVE)
+            yield b"".join(chunks)
     finally:
         readers.leave(subscription)
         slot.release()
@@ -75,7 +76,7 @@ async def _stream(subscription: Subscription, after: int,
      responses=problems(400, 401, 404, 429, 503))
 async def table_events(request: Request[Any, Any, State], table: TableRef,
                        after: After = None,
-                       last_event_id: LastEventId = "") -> ServerSentEvent:
+                       last_event_id: LastEventId = "") -> Stream:
     service: TableService = request.app.state.service
     grant = await grant_of(request)
     table_id = table_id_of(table)
@@ -93,8 +94,9 @@ async def table_events(request: Request[Any, Any, State], table: TableRef,
     slot = limits.admit(request.client.host if request.client else "")
     readers: LiveReaders = request.app.state.live_readers
     subscription = readers.join(table_id, grant, start, found.version)
-    return ServerSentEvent(_stream(subscription, start, slot),
-                           background=BackgroundTask(_leave, readers, subscription, slot))
+    return Stream(_stream(subscription, start, slot), media_type="text/event-stream",
+                  headers=SSE_HEADERS,
+                  background=BackgroundTask(_leave, readers, subscription, slot))
 
 
 async def _leave(readers: LiveReaders, subscription: Subscription, slot: Slot) -> None:

@@ -20,7 +20,8 @@ from api.routes_disputes import DisputeView, disputes_of, view_of
 from api.routes_tables import IdempotencyKey, blocking, grant_of
 from api.routes_tournaments import TournamentRef, _service, command_id_of, organiser
 from infra.services.results import publish_results, tournament_disputes
-from infra.services.tournaments import Results, tournament_id_of
+from infra.services.tournament_view import Results
+from infra.services.tournaments import tournament_id_of
 
 
 @get("/tournaments/{tournament:str}/disputes", tags=["tournaments"],

@@ -25,7 +25,8 @@ from api.routes_page import POLICY, STATIC
 from api.routes_tables import blocking
 from api.routes_tournaments import _service
 from domain.errors import NotFound
-from infra.services.tournaments import Position, Tournaments, tournament_id_of
+from infra.services.tournament_view import Position
+from infra.services.tournaments import Tournaments, tournament_id_of
 
 Tournament = Annotated[str, QueryParameter(description="the tournament's name or UUID")]
 
@@ -38,10 +39,15 @@ async def results_sheet(request: Request[Any, Any, State],
     try:
         page = await blocking(sheet, _service(request), tournament)
     except NotFound:
-        return _html(f"<!DOCTYPE html><html lang='en'><meta charset='utf-8'><title>Unknown "
+        return unknown_tournament(tournament)
+    return html_page(page, 200)
+
+
+def unknown_tournament(tournament: str) -> Response[str]:
+    """The page of a printed sheet for a tournament that does not exist (404)."""
+    return html_page(f"<!DOCTYPE html><html lang='en'><meta charset='utf-8'><title>Unknown "
                      f"tournament</title><p>There is no tournament named "
                      f"<strong>{html.escape(tournament)}</strong>.</p></html>", 404)
-    return _html(page, 200)
 
 
 def sheet(service: Tournaments, tournament: str) -> str:
@@ -54,7 +60,7 @@ def sheet(service: Tournaments, tournament: str) -> str:
     finished = results.status == "finished"
     if results.published and results.published_at is not None:
         published = (f"Published by {results.published_by} on "
-                     f"{_when(results.published_at)}.")
+                     f"{when(results.published_at)}.")
         status, status_class = "Final results", "final"
     else:
         published = "Not published yet: a dispute may still change these results."
@@ -64,7 +70,7 @@ def sheet(service: Tournaments, tournament: str) -> str:
     fields = {
         "name": results.name, "variant": state.settings.variant.value.replace("-", " "),
         "date": aggregate.created_on.astimezone().strftime("%-d %B %Y"),
-        "entrants": str(state.entries), "pool": _chips(results.prize_pool),
+        "entrants": str(state.entries), "pool": chips(results.prize_pool),
         "state": status, "published": published,
         "fingerprint": record.fingerprint or "none yet", "key": record.key,
         "checkpoint_time": f" at {record.latest.time}" if record.latest else "",
@@ -80,17 +86,17 @@ def _row(position: Position, winners: list[str]) -> str:
     winner = ' class="winner"' if position.player in winners else ""
     return (f'        <tr{winner}><td class="num">{position.position}{tie}</td>'
             f"<td>{html.escape(position.player)}</td>"
-            f'<td class="num">{_chips(position.prize) if position.prize else ""}</td></tr>')
+            f'<td class="num">{chips(position.prize) if position.prize else ""}</td></tr>')
 
 
-def _chips(amount: int) -> str:
+def chips(amount: int) -> str:
     return f"{amount:,}".replace(",", "\u202f")  # a narrow space between thousands
 
 
-def _when(seconds: float) -> str:
+def when(seconds: float) -> str:
     moment = datetime.datetime.fromtimestamp(seconds).astimezone()
     return moment.strftime("%-d %B %Y, %H:%M %Z")
 
 
-def _html(text: str, status: int) -> Response[str]:
+def html_page(text: str, status: int) -> Response[str]:
     return Response(text, status_code=status, media_type="text/html", headers=POLICY)

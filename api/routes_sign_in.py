@@ -1,17 +1,24 @@
-"""Signing players in by a slip (`api.sign_in`): the organiser makes slips, a browser redeems one.
+"""Signing players and croupiers in by a slip (`api.sign_in`): the organiser makes slips, a
+browser redeems one.
 
     POST /tournaments/{t}/players/{p}/sign-in   one player's slip: link, QR (SVG), PIN (organiser)
     POST /tournaments/{t}/sign-in               every registered player's slip at once (organiser)
+    POST /tournaments/{t}/tables/{n}/sign-in    the slip of table n's croupier (its name or its
+                                                number from 1), for that table only (organiser)
+    POST /tournaments/{t}/tables/sign-in        every open table's croupier slip (organiser)
     GET  /sign-in?code=CODE                     the link: sets the cookie, goes to the player's
-                                                page; a page saying why when refused (404, 410)
+                                                page (a croupier's console); a page saying why
+                                                when refused (404, 410)
     POST /sign-in/pin                           the lobby's name and PIN (a few tries a minute)
     POST /sign-out                              revokes the cookie's token and forgets it
 
 Redeeming sets the cookie `sabot_session` (HttpOnly, SameSite=Strict, Path=/, Secure over
 HTTPS) to a new player token that lives `SESSION_LIFETIME`; `api.auth` takes it as it takes a
 bearer token, so every tab of that browser is signed in. The player lands on their table's page
-(`/player?table=T`) when seated, else on the lobby. The slips' printable sheet is the page
-`/slips?tournament=T` (`api/static/slips.*`), which makes them through the calls above.
+(`/player?table=T`) when seated, else on the lobby; a croupier on their table's console
+(`/croupier?table=T`), with a croupier token for that table only. The slips' printable sheet
+is the page `/slips?tournament=T` (`&croupiers=1` for the croupiers': `api/static/slips.*`),
+which makes them through the calls above.
 """
 
 from __future__ import annotations
@@ -34,11 +41,22 @@ from api.problems import ApiProblem
 from api.routes_page import POLICY
 from api.routes_tables import blocking, grant_of
 from api.routes_tournaments import _invalid_body, _service, organiser
-from api.sign_in import SESSION_LIFETIME, SignInCodes, SignInRefused, Slip, landing, make_slips
+from api.sign_in import (
+    SESSION_LIFETIME,
+    CroupierSlip,
+    SignInCodes,
+    SignInRefused,
+    Slip,
+    landing,
+    make_croupier_slips,
+    make_slips,
+)
 from api.tokens import TokenStore
 
 TournamentRef = Annotated[str, PathParameter(description="the tournament's UUID or its name")]
 PlayerRef = Annotated[str, PathParameter(description="the player's id")]
+TableRef = Annotated[str, PathParameter(
+    description="the table's name, or its number in the tournament (from 1)")]
 Code = Annotated[str, QueryParameter(description="the code of a sign-in link")]
 
 GONE = 410
@@ -76,6 +94,27 @@ async def every_slip(request: Request[Any, Any, State], tournament: TournamentRe
     organiser(await grant_of(request))
     return await blocking(make_slips, _service(request), _codes(request), tournament, None,
                           _base(request))
+
+
+@post("/tournaments/{tournament:str}/tables/{table:str}/sign-in", status_code=201,
+      summary="A table's croupier sign-in slip: link, QR code and PIN (organiser)",
+      tags=["sign-in"], responses=problems(401, 403, 404))
+async def croupier_slip(request: Request[Any, Any, State], tournament: TournamentRef,
+                        table: TableRef) -> CroupierSlip:
+    organiser(await grant_of(request))
+    slips = await blocking(make_croupier_slips, _service(request), _codes(request), tournament,
+                           table, _base(request))
+    return slips[0]
+
+
+@post("/tournaments/{tournament:str}/tables/sign-in", status_code=201, tags=["sign-in"],
+      summary="Every open table's croupier sign-in slip at once (organiser)",
+      responses=problems(401, 403, 404))
+async def every_croupier_slip(request: Request[Any, Any, State],
+                              tournament: TournamentRef) -> list[CroupierSlip]:
+    organiser(await grant_of(request))
+    return await blocking(make_croupier_slips, _service(request), _codes(request), tournament,
+                          None, _base(request))
 
 
 @get("/sign-in", include_in_schema=False)

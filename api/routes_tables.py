@@ -43,7 +43,10 @@ from domain.game.settings import TableSettings
 from domain.limits import MAX_COMMAND_ID
 from domain.table.commands import TableCommand
 from infra.services.references import table_id_of
+from infra.services.tables import Recorded as Recording
 from infra.services.tables import TableService
+from infra.store.answers import KeptAnswer
+from infra.store.senders import send_as
 
 if TYPE_CHECKING:
     from api.metrics import Metrics
@@ -67,9 +70,12 @@ async def blocking(fn: Callable[..., T], *args: Any) -> T:
 
 async def grant_of(request: Request[Any, Any, State]) -> Grant:
     """The caller's grant, from the `Authorization` header (the OpenAPI `bearer` scheme) or
-    the sign-in cookie (`api.auth.credentials`)."""
+    the sign-in cookie (`api.auth.credentials`). The commands the rest of the request
+    applies are recorded as sent by it (`infra.store.senders`)."""
     tokens: TokenStore = request.app.state.tokens
-    return await blocking(auth.authenticate, tokens, credentials_of(request))
+    grant = await blocking(auth.authenticate, tokens, credentials_of(request))
+    send_as(auth.sender_of(grant))
+    return grant
 
 
 def credentials_of(request: Request[Any, Any, State]) -> str | None:
@@ -128,20 +134,30 @@ def command_of(raw: Any, grant: Grant, key: str | None) -> TableCommand:
     return command
 
 
+Respond = Callable[[KeptAnswer[Recorded] | None], Recorded]
+"""A request's answer, made with the way to keep it with its command (None: not kept so)."""
+
+
 async def once(request: Request[Any, Any, State], grant: Grant, key: str | None, raw: Any,
-               status: int, respond: Callable[[], Recorded]) -> Recorded:
-    """`respond()` in a worker thread (it may block on the store), under the IETF
+               status: int, respond: Respond, *, applied_once: bool = False) -> Recorded:
+    """`respond(None)` in a worker thread (it may block on the store), under the IETF
     `Idempotency-Key` rules when the request has a key, in the same thread (a replayed answer
     comes as a litestar `Response` holding the first answer's body), counted and timed by
-    its kind (`api.metrics`)."""
+    its kind (`api.metrics`); `applied_once`: the command log applies `respond`'s command once
+    by the key, so the key is not claimed beforehand, and the answer is kept with the command
+    (`Idempotency.run_applied_once`)."""
     kind = raw.get("kind") if isinstance(raw, dict) and status == 200 else "open"
     metrics: Metrics = request.app.state.metrics
     if key is None:
-        return cast(Recorded, await metrics.timed(str(kind), lambda: blocking(respond)))
+        return cast(Recorded, await metrics.timed(str(kind), lambda: blocking(respond, None)))
     keys: Idempotency = request.app.state.idempotency
     scoped, asked = auth.scope_key(grant, key), fingerprint(request.method, request.url.path, raw)
-    answer = await metrics.timed(str(kind),
-                                 lambda: blocking(keys.run, scoped, asked, status, respond))
+    if applied_once:
+        answer = await metrics.timed(str(kind), lambda: blocking(
+            lambda: keys.run_applied_once(scoped, asked, status, respond)))
+    else:
+        answer = await metrics.timed(str(kind), lambda: blocking(
+            lambda: keys.run(scoped, asked, status, lambda: respond(None))))
     return cast(Recorded, answer)
 
 
@@ -159,7 +175,7 @@ class TablesController(Controller):
 
         service = self._service(request)
 
-        def open_it() -> Recorded:
+        def open_it(_: KeptAnswer[Recorded] | None) -> Recorded:
             try:
                 body = msgspec.convert(raw, OpenTable)
             except msgspec.ValidationError as error:
@@ -184,7 +200,8 @@ class TablesController(Controller):
             table_id = table_id_of(table)
             generation, head = freshness(service, table_id)
             grant = auth.authenticate(tokens, authorization, generation)
-            return table_view(service.table_at(table_id, head), grant)
+            seen = service.table_at(table_id, head)
+            return table_view(seen, grant, service.room_of(seen))
 
         return await blocking(show)
 
@@ -200,10 +217,7 @@ class TablesController(Controller):
 
         service = self._service(request)
 
-        def send() -> Recorded:
-            command = command_of(raw, grant, idempotency_key)
-            auth.may_send(grant, table_id, command)
-            recorded = service.execute(table_id, command)
+        def answer_of(recorded: Recording) -> Recorded:
             events = recorded.events
             if any(e["type"] in _HIDDEN_CARDS for e in events):
                 state = recorded.state
@@ -212,9 +226,15 @@ class TablesController(Controller):
                 events = visible_events(state, grant, events)
             return Recorded(recorded.table_id, recorded.version, events, recorded.position)
 
+        def send(answer: KeptAnswer[Recorded] | None) -> Recorded:
+            command = command_of(raw, grant, idempotency_key)
+            auth.may_send(grant, table_id, command)
+            return answer_of(service.execute(
+                table_id, command, answer=None if answer is None else answer.given(answer_of)))
+
         body_id = raw.get("command_id") if isinstance(raw, dict) else None
         key = idempotency_key or (body_id if isinstance(body_id, str) and body_id else None)
-        return await once(request, grant, key, raw, 200, send)
+        return await once(request, grant, key, raw, 200, send, applied_once=True)
 
     @staticmethod
     def _service(request: Request[Any, Any, State]) -> TableService:

@@ -4,10 +4,12 @@
     GET    /tournaments                              every tournament, with its status  (public)
     GET    /tournaments/presets                      the presets with their formats     (public)
     GET    /tournaments/{t}                          the big screen: `TournamentView`   (public)
+    GET    /tournaments/{t}/format                   its format, every field             (public)
     POST   /tournaments/{t}/players                  register (organiser; a player themselves)
     DELETE /tournaments/{t}/players/{player}         unregister before the draw         (same)
     POST   /tournaments/{t}/start | pause | resume   (organiser)
     POST   /tournaments/{t}/interventions            a correction, with its reason       (organiser)
+    POST   /tournaments/{t}/announcements            a line for the big screen's ticker  (organiser)
     POST   /tournaments/preview                      play a format with bots first       (organiser)
     POST   /tournaments/{t}/secret-bets [/reveal]    a player's own secret bet, its reveal (player)
     GET    /tournaments/{t}/standings                in play by chips, then out by place (public)
@@ -37,14 +39,17 @@ from api.csv_files import RESULT_COLUMNS, STANDING_COLUMNS, VARY, csv_response, 
 from api.openapi import CsvToo, ok, problems
 from api.problems import ApiProblem, Problem, field_of, problem
 from api.routes_tables import IdempotencyKey, blocking, grant_of
+from api.schemas import FormatChoice, format_overrides
 from api.tokens import Grant, Role
 from api.view_reader import At, read
 from domain.errors import NotFound, RuleViolation
+from domain.limits import AnnouncementText
 from domain.tournament.presets import PRESETS, preset
 from domain.tournament.settings import TournamentSettings
 from infra.services.preview import PACE, Preview, preview
 from infra.services.tables import Recorded
-from infra.services.tournaments import Results, Tournaments, TournamentView, tournament_id_of
+from infra.services.tournament_view import Results, TournamentView
+from infra.services.tournaments import Tournaments, tournament_id_of
 from projections.standings import Standing, tournament_standings
 
 Everything = Annotated[bool, QueryParameter(
@@ -52,16 +57,6 @@ Everything = Annotated[bool, QueryParameter(
 TournamentRef = Annotated[str, PathParameter(description="the tournament's UUID or its name")]
 PlayerRef = Annotated[str, PathParameter(description="the player's id")]
 Action = Annotated[str, PathParameter(description="start, pause or resume")]
-
-
-class FormatChoice(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """A `preset` (its common fields overridden by the fields given) or a whole `format`."""
-
-    preset: str | None = None
-    format: TournamentSettings | None = None
-    coups_per_round: int | None = None
-    tables: int | None = None
-    starting_chips: int | None = None
 
 
 class CreateTournament(FormatChoice, kw_only=True, forbid_unknown_fields=True):
@@ -100,6 +95,12 @@ class Intervene(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     table: str | None = None
 
 
+class Announce(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """What the organiser tells the room: shown on the big screen's ticker."""
+
+    text: AnnouncementText
+
+
 class PlaceSecretBet(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """`commitment`: `domain.tournament.state.secret_commitment(spot, amount, nonce)`, in hex."""
 
@@ -128,14 +129,34 @@ class Preset(msgspec.Struct, frozen=True):
     format: TournamentSettings
 
 
-def settings_of(body: FormatChoice) -> TournamentSettings:
+def settings_of(body: CreateTournament | PreviewFormat) -> TournamentSettings:
+    """The format a body chooses: its preset or format with the fields given over it; a field
+    whose value the rules refuse is named (the one without which the format is playable)."""
     if (body.preset is None) == (body.format is None):
         raise ApiProblem(422, "give a `preset` or a `format`, not both", rule="preset-or-format",
                          field="preset")
-    if body.format is not None:
-        return body.format.check()
-    return preset(body.preset or "", coups_per_round=body.coups_per_round, tables=body.tables,
-                  starting_chips=body.starting_chips)
+    base: TournamentSettings = body.format or preset(body.preset or "")
+    given = format_overrides(body)
+    try:
+        return msgspec.structs.replace(base, **given).check()
+    except RuleViolation as refused:
+        raise ApiProblem(422, refused.message, rule=refused.rule,
+                         field=_at_fault(base, given)) from None
+
+
+def _at_fault(base: TournamentSettings, given: dict[str, Any]) -> str | None:
+    """The field given without which the format is playable; else one refused alone."""
+    def playable(fields: dict[str, Any]) -> bool:
+        try:
+            msgspec.structs.replace(base, **fields).check()
+        except RuleViolation:
+            return False
+        return True
+
+    for name in given:
+        if playable({k: v for k, v in given.items() if k != name}):
+            return name
+    return next((name for name in given if not playable({name: given[name]})), None)
 
 
 def seed_of(body: CreateTournament) -> bytes | None:
@@ -253,6 +274,13 @@ class TournamentsController(Controller):
                    tournament: TournamentRef) -> TournamentView:
         return await blocking(_service(request).view, tournament_id_of(tournament))
 
+    @get("/{tournament:str}/format", summary="A tournament's format, every field",
+         responses=problems(404))
+    async def format(self, request: Request[Any, Any, State],
+                     tournament: TournamentRef) -> TournamentSettings:
+        service = _service(request)
+        return await blocking(lambda: service.state(tournament_id_of(tournament)).settings)
+
     @post("/{tournament:str}/players", status_code=201, summary="Register a player",
           responses=problems(401, 403, 404, 409, 422))
     async def register(self, request: Request[Any, Any, State], tournament: TournamentRef,
@@ -312,6 +340,18 @@ class TournamentsController(Controller):
         return await blocking(lambda: _service(request).intervene(
             tournament_id_of(tournament), data.kind, data.player, data.reason,
             delta=data.delta, table=data.table, actor=auth.actor_of(grant),
+            command_id=command_id))
+
+    @post("/{tournament:str}/announcements", status_code=201,
+          summary="An announcement to the room, shown on the big screen (organiser)",
+          responses=problems(401, 403, 404, 409, 422))
+    async def announce(self, request: Request[Any, Any, State], tournament: TournamentRef,
+                       data: JSONBody[Announce], idempotency_key: IdempotencyKey) -> Recorded:
+        grant = await grant_of(request)
+        organiser(grant)
+        command_id = command_id_of(grant, idempotency_key, "announce")
+        return await blocking(lambda: _service(request).announce(
+            tournament_id_of(tournament), data.text, actor=auth.actor_of(grant),
             command_id=command_id))
 
     @post("/{tournament:str}/secret-bets", status_code=201,

@@ -84,9 +84,15 @@ def _reader(request: Request[Any, Any, State]) -> ViewReader:
 async def _table_doc(request: Request[Any, Any, State], view: str,
                      query: Callable[[Database, uuid.UUID], T | None], table: str,
                      at: int) -> T:
-    """A view's document of one table, as it is; 404 for no such table."""
+    """A view's document of one table, as it is; 404 for no such table. A table the view
+    has not reached yet (just opened) is read once the view is at its last event."""
     table_id = table_id_of(table)
     found: T | None = await read(request, view, lambda db: query(db, table_id), at)
+    if found is None:
+        service: TableService = request.app.state.service
+        recorded = await blocking(service.recorded_at, table_id)  # 404 for no such table
+        if recorded is not None and recorded > at:
+            found = await read(request, view, lambda db: query(db, table_id), recorded)
     if found is None:
         raise ApiProblem(404, f"no table {table!r}", rule="unknown-table")
     return found
@@ -138,8 +144,9 @@ async def table_recall(request: Request[Any, Any, State], table: TableRef,
                        last: Last = 5, at: At = 0) -> list[RecalledCoup]:
     service: TableService = request.app.state.service
     table_id = table_id_of(table)
-    await blocking(service.table, table_id)  # 404 if there is no such table
     coups = await read(request, "recall", lambda db: recall(db, table_id, last), at)
+    if not coups:  # a table with coups recalled is a table: only none asks the store
+        await blocking(service.table, table_id)  # 404 if there is no such table
     return [RecalledCoup.of(coup) for coup in coups]
 
 

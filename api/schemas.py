@@ -8,6 +8,7 @@ by its seed nor by the list of cards it has given.
 
 from __future__ import annotations
 
+import typing
 import uuid
 from typing import Annotated, Any
 
@@ -19,6 +20,7 @@ from domain.game.coverage import Stake
 from domain.game.payouts import Bet
 from domain.game.settings import TableSettings, Variant
 from domain.limits import Name
+from domain.tournament.settings import TournamentSettings
 from workers.heartbeat import Workers
 
 
@@ -29,6 +31,37 @@ class OpenTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     variant: Variant
     settings: dict[str, Any] = msgspec.field(default_factory=dict)
     tournament: Name | None = None
+
+
+FORMAT_FIELDS = TournamentSettings.__struct_fields__
+"""The fields of a tournament's format, each of which a request may give over a preset."""
+
+_FORMAT_HINTS = typing.get_type_hints(TournamentSettings)
+
+if typing.TYPE_CHECKING:
+    class FormatChoice(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+        """What a type checker sees of the struct built below."""
+
+        preset: str | None = None
+        format: TournamentSettings | None = None
+
+        def __getattr__(self, name: str) -> Any: ...
+else:
+    FormatChoice = msgspec.defstruct(
+        "FormatChoice",
+        [("preset", str | None, None), ("format", TournamentSettings | None, None),
+         *((name, _FORMAT_HINTS[name] | None, None) for name in FORMAT_FIELDS)],
+        kw_only=True, forbid_unknown_fields=True,
+        namespace={"__module__": __name__, "__doc__": (
+            "A `preset` or a whole `format`, and any field of a format given beside it over "
+            "the preset's (or the format's): the fields of `TournamentSettings`, derived from "
+            "it, not copied.")})
+
+
+def format_overrides(body: msgspec.Struct) -> dict[str, Any]:
+    """The format fields a `FormatChoice` body gives (None: not given)."""
+    return {name: value for name in FORMAT_FIELDS
+            if (value := getattr(body, name)) is not None}
 
 
 CardCode = Annotated[str, msgspec.Meta(pattern=f"^[{RANKS}][{SUITS}]$",
@@ -117,13 +150,15 @@ class TableView(msgspec.Struct, frozen=True, kw_only=True):
     banker: str | None
     bank: int
     bank_offered_to: str | None
+    bank_required: int  # a passed hand is taken with exactly this (0: any bank from the minimum)
     seats: list[SeatView]
     bets: list[Bet]
     stakes: list[Stake]
     banco_calls: list[str]  # the players who called banco this coup, in order (said aloud)
     shoe: ShoeView | None
     coup: CoupView | None
-    legal_actions: list[ActionView]
+    legal_actions: list[ActionView]  # none that puts chips on a coup once `round_over`
+    round_over: bool = False  # its round's last coup played: no stake until the next round
 
 
 class Health(msgspec.Struct, frozen=True):
@@ -138,11 +173,24 @@ class StoppedProjection(msgspec.Struct, frozen=True):
     error: str
 
 
+class Unanchored(msgspec.Struct, frozen=True):
+    """A store this instance writes to but cannot checkpoint (`infra.store.checkpoints`): its
+    checkpoint file's name, the attempts that failed, the last one's reason, and the seconds
+    since the file's latest checkpoint (null: none)."""
+
+    database: str
+    failures: int
+    reason: str
+    age_seconds: float | None
+
+
 class Ready(msgspec.Struct, frozen=True, omit_defaults=True):
     """`ready`, or `degraded` when something below does not stop this instance serving: a
-    stopped projection, or no worker alive (`workers`, shown once a worker ever beat)."""
+    stopped projection, no worker alive (`workers`, shown once a worker ever beat), or a store
+    whose checkpoints fail (`unanchored`: its new events are in no checkpoint)."""
 
     status: str
     database: str
     stopped_projections: list[StoppedProjection] = msgspec.field(default_factory=list)
     workers: Workers | None = None
+    unanchored: list[Unanchored] = msgspec.field(default_factory=list)

@@ -1,4 +1,5 @@
-"""Sign-in codes: a player's sign-in link (and its QR code) and PIN, exchanged for a token.
+"""Sign-in codes: a player's (or a croupier's) sign-in link, its QR code and PIN, exchanged
+for a token.
 
 The organiser makes a slip for a registered player (or for every player at once): a link
 `/sign-in?code=CODE` (22 URL-safe characters, 128 random bits), its QR code as SVG (`segno`)
@@ -10,8 +11,14 @@ A slip is single-use and short-lived: it signs in once (the link or the PIN, whi
 first), within `CODE_LIFETIME` of being made; a new slip for the same player revokes the
 earlier ones. Redeeming a slip issues a player token (`api.tokens`: kept hashed, listed and
 revoked like any token) that lives `SESSION_LIFETIME`, carried by the browser in the HttpOnly
-cookie `api.auth.SESSION_COOKIE`. Logs name the player, the tournament and the slip's id
-(the first 12 hex digits of its code's hash), never the code, the PIN or the token.
+cookie `api.auth.SESSION_COOKIE`.
+
+A croupier's slip is the same for one table of the tournament: it is made for the official
+`@croupier/TABLE` (what the slip's row names instead of a player: no player's id starts with
+@), and signs in with a croupier token for that table only, landing on its console.
+
+Logs name the player, the tournament and the slip's id (the first 12 hex digits of its code's
+hash), never the code, the PIN or the token.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import segno
 
 from api.tokens import ID_DIGITS, Grant, Role, TokenStore
 from domain.errors import NotFound
+from domain.table.aggregate import Table
 from domain.tournament.entrants import Status
 from infra.services.tournaments import Tournaments, tournament_id_of
 from infra.store.database import Database
@@ -38,6 +46,7 @@ from infra.store.database import Database
 CODE_LIFETIME = timedelta(hours=12)  # slips printed in the afternoon serve the evening
 SESSION_LIFETIME = timedelta(hours=24)  # a signed-in browser's token: one evening, bounded
 PIN_DIGITS = 6
+CROUPIER = "@croupier/"  # a croupier's slip signs in `@croupier/TABLE`
 
 log = logging.getLogger("sabot.api.sign_in")
 
@@ -80,8 +89,22 @@ class Slip(msgspec.Struct, frozen=True, kw_only=True):
     expires_at: datetime
 
 
+class CroupierSlip(msgspec.Struct, frozen=True, kw_only=True):
+    """The sign-in slip of one table's croupier console, shown once: the name to type with
+    the PIN in the lobby (`@croupier/TABLE`), the link, its QR code (SVG) and the PIN."""
+
+    table: str
+    tournament: str
+    name: str
+    link: str
+    pin: str
+    qr_svg: str
+    expires_at: datetime
+
+
 class SignedIn(msgspec.Struct, frozen=True):
-    """A redeemed slip: the player's new token (for the cookie only) and whom it speaks for."""
+    """A redeemed slip: the new token (for the cookie only) and whom it speaks for: a player,
+    or a table's croupier (`@croupier/TABLE`)."""
 
     player: str
     tournament: str
@@ -157,10 +180,19 @@ class SignInCodes:
             log.warning("sign-in refused", extra={"slip": slip, "rule": refusal.value})
             raise SignInRefused(refusal)
         player, tournament = str(row["player"]), str(row["tournament"])
-        token = self.tokens.issue(Grant(role=Role.PLAYER, player=player), SESSION_LIFETIME)
+        table = croupier_table(player)
+        grant = (Grant(role=Role.PLAYER, player=player) if table is None
+                 else Grant(role=Role.CROUPIER, tables=frozenset({Table.create_id(table)})))
+        token = self.tokens.issue(grant, SESSION_LIFETIME)
         log.info("signed in by slip", extra={"player": player, "tournament": tournament,
                                              "slip": slip})
         return SignedIn(player, tournament, token)
+
+
+def croupier_table(name: str) -> str | None:
+    """The table a croupier's slip serves, or None for a player's slip."""
+    return name.removeprefix(CROUPIER) if name.startswith(CROUPIER) else None
+
 
 def make_slips(service: Tournaments, codes: SignInCodes, tournament: str,
                player: str | None, base: str) -> list[Slip]:
@@ -183,8 +215,34 @@ def make_slips(service: Tournaments, codes: SignInCodes, tournament: str,
     return slips
 
 
+def make_croupier_slips(service: Tournaments, codes: SignInCodes, tournament: str,
+                        table: str | None, base: str) -> list[CroupierSlip]:
+    """A new slip for the croupier of `table` (its name, or its number in the tournament from
+    1), or for every open table of the tournament."""
+    tournament_id = tournament_id_of(tournament)
+    state = service.state(tournament_id)
+    tables = state.tables
+    if table is not None:
+        numbered = {str(number): name for number, name in enumerate(tables, 1)}
+        found = table if table in tables else numbered.get(table)
+        if found is None:
+            raise NotFound(f"{state.name} has no table {table}", rule="unknown-table")
+        tables = [found]
+    slips = []
+    for name in tables:
+        code, pin, expires = codes.issue(str(tournament_id), CROUPIER + name)
+        link = f"{base}/sign-in?code={code}"
+        slips.append(CroupierSlip(table=name, tournament=state.name, name=CROUPIER + name,
+                                  link=link, pin=pin, qr_svg=qr_svg(link), expires_at=expires))
+    return slips
+
+
 def landing(service: Tournaments, signed_in: SignedIn) -> str:
-    """The player's table page when seated in the slip's tournament, else the lobby."""
+    """A croupier's console for their table; the player's table page when seated in the
+    slip's tournament, else the lobby."""
+    table = croupier_table(signed_in.player)
+    if table is not None:
+        return f"/croupier?table={quote(table)}"
     try:
         entrant = service.state(uuid.UUID(signed_in.tournament)).entrants.get(signed_in.player)
     except NotFound:

@@ -10,10 +10,16 @@ token list`, taken by `sabot token revoke`) is the first 12 hex digits of that h
 Every token expires (`DEFAULT_LIFETIME`, 90 days, unless issued for another time, at most
 `MAX_LIFETIME`). A `TokenStore` keeps the tokens it looked up in memory, tagged with the
 tokens' generation (`api_token_generation`, one row that every issue and revocation moves on
-in its own transaction) read before them. Each lookup reads that one row first (one
-statement; PostgreSQL: one round trip, no transaction) and forgets every cached token when it
-moved, so a token revoked through any process (another API replica, `sabot token revoke`) is
-refused by every process from its next request on. The tables are the migrations'
+in its own transaction) read before them. A lookup reads that one row first (one statement;
+PostgreSQL: one round trip, no transaction) and forgets every cached token when it moved,
+unless the store keeps the generation it read for `fresh_seconds` (the API:
+`GENERATION_FRESH_SECONDS`, so that a request costs no round trip for its token). Such a store
+does not wait that long for a revocation: every issue and revocation notifies the store's
+`TOKENS` channel (`infra.store.notices`) and clears the caches of this process's stores at
+once, and the API listens to that channel and forgets its cache on each notice; so a token
+revoked through any process (another API replica, `sabot token revoke`) is refused by every
+process at once, and at most `fresh_seconds` later should the notice be lost (SQLite, which
+has no notices; a listener reconnecting). The tables are the migrations'
 (`infra.store.migrations`).
 """
 
@@ -22,7 +28,9 @@ from __future__ import annotations
 import hashlib
 import secrets
 import threading
+import time
 import uuid
+import weakref
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -31,6 +39,7 @@ import msgspec
 
 from domain.actors import is_official
 from infra.store.database import Database
+from infra.store.notices import notify
 
 PREFIX = "sabot_"
 ID_DIGITS = 12
@@ -39,6 +48,10 @@ MAX_LIFETIME = timedelta(days=3650)
 CACHE_SIZE = 10_000
 GENERATION = "SELECT generation FROM {api_token_generation}"
 NEXT_GENERATION = "UPDATE {api_token_generation} SET generation = generation + 1"
+GENERATION_FRESH_SECONDS = 2.0
+TOKENS = "tokens"
+"""The notice channel of issues and revocations."""
+_STORES: weakref.WeakSet[TokenStore] = weakref.WeakSet()
 
 
 class Role(StrEnum):
@@ -96,11 +109,28 @@ class Issued(msgspec.Struct, frozen=True):
 class TokenStore:
     """Issued tokens in the `api_tokens` table of one database."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, fresh_seconds: float = 0.0) -> None:
         self.database = database
         self._cache: dict[str, Issued | None] = {}
         self._generation: int | None = None  # the tokens' generation the cache holds
+        self._fresh_seconds = fresh_seconds
+        self._read_at = float("-inf")  # when that generation was last read (monotonic)
+        self._forgotten = 0  # moved by each `forget`: a lookup under way then caches nothing
         self._lock = threading.Lock()
+        _STORES.add(self)
+
+    def forget(self) -> None:
+        """Forget every cached token and the generation (a notice: something moved)."""
+        with self._lock:
+            self._cache.clear()
+            self._generation = None
+            self._forgotten += 1
+
+    def _moved(self) -> None:
+        """This process's stores of the same database forget at once (the others by notice)."""
+        for store in list(_STORES):
+            if store.database is self.database:
+                store.forget()
 
     def issue(self, grant: Grant, lifetime: timedelta = DEFAULT_LIFETIME) -> str:
         """A new token for `grant`; the caller shows it once, only its hash is kept."""
@@ -118,6 +148,8 @@ class TokenStore:
                 (digest(token), grant.role.value, grant.player, tables, expires),
             )
             self.database.execute(cursor, NEXT_GENERATION)  # a lookup may have cached "none"
+            notify(self.database, cursor, TOKENS)
+        self._moved()
         return token
 
     def grant(self, token: str) -> Grant | None:
@@ -133,18 +165,29 @@ class TokenStore:
         if not token.startswith(PREFIX):
             return None
         key = digest(token)
+        read_at = None
+        with self._lock:
+            forgotten = self._forgotten
+            if (generation is None and self._generation is not None
+                    and time.monotonic() - self._read_at < self._fresh_seconds):
+                generation = self._generation
         if generation is None:
+            read_at = time.monotonic()
             generation = self._read_generation()  # before the token: a later change moves it
         with self._lock:
-            if self._generation is None or generation > self._generation:
+            if forgotten != self._forgotten:
+                generation = -1  # read before a notice: neither cached nor kept
+            elif self._generation is None or generation > self._generation:
                 self._cache.clear()
                 self._generation = generation
-            elif generation == self._generation and key in self._cache:
+            if read_at is not None and generation == self._generation:
+                self._read_at = max(self._read_at, read_at)  # fresh again, cache hit or not
+            if generation == self._generation and key in self._cache:
                 return self._cache[key]  # (a lookup that read an older one reads the row)
         found = self._select("token_hash = ?", key)
         issued = found[0] if found else None
         with self._lock:
-            if self._generation == generation:
+            if self._generation == generation and self._forgotten == forgotten:
                 if len(self._cache) >= CACHE_SIZE:
                     self._cache.clear()
                 self._cache[key] = issued
@@ -172,6 +215,8 @@ class TokenStore:
                 cursor, "UPDATE {api_tokens} SET revoked_at = COALESCE(revoked_at, ?)"
                 f" WHERE {where} RETURNING token_hash", (_now().isoformat(), value)).fetchall()
             self.database.execute(cursor, NEXT_GENERATION)
+            notify(self.database, cursor, TOKENS)
+        self._moved()
         if not rows:
             raise KeyError(f"no token {text if not text.startswith(PREFIX) else '(given)'}")
         return self._select("token_hash = ?", rows[0]["token_hash"])[0]

@@ -31,6 +31,7 @@ from domain.game.cards import Card, point
 from domain.game.coup import Side
 from domain.game.settings import Burn
 from domain.table.aggregate import Table
+from domain.table.room import FREE_ROOM, Room, round_over, round_play
 from domain.table.state import Action, TableState
 
 
@@ -54,8 +55,12 @@ def hand_view(state: TableState, grant: Grant, side: Side, cards: list[Card]) ->
                     holder=state.hand_holder(side))
 
 
-def table_view(table: Table, grant: Grant) -> TableView:
+def table_view(table: Table, grant: Grant, room: Room = FREE_ROOM) -> TableView:
+    """The table as `grant` sees it, in its `room` (its tournament's): once it has played its
+    round's last coup, `round_over` and no action that the round's end refuses."""
     s = table.state
+    over = round_over(s, room)
+    legal = [a for a in legal_actions_of(table) if not (over and round_play(a.step))]
     coup = None
     if s.coup is not None:
         coup = CoupView(number=s.coup_number,
@@ -74,10 +79,11 @@ def table_view(table: Table, grant: Grant) -> TableView:
         table_id=table.id, name=table.name, version=table.version, viewer=grant.role.value,
         settings=s.settings, phase=s.phase.value, taille=s.taille, coup_number=s.coup_number,
         banker=s.banker, bank=s.bank, bank_offered_to=s.bank_offered_to,
+        bank_required=s.bank_required,
         seats=[SeatView(x.player, x.chips, x.side, x.standing) for x in s.seats],
         bets=list(s.bets), stakes=list(s.stakes),
         banco_calls=list(s.banco_calls), shoe=shoe, coup=coup,
-        legal_actions=actions_view(s, grant, legal_actions_of(table)),
+        legal_actions=actions_view(s, grant, legal), round_over=over,
     )
 
 
@@ -130,6 +136,16 @@ def visible_event(state: TableState, grant: Grant, event: dict[str, Any]) -> dic
         ):
             return {**event, "card": None}
     return event
+
+
+View = tuple[bool, str | None]
+
+
+def view_of(grant: Grant) -> View:
+    """What of a grant decides how it sees events (`visible_event`): its full view, else its
+    player. Grants of one view see every event alike."""
+    full = grant.role in FULL_VIEW
+    return full, None if full else grant.player
 
 
 def visible_events(state: TableState, grant: Grant,

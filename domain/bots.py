@@ -7,6 +7,11 @@ now and then). `Habits` widen the play for tests that explore the rules: a banke
 between coups, a coin where the drawing table leaves the choice. The randomness is injected
 (`random.Random`), so a bot game is a function of its seed. `sabot play`, the tournament's
 tables and the tests all play with this one engine.
+
+`people` are the seats the engine must leave alone (a tournament's entrants who are not house
+bots): it never stakes, bets, passes, takes the bank, contributes entropy or cuts for them; the
+move it returns may then be theirs to make, which the caller waits for
+(`domain.table.room.person_awaited`).
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ from collections.abc import Callable
 import msgspec
 
 from domain.errors import RuleViolation
+from domain.game.coverage import tableau_halves
 from domain.game.drawing import Rule
 from domain.game.payouts import Spot
+from domain.game.sides import Side
 from domain.table import commands as c
-from domain.table.betting_order import bettor, may_bet
+from domain.table.betting_order import bettor, yet_to_stake
 from domain.table.defaults import default_draw
 from domain.table.state import CROUPIER, Phase, TableState
 
@@ -42,19 +49,20 @@ DEFAULT_HABITS = Habits()
 
 
 def next_command(state: TableState, rng: random.Random, command_id: CommandId,
-                 habits: Habits = DEFAULT_HABITS) -> c.TableCommand:
+                 habits: Habits = DEFAULT_HABITS,
+                 people: frozenset[str] = frozenset()) -> c.TableCommand:
     """The command that moves the table on; `command_id(label)` names it deterministically."""
     match state.phase:
         case Phase.NO_SHOE:
             return c.ShuffleShoe(command_id=command_id("shuffle"))
         case Phase.SHUFFLED:
-            return _shuffle_ritual(state, rng, command_id)
+            return _shuffle_ritual(state, rng, command_id, people)
         case Phase.BURNING:
             return c.BurnCard(command_id=command_id("burn"))
         case Phase.NO_BANK:
             return _bank(state, rng, command_id)
         case Phase.BETTING:
-            return _stakes(state, rng, command_id, habits)
+            return _stakes(state, rng, command_id, habits, people)
         case Phase.PLAYING:
             return _play(state, rng, command_id, habits)
         case Phase.SETTLED:
@@ -63,10 +71,12 @@ def next_command(state: TableState, rng: random.Random, command_id: CommandId,
             return c.RevealSeed(command_id=command_id("reveal"))
 
 
-def _shuffle_ritual(state: TableState, rng: random.Random, command_id: CommandId) -> c.TableCommand:
-    """The first two seated punters shuffle in entropy; the third (or the first) cuts."""
+def _shuffle_ritual(state: TableState, rng: random.Random, command_id: CommandId,
+                    people: frozenset[str]) -> c.TableCommand:
+    """The first two seated punters shuffle in entropy; the third (or the first) cuts; people
+    are left out (the croupier cuts if nobody else may)."""
     assert state.shoe is not None
-    seated = state.seated()
+    seated = [p for p in state.seated() if p not in people]
     contributed = len(state.shoe.contributions)
     if contributed < min(2, len(seated)):
         player = seated[contributed]
@@ -116,27 +126,24 @@ def auction_bids(state: TableState, rng: random.Random) -> list[tuple[str, int]]
 
 
 def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
-            habits: Habits) -> c.TableCommand:
+            habits: Habits, people: frozenset[str]) -> c.TableCommand:
     """Each punter who has not yet staked this coup stakes once (in turn, where the table
     says so: a player in turn with no chips to bet passes); then betting closes. Before any
     stake, a chemin de fer banker may retire (`Habits.retire_rate`)."""
     if state.tie_replay:  # a tied chemin-de-fer coup is played again as it was staked
         return c.CloseBetting(command_id=command_id("close"))
     banker = state.banker
-    if (habits.retire_rate and banker is not None and state.rules.passing.shoe_passes
+    if (habits.retire_rate and banker is not None and banker not in people
+            and state.rules.passing.shoe_passes
             and not state.stakes and not state.banco_calls
             and rng.random() < habits.retire_rate):
         return c.RetireBank(command_id=command_id(f"retire-{state.coup_number}"),
                             actor=banker, player=banker)
-    placed = {b.player for b in state.bets} | {s.player for s in state.stakes} | set(
-        state.banco_calls)
     minimum = state.settings.min_stake
-    for player in may_bet(state):
-        if player in placed or player == state.banker or player in state.duel:
+    for player in yet_to_stake(state):
+        if player in people:
             continue
         free = state.seat_of(player).chips - state.committed(player)
-        if free < minimum:
-            continue
         label = f"stake-{state.coup_number + 1}-{player}"
         if state.banks_with_player and _calls_banco(state, player, free, rng, habits):
             return c.CallBanco(command_id=command_id(f"banco-{state.coup_number + 1}-{player}"),
@@ -152,7 +159,7 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
             return c.PlaceBet(command_id=command_id(label), actor=player, player=player,
                               spot=rng.choices(spots, weights=[10, 10, 1][: len(spots)])[0],
                               amount=amount)
-        tableau = rng.choice(state.rules.tableaux)
+        tableau = rng.choice(_covered_tableaux(state))
         return c.PlaceStake(command_id=command_id(label), actor=player, player=player,
                             tableau=tableau, amount=amount)
     turn = bettor(state)
@@ -160,6 +167,16 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
         return c.PassBetTurn(command_id=command_id(f"pass-{state.coup_number + 1}-{turn}"),
                              actor=turn, player=turn)
     return c.CloseBetting(command_id=command_id("close"))
+
+
+def _covered_tableaux(state: TableState) -> list[Side]:
+    """The tableaux a stake may be engaged on: à deux tableaux not one whose half of the bank
+    is nothing (a bank of one chip covers the right only)."""
+    tableaux = list(state.rules.tableaux)
+    if len(tableaux) == 1:
+        return tableaux
+    halves = tableau_halves(state.bank)
+    return [t for t in tableaux if halves[t] > 0] or tableaux
 
 
 def _calls_banco(state: TableState, player: str, free: int, rng: random.Random,

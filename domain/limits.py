@@ -33,6 +33,10 @@ Chips = Annotated[int, msgspec.Meta(ge=-MAX_CHIPS, le=MAX_CHIPS,
 Count = Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1, description="a count or a position")]
 Reason = Annotated[str, msgspec.Meta(max_length=500, description="a free text, at most 500 "
                                      "characters")]
+MAX_ANNOUNCEMENT = 280
+AnnouncementText = Annotated[str, msgspec.Meta(
+    min_length=1, max_length=MAX_ANNOUNCEMENT, pattern=PRINTABLE,
+    description=f"1 to {MAX_ANNOUNCEMENT} printable characters")]
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_COMMAND_ID * 2,
                                         description="the caller's id of this command")]
 """Twice `MAX_COMMAND_ID`: the API prefixes the caller's key with who sent it."""
@@ -53,6 +57,16 @@ def trimmed_name(text: str, what: str = "name") -> str:
     """A name as people type it: without the spaces around it, then 1 to `MAX_NAME`
     printable characters."""
     return check_name(text.strip(), what)
+
+
+def check_announcement(text: str) -> str:
+    """An announcement to the room: trimmed, then 1 to `MAX_ANNOUNCEMENT` printable
+    characters."""
+    text = text.strip()
+    if not 0 < len(text) <= MAX_ANNOUNCEMENT or not text.isprintable():
+        raise RuleViolation(f"an announcement is 1 to {MAX_ANNOUNCEMENT} printable characters",
+                            rule="announcement-invalid")
+    return text
 
 
 def check_chips(amount: int, what: str = "chips") -> int:

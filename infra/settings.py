@@ -12,6 +12,7 @@
 | `SABOT_IDLE_IN_TRANSACTION_SECONDS` | 5: a session idle in a transaction ends |
 | `SABOT_LIVE_PER_ADDRESS` | 20: live event streams (SSE) one client address may hold open |
 | `SABOT_LIVE_TOTAL`    | 2000: live event streams an API process holds open in all |
+| `SABOT_WITNESSES`     | none: `URL VKEY`, comma-separated: witnesses checkpoints go to |
 
 The secret key seals shoe seeds (see `infra.store.vault`): losing it makes sealed seeds unreadable,
 leaking it makes them readable before their reveal. A generated key file is created with mode
@@ -143,6 +144,21 @@ def live_limits(environ: Mapping[str, str] | None = None) -> tuple[int, int]:
     (`SABOT_LIVE_PER_ADDRESS`), and how many the process holds in all (`SABOT_LIVE_TOTAL`)."""
     return (_count("SABOT_LIVE_PER_ADDRESS", DEFAULT_LIVE_PER_ADDRESS, environ),
             _count("SABOT_LIVE_TOTAL", DEFAULT_LIVE_TOTAL, environ))
+
+
+def witnesses(environ: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """The witnesses a writer pushes each checkpoint to (`SABOT_WITNESSES`): pairs of the
+    witness's URL (its tlog-witness submission prefix, http or https) and its verifier key
+    (C2SP signed-note vkey, checked where it is used: `infra.store.witness_push`)."""
+    text = (os.environ if environ is None else environ).get("SABOT_WITNESSES", "")
+    pairs = []
+    for entry in filter(None, (part.strip() for part in text.split(","))):
+        parts = entry.split()
+        if len(parts) != 2 or not parts[0].startswith(("http://", "https://")):
+            raise SettingsError("SABOT_WITNESSES is comma-separated `URL VKEY` pairs (an http "
+                                f"or https URL, a space, a verifier key), not {entry!r}")
+        pairs.append((parts[0], parts[1]))
+    return pairs
 
 
 def _count(name: str, default: int, environ: Mapping[str, str] | None) -> int:

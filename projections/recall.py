@@ -265,10 +265,7 @@ def close(table_id: UUID, table: Table, draft: Draft) -> CoupRecall:
 
 def recall(database: Database, table_id: UUID, last: int) -> list[CoupRecall]:
     """The last `last` coups of a table, oldest first."""
-    with database.transaction(write=False) as cursor:
-        rows = database.execute(
-            cursor,
-            "SELECT doc FROM {view_recall} WHERE table_id = ? ORDER BY coup DESC LIMIT ?",
-            (str(table_id), last),
-        ).fetchall()
+    rows = database.read_all(
+        "SELECT doc FROM {view_recall} WHERE table_id = ? ORDER BY coup DESC LIMIT ?",
+        (str(table_id), last))
     return [msgspec.json.decode(row["doc"], type=CoupRecall) for row in reversed(rows)]

@@ -254,10 +254,8 @@ def is_pair(cards: Sequence[str]) -> bool:
 
 def roads(database: Database, table_id: UUID) -> Roads | None:
     """A table's scoreboards for its current taille (None: no such table)."""
-    with database.transaction(write=False) as cursor:
-        row = database.execute(
-            cursor, "SELECT doc FROM {view_roads} WHERE table_id = ?", (str(table_id),)
-        ).fetchone()
+    row = database.read_one("SELECT doc FROM {view_roads} WHERE table_id = ?",
+                            (str(table_id),))
     if row is None:
         return None
     doc = msgspec.json.decode(row["doc"], type=RoadsDoc)

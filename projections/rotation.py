@@ -97,16 +97,12 @@ def rotation_of(table_id: UUID, table: Table, memo: RotationMemo) -> Rotation:
 
 
 def rotation(database: Database, table_id: UUID) -> Rotation | None:
-    with database.transaction(write=False) as cursor:
-        row = database.execute(
-            cursor, "SELECT doc FROM {view_rotation} WHERE table_id = ?", (str(table_id),)
-        ).fetchone()
+    row = database.read_one("SELECT doc FROM {view_rotation} WHERE table_id = ?",
+                            (str(table_id),))
     return None if row is None else msgspec.json.decode(row["doc"], type=Rotation)
 
 
 def rotations(database: Database) -> list[Rotation]:
     """Every table's rotation document, by table name (the lobby's list of tables)."""
-    with database.transaction(write=False) as cursor:
-        rows = database.execute(
-            cursor, "SELECT doc FROM {view_rotation} ORDER BY table_name").fetchall()
+    rows = database.read_all("SELECT doc FROM {view_rotation} ORDER BY table_name")
     return [msgspec.json.decode(row["doc"], type=Rotation) for row in rows]

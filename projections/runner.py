@@ -294,10 +294,8 @@ class Runner:
 
     def failures(self) -> list[Failure]:
         """The views stopped by an event they could not apply, and why."""
-        with self.database.transaction(write=False) as cursor:
-            rows = self.database.execute(
-                cursor, "SELECT projection, notification_id, error, failed_at"
-                " FROM {view_failures} ORDER BY projection").fetchall()
+        rows = self.database.read_all("SELECT projection, notification_id, error, failed_at"
+                                      " FROM {view_failures} ORDER BY projection")
         return [Failure(r["projection"], int(r["notification_id"]), r["error"],
                         datetime.fromisoformat(r["failed_at"])) for r in rows]
 
@@ -327,26 +325,25 @@ class Runner:
 
     def head(self) -> int:
         """The main database's last notification id."""
-        with self.database.transaction(write=False) as cursor:
-            return self._head(self.database, cursor)
+        return self._last(self.database)
 
     def heads(self) -> tuple[int, ...]:
         """Each home's last notification id, in the order of `homes`."""
-        heads = []
-        for source in self.homes.values():
-            with source.transaction(write=False) as cursor:
-                heads.append(self._head(source, cursor))
-        return tuple(heads)
+        return tuple(self._last(source) for source in self.homes.values())
 
-    def at_heads(self, name: str, heads: Sequence[int]) -> bool:
-        """Whether the view is at or past `heads` (from `heads()`) in every home."""
-        return all(self.tracking.position(tracked(name, home)).notification_id >= head
+    def at_heads(self, names: Sequence[str], heads: Sequence[int]) -> bool:
+        """Whether the views `names` are at or past `heads` (from `heads()`) in every home
+        (their positions read in one statement)."""
+        rows = [tracked(name, home) for name in names for home in self.homes]
+        if not rows:
+            return True
+        positions = self.tracking.notification_ids(rows)
+        return all(positions[tracked(name, home)] >= head for name in names
                    for home, head in zip(self.homes, heads, strict=True))
 
     def lag(self, name: str) -> Lag:
         position = self.tracking.position(self.view(name).name)
-        with self.database.transaction(write=False) as cursor:
-            head = self._head(self.database, cursor)
+        head = self._last(self.database)
         behind = 0  # in every home's log
         for home, source in self.homes.items():
             after = self.tracking.position(tracked(name, home)).notification_id
@@ -381,6 +378,12 @@ class Runner:
         else:
             with source.transaction(write=False) as reading:
                 yield reading
+
+    @staticmethod
+    def _last(database: Database) -> int:
+        """`database`'s last notification id, read on its own (one round trip)."""
+        row = database.read_one("SELECT MAX({nid}) AS head FROM {stored_events}")
+        return int(row["head"] or 0)
 
     @staticmethod
     def _head(database: Database, cursor: Any) -> int:

@@ -176,13 +176,9 @@ def standings(database: Database, *, tournament: str | None = None,
               table_id: UUID | None = None) -> list[Standing]:
     """The standings of a tournament's tables (by chips), or of one table."""
     where, key = ("tournament", tournament) if table_id is None else ("table_id", str(table_id))
-    with database.transaction(write=False) as cursor:
-        rows = database.execute(
-            cursor,
-            "SELECT player, table_name, chips, seated, coups, biggest_win FROM {view_standings}"
-            f" WHERE {where} = ? ORDER BY table_name",
-            (key,),
-        ).fetchall()
+    rows = database.read_all(
+        "SELECT player, table_name, chips, seated, coups, biggest_win FROM {view_standings}"
+        f" WHERE {where} = ? ORDER BY table_name", (key,))
     totals: dict[str, _Total] = {}
     for row in rows:
         total = totals.setdefault(row["player"], _Total())

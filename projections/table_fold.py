@@ -108,25 +108,14 @@ class TableFoldView(View, Generic[M]):
     def flush(self, cursor: Any, folded: Folded[M]) -> None:
         """Write this view's rows for a table the batch touched."""
 
-    def _memo(self, cursor: Any, table_id: UUID) -> tuple[int, M] | None:
-        """This view's working notes on a table and the aggregate version they follow."""
-        row = self.database.execute(
-            cursor, "SELECT version, memo FROM {" + self.fold_table + "} WHERE table_id = ?",
-            (str(table_id),),
-        ).fetchone()
-        if row is None:
-            return None
+    def _memo(self, row: Any) -> tuple[int, M]:
+        """This view's working notes on a table (a row of its fold table) and the aggregate
+        version they follow."""
         return int(row["version"]), cast(M, msgspec.msgpack.decode(bytes(row["memo"]),
                                                                    type=self.memo_type))
 
-    def _table(self, cursor: Any, table_id: UUID) -> Table | None:
-        """The aggregate as this view's last batch left it (None: no event of it yet)."""
-        row = self.database.execute(
-            cursor, "SELECT version, topic, state FROM {" + self.fold_table + "}"
-            " WHERE table_id = ?", (str(table_id),),
-        ).fetchone()
-        if row is None:
-            return None
+    def _table(self, table_id: UUID, row: Any) -> Table:
+        """The aggregate as this view's last batch left it (a row of its fold table)."""
         snapshot = self.mapper.to_domain_event(
             StoredEvent(table_id, int(row["version"]), row["topic"], bytes(row["state"]))
         )
@@ -192,12 +181,18 @@ def fold_together(cursor: Any, views: Sequence[TableFoldView[Any]],
 
 def _load(cursor: Any, views: Sequence[TableFoldView[Any]],
           table_id: UUID) -> tuple[list[Table | None], list[Folded[Any]]]:
-    """A table as the views' last batch left it, loaded once, and each view's notes."""
-    table = views[0]._table(cursor, table_id)
+    """A table as the views' last batch left it, loaded once, and each view's notes: every
+    view's fold table row in one statement (the aggregate's state from the first only)."""
+    database = views[0].database
+    rows = {row["n"]: row for row in database.execute(cursor, " UNION ALL ".join(
+        f"SELECT {n} AS n, version, topic, {'state' if n == 0 else 'NULL AS state'}, memo"
+        " FROM {" + view.fold_table + "} WHERE table_id = ?" for n, view in enumerate(views)
+    ), (str(table_id),) * len(views)).fetchall()}
+    table = views[0]._table(table_id, rows[0]) if 0 in rows else None
     version = table.version if table is not None else None
     folds: list[Folded[Any]] = []
-    for view in views:
-        memo = view._memo(cursor, table_id)
+    for n, view in enumerate(views):
+        memo = view._memo(rows[n]) if n in rows else None
         if (memo[0] if memo is not None else None) != version:
             raise OutOfStep(f"{views[0].name} and {view.name} are at different versions of"
                             f" table {table_id}")

@@ -16,6 +16,7 @@ and the position commit or roll back together:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -95,17 +96,22 @@ class ViewTracking(TrackingRecorder):
             )
 
     def position(self, projection: str) -> Position:
-        with self.database.transaction(write=False) as cursor:
-            row = self.database.execute(
-                cursor,
-                "SELECT notification_id, event_at, applied_at FROM {view_tracking}"
-                " WHERE projection = ?",
-                (projection,),
-            ).fetchone()
+        row = self.database.read_one(
+            "SELECT notification_id, event_at, applied_at FROM {view_tracking}"
+            " WHERE projection = ?", (projection,))
         if row is None:
             return Position(projection, 0, None, None)
         return Position(projection, int(row["notification_id"]), _time(row["event_at"]),
                         _time(row["applied_at"]))
+
+    def notification_ids(self, projections: Sequence[str]) -> dict[str, int]:
+        """The notification id of each of `projections` (0 for one without a row), read in
+        one statement."""
+        rows = self.database.read_all(
+            "SELECT projection, notification_id FROM {view_tracking} WHERE projection IN ("
+            + ", ".join("?" * len(projections)) + ")", tuple(projections))
+        found = {row["projection"]: int(row["notification_id"]) for row in rows}
+        return {projection: found.get(projection, 0) for projection in projections}
 
     # --- eventsourcing's TrackingRecorder: `application_name` names the projection ---------
 

@@ -1,6 +1,23 @@
 """Shared fixtures: the real servers of the machine, skipped on a laptop without them.
 
 Under CI=true a missing server is a failure, never a skip.
+
+`make test` runs tests/integration, tests/e2e and tests/bench on both cores (pytest-xdist,
+`-n 2 --dist loadfile`: a module's tests, and its module-scoped servers, stay in one process),
+then the tests marked `serial` alone. What two tests at once must not share:
+- PostgreSQL: each test has its own schema (`postgres_url`) or databases (`new_database`);
+  nothing changes the server's settings (ALTER SYSTEM), resets its statistics or ends other
+  sessions; a wait on the server's locks names its own relation, not every lock of the server.
+- Redis: a worker consumes a queue named for its test, or a database number of its own
+  (`test_evening_api`); a live channel is named by a table's random id.
+- Ports: `free_port()`, never a fixed one; files: `tmp_path` (a test run in the repository
+  shares `.sabot/`, whose keys are created atomically and whose checkpoints are named by schema).
+- Time: bounds generous enough for a loaded machine.
+- Sessions: the server allows 100 (`max_connections`); the parallel pass peaked at 74 of ours.
+A test that cannot keep to these is marked `serial`, with a comment that says why: holding the
+server-wide schema lock (`test_migrations`), a worker on the default queue of Redis db 0
+(`test_tournament_run`), a bound of seconds against the checkpointer's own retry
+(`test_stuck_writer`), four workers' pools of sessions at once (`test_director_spread`).
 """
 
 from __future__ import annotations
@@ -47,8 +64,19 @@ def postgres_url() -> Iterator[str]:
     try:
         yield f"{POSTGRES_URL}?schema={schema}"
     finally:
+        close_writers_left_open(schema)
         with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def close_writers_left_open(schema: str) -> None:
+    """A writer a test left open would go on trying to checkpoint a dropped schema for the rest
+    of the run (and every later `/ready` of this process would say so): close it first."""
+    from infra.store.checkpoints import _LIVE
+
+    for checkpointer in list(_LIVE):
+        if f".{schema}." in checkpointer.path.name:
+            checkpointer.close()
 
 
 @pytest.fixture

@@ -43,6 +43,7 @@ from workers.logging import bind_task, configure_logging, unbind_task
 QUEUE = "sabot"
 EXPIRE_DECISION = "sabot.expire_decision"
 EXPIRE_BET_TURN = "sabot.expire_bet_turn"
+EXPIRE_BANK_OFFER = "sabot.expire_bank_offer"
 VERIFY_STORE = "sabot.verify_store"
 REPLAY_DISPUTE = "sabot.replay_dispute"
 AUDIT_EVERY = 3600.0

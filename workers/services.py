@@ -3,15 +3,17 @@ across tasks so that their connections and kept tables are reused, and wired to 
 follow-up effects of the commands they record through the worker's broker (`infra.store.outbox`):
 
 - a `Deadline` becomes the `expire_decision` task, a `BetDeadline` the `expire_bet_turn` one,
-  sent with its countdown (`send_deadline`) and its sender's trail in its headers
-  (`workers.logging.trace_headers`);
+  a `BankDeadline` the `expire_bank_offer` one, sent with its countdown (`send_deadline`) and
+  its sender's trail in its headers (`workers.logging.trace_headers`);
 - a `Wake` is published on Redis, where the API's live channels listen, when the broker is
   Redis (on the embedded broker the API's subscribers see the events at their next poll).
 
 The store is the worker's setting (`sabot worker --database`, else `$SABOT_DATABASE_URL`,
 `worker_database_url`), never a task's argument: messages carry ids only, so no password
 travels through the broker. A worker process opens one service of each kind on it, so one
-connection pool each, bounded by `bound_pools` (`sabot worker --db-pool`).
+connection pool each, bounded by `bound_pools` (`sabot worker --db-pool`). A prefork child
+closes them as it ends (`worker_process_shutdown`: it leaves by `os._exit`, running no
+`atexit`), so that its last checkpoint covers what it wrote.
 """
 
 from __future__ import annotations
@@ -19,16 +21,17 @@ from __future__ import annotations
 import os
 import threading
 from functools import cache, lru_cache
+from typing import Any
 
 import structlog
-from celery import Celery
+from celery import Celery, signals
 
 from infra.services.disputes import DisputeService
 from infra.services.tables import TableService
 from infra.settings import resolve_database_url
 from infra.store.live_push import RedisWake, is_redis
-from infra.store.outbox import BetDeadline, Deadline, Wake
-from workers.app import EXPIRE_BET_TURN, EXPIRE_DECISION, app
+from infra.store.outbox import CLOCKS, BankDeadline, BetDeadline, Clock, Deadline, Wake
+from workers.app import EXPIRE_BANK_OFFER, EXPIRE_BET_TURN, EXPIRE_DECISION, app
 from workers.logging import trace_headers
 
 log = structlog.get_logger("sabot.workers.deadlines")
@@ -49,13 +52,10 @@ def worker_database_url() -> str:
     return resolve_database_url()
 
 
-def send_deadline(deadline: Deadline | BetDeadline, *, via: Celery = app) -> str:
-    """Send the task that plays `deadline`'s default (a hand's decision) or passes its turn
-    to bet when it expires (ids only); its task id."""
-    if isinstance(deadline, BetDeadline):
-        task, awaited = EXPIRE_BET_TURN, {"player": deadline.player}
-    else:
-        task, awaited = EXPIRE_DECISION, {"side": deadline.side.value}
+def send_deadline(deadline: Clock, *, via: Celery = app) -> str:
+    """Send the task that plays `deadline`'s default (a hand's decision), passes its turn to
+    bet or lets the shoe offered pass on when it expires (ids only); its task id."""
+    task, awaited = _expiry(deadline)
     result = via.send_task(
         task,
         args=(str(deadline.table_id), deadline.coup, *awaited.values()),
@@ -69,12 +69,23 @@ def send_deadline(deadline: Deadline | BetDeadline, *, via: Celery = app) -> str
     return str(result.id)
 
 
+def _expiry(deadline: Clock) -> tuple[str, dict[str, str]]:
+    """The task that plays `deadline`'s default, and what it awaits beside table and coup."""
+    match deadline:
+        case BetDeadline(player=player):
+            return EXPIRE_BET_TURN, {"player": player}
+        case BankDeadline(player=player):
+            return EXPIRE_BANK_OFFER, {"player": player}
+        case Deadline(side=side):
+            return EXPIRE_DECISION, {"side": side.value}
+
+
 def table_service(*, via: Celery = app) -> TableService:
     """The table service of this worker on its store."""
     with _opening:
         service = _table_service(worker_database_url())
-    service.effects.on(Deadline, lambda deadline: send_deadline(deadline, via=via))
-    service.effects.on(BetDeadline, lambda deadline: send_deadline(deadline, via=via))
+    for clock in CLOCKS:
+        service.effects.on(clock, lambda deadline: send_deadline(deadline, via=via))
     broker = str(via.conf.broker_url or "")
     if is_redis(broker):
         service.effects.on(Wake, _redis_wake(broker))
@@ -83,7 +94,9 @@ def table_service(*, via: Celery = app) -> TableService:
 
 @cache
 def _table_service(database_url: str) -> TableService:
-    return TableService(url=database_url)
+    service = TableService(url=database_url)
+    _opened.append(service)
+    return service
 
 
 @lru_cache(maxsize=8)
@@ -99,4 +112,19 @@ def dispute_service() -> DisputeService:
 
 @cache
 def _dispute_service(database_url: str) -> DisputeService:
-    return DisputeService(url=database_url)
+    service = DisputeService(url=database_url)
+    _opened.append(service)
+    return service
+
+
+_opened: list[TableService | DisputeService] = []
+
+
+@signals.worker_process_shutdown.connect
+def _close_services(**_: Any) -> None:
+    """A prefork child's services closed as it ends: their last checkpoint written."""
+    with _opening:
+        _table_service.cache_clear()
+        _dispute_service.cache_clear()
+        while _opened:
+            _opened.pop().close()

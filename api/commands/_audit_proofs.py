@@ -4,7 +4,7 @@ regulators, and the checker they run.
     sabot audit dossier TABLE COUP --out FILE     one coup's dossier (`infra.audit.dossier`)
     sabot audit export [--tournament T | --table T] [--from DATE --to DATE] --out DIR
                                                   a regulator's bundle (`infra.audit.export`)
-    sabot audit check-dossier PATH [--public-key HEX]
+    sabot audit check-dossier PATH [--public-key KEY] [--witness KEY]
                                                   check a dossier file or an export directory
                                                   offline (`infra.audit.offline_check`, the same
                                                   code as the standalone checker)
@@ -74,8 +74,12 @@ def register(actions: Any) -> None:
                                "without the store: signatures, inclusion proofs, the events' "
                                "bytes, and every card re-dealt from the revealed seed.")
     check.add_argument("path", type=Path, metavar="PATH", help="a dossier or an export folder")
-    check.add_argument("--public-key", action="append", default=[], metavar="HEX",
-                       help="the operator's published public key (repeatable)")
+    check.add_argument("--public-key", action="append", default=[], metavar="KEY",
+                       help="the operator's published public key (hex, or its vkey) "
+                       "(repeatable)")
+    check.add_argument("--witness", action="append", default=[], metavar="KEY",
+                       help="a witness's public key (hex, or its vkey) whose co-signature of "
+                       "the checkpoint is required (repeatable)")
     check.set_defaults(handler=run_check)
 
     app = actions.add_parser("checker", help=f"write the standalone checker ({NAME})",
@@ -160,7 +164,8 @@ def write_json(path: Path, document: Any) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    return offline_check.main([str(args.path), *(f"--public-key={k}" for k in args.public_key)])
+    return offline_check.main([str(args.path), *(f"--public-key={k}" for k in args.public_key),
+                               *(f"--witness={k}" for k in args.witness)])
 
 
 def run_checker(args: argparse.Namespace) -> int:

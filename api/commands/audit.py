@@ -11,13 +11,16 @@ tree against every checkpoint of the checkpoint file and their consistency, then
 every revealed shoe, opens every vault seal, replays every snapshotted aggregate, checks the
 command log against the events and rebuilds every projection in memory (`infra.audit.checks`).
 `--since SIZE` starts from the checkpoint of that size (incremental, with a consistency proof
-to the store's tree).
+to the store's tree). `--witnesses N`: exit 4 (`UNWITNESSED`) when the record is intact but
+fewer than N distinct witnesses (those of `--witness VKEY`, else of `SABOT_WITNESSES`) validly
+co-signed the latest checkpoint, named in the line it prints.
 
 `checkpoint` signs and appends the store's tree head now (e.g. at a round's end); exit 1 when
 the fold refuses (the store was altered since written).
-`witness --key PATH` co-signs the latest checkpoint after checking it extends the last one
-this witness co-signed. `prove NOTIFICATION` prints an event's inclusion proof in the latest
-checkpoint.
+`witness --key PATH [--state FILE]` co-signs the latest checkpoint of the file after
+checking, against its own state (default `PATH.state`) and the store's events, that it extends
+the last one this witness co-signed (`infra.store.witness`); exit 1 when it refuses.
+`prove NOTIFICATION` prints an event's inclusion proof in the latest checkpoint.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Any
 
 import msgspec
 
-from api.commands import SUMMARIES, _audit_proofs
+from api.commands import SUMMARIES, _audit_proofs, _witness_serve
 from api.commands._common import add_database
 from infra.audit.checks import complete_checks
 from infra.audit.shoes import ShoeAudit
@@ -37,22 +40,27 @@ from infra.audit.verify import AuditCheck, AuditReport, parse_anchor, verify
 from infra.errors import ChainError, SettingsError, StoreError
 from infra.settings import redact_url, resolve_database_url
 from infra.store.checkpoints import (
-    WitnessRefusal,
     append_line,
     checkpoint_path,
     checkpoints,
+    cosigners,
     inclusion,
     read_lines,
-    witness,
     write_checkpoint,
 )
 from infra.store.homes import MAIN_HOME
+from infra.store.notes import parse_vkey
 from infra.store.opening import Store, open_store
 from infra.store.signing import load_key
+from infra.store.witness import WitnessRefusal, state_path, witness
+from infra.store.witness_push import configured
 from projections.audit_port import PROJECTIONS
 
 UNANCHORED = 3
 """`sabot audit verify`'s exit code when the record is intact but not all of it anchored."""
+UNWITNESSED = 4
+"""`sabot audit verify --witnesses N`'s exit code when the record is intact but fewer than N
+of the witnesses named co-signed its latest checkpoint."""
 
 
 def register(subparsers: Any) -> None:
@@ -95,6 +103,12 @@ def register(subparsers: Any) -> None:
     check.add_argument("--strict", action="store_true",
                        help=f"exit 1, not {UNANCHORED}, when the record is intact but not all "
                             "of it is anchored")
+    check.add_argument("--witnesses", metavar="N", type=int, default=0,
+                       help=f"require N distinct witnesses' valid co-signatures on the latest "
+                            f"checkpoint (exit {UNWITNESSED} otherwise)")
+    check.add_argument("--witness", action="append", default=[], metavar="VKEY",
+                       help="a witness's verifier key counted by --witnesses (repeatable; "
+                            "default: those of $SABOT_WITNESSES)")
     check.set_defaults(handler=run)
 
     write = actions.add_parser("checkpoint", help="sign the store's tree head now and append "
@@ -104,17 +118,25 @@ def register(subparsers: Any) -> None:
 
     witness = actions.add_parser(
         "witness", help="co-sign the latest checkpoint with a witness key",
-        description="Check that the latest checkpoint is signed and extends the last one this "
-        "witness co-signed (a consistency proof over the store's events), then append the "
-        "witness's co-signature to the checkpoint file.")
-    witness.add_argument("--key", metavar="PATH", type=Path, required=True,
-                         help="the witness's private key (`sabot keys create --out PATH`)")
+        description="Check that the latest checkpoint is signed by the log's key and extends "
+        "the last one this witness co-signed, as its own state file remembers it (a "
+        "consistency proof over the store's events, which must give the checkpoint's root), "
+        "then append the witness's co-signature to the checkpoint file and remember it.")
+    witness.add_argument("--key", metavar="PATH", type=Path,
+                         help="the witness's private key (`sabot keys create --out PATH`); "
+                              "required")
+    witness.add_argument("--state", metavar="FILE", type=Path,
+                         help="what this witness co-signed last (default: beside its key, "
+                              "PATH.state)")
     witness.add_argument("--checkpoints", metavar="PATH", type=Path,
-                         help="the checkpoint file (default: beside the store)")
+                         help="the checkpoint file, giving the checkpoint to co-sign "
+                              "(default: beside the store)")
     witness.add_argument("--public-key", metavar="HEX",
-                         help="the operator's public key the checkpoint must be signed with")
+                         help="the operator's public key the checkpoint must be signed with "
+                              "(default: the one the state pinned, else the checkpoint's)")
     add_database(witness)
     witness.set_defaults(handler=run_witness)
+    _witness_serve.register(witness)
     _audit_proofs.register(actions)
 
     prove = actions.add_parser(
@@ -136,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
         keys = [bytes.fromhex(text) for text in args.public_key]
         lines = checkpoints(read_lines(args.checkpoints)) if args.checkpoints else None
         with open_store(url, create=False) as store:
+            witnessed = _witnessed(args, store) if args.witnesses else None
             verified = {MAIN_HOME: _verified(store, anchors=anchors, checkpoint_lines=lines,
                                              trusted_keys=keys or None,
                                              all_signatures=args.all_signatures,
@@ -164,11 +187,34 @@ def run(args: argparse.Namespace) -> int:
                 lines_out[-1:-1] = its_shoes.summary()
             print("\n".join(lines_out))
     reports = [each for each, _ in verified.values()]
+    if witnessed is not None and not args.json:
+        print(witnessed[1])
     if not all(each.ok for each in reports):
         return 1
+    if witnessed is not None and not witnessed[0]:
+        return UNWITNESSED
     if any(each.unanchored for each in reports):
         return 1 if args.strict else UNANCHORED
     return 0
+
+
+def _witnessed(args: argparse.Namespace, store: Store) -> tuple[bool, str]:
+    """Whether at least `--witnesses` of the witnesses named co-signed the latest checkpoint,
+    and a line saying which did and which did not."""
+    keys = [parse_vkey(text) for text in args.witness] or [w.key for w in configured()]
+    path = args.checkpoints or checkpoint_path(store.database)
+    lines = read_lines(path) if path is not None else []
+    signed = checkpoints(lines)
+    if not signed:
+        return False, f"WITNESSES: no checkpoint, so none of {args.witnesses} required"
+    latest = max(reversed(signed), key=lambda c: (c.size, c.time))
+    found = cosigners(lines, latest)
+    named = {key.name: key.public_key.hex() in found for key in keys}
+    count = sum(named.values())
+    missing = ", ".join(name for name, seen in named.items() if not seen) or "none"
+    enough = count >= args.witnesses
+    return enough, (f"{'witnesses' if enough else 'WITNESSES'}: {count} of {args.witnesses} "
+                    f"required co-signed checkpoint {latest.fingerprint()} (not: {missing})")
 
 
 def _verified(store: Store, **options: Any) -> tuple[AuditReport, ShoeAudit]:
@@ -205,6 +251,8 @@ def describe(report: AuditReport, url: str) -> str:
     for finding in report.findings:
         lines.append(f"FAILED:  [{finding.check}] {finding.problem} at {finding.where()}")
         lines.append(f"         {finding.detail}")
+    for notice in report.notices:
+        lines.append(f"NOTE:    [{notice.check}] {notice.problem}: {notice.detail}")
     for reason in report.unanchored:
         lines.append(f"UNANCHORED: {reason}")
     if report.ok and report.unanchored:
@@ -236,6 +284,9 @@ def run_checkpoint(args: argparse.Namespace) -> int:
 
 
 def run_witness(args: argparse.Namespace) -> int:
+    if args.key is None:
+        print("sabot: audit witness needs --key PATH", file=sys.stderr)
+        return 2
     url = resolve_database_url(args.database)
     try:
         signer = load_key(args.key)
@@ -243,8 +294,13 @@ def run_witness(args: argparse.Namespace) -> int:
             path = args.checkpoints or checkpoint_path(store.database)
             if path is None:
                 raise WitnessRefusal("an in-memory store has no checkpoint file")
+            signed = checkpoints(read_lines(path))
+            if not signed:
+                raise WitnessRefusal("there is no checkpoint to co-sign")
+            latest = max(reversed(signed), key=lambda c: (c.size, c.time))  # ties: the last
             trusted = bytes.fromhex(args.public_key) if args.public_key else None
-            cosignature = witness(store.database, read_lines(path), signer, trusted)
+            cosignature = witness(store.database, latest, signer,
+                                  args.state or state_path(args.key), trusted)
             append_line(path, cosignature)
     except (StoreError, ValueError) as error:
         print(f"sabot: {error}", file=sys.stderr)
@@ -252,7 +308,6 @@ def run_witness(args: argparse.Namespace) -> int:
     print(f"co-signed: checkpoint of {cosignature.size} events, root {cosignature.root[:16]}… "
           f"by witness {cosignature.witness}")
     return 0
-
 
 
 def run_prove(args: argparse.Namespace) -> int:

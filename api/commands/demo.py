@@ -29,6 +29,7 @@ from domain.errors import RuleViolation
 from domain.game.settings import Variant
 from domain.table.aggregate import Table
 from domain.tournament.base import TournamentStatus
+from domain.tournament.formats import Dealing
 from domain.tournament.presets import PRESETS, preset
 from domain.tournament.settings import TournamentSettings
 from domain.tournament.state import TournamentState
@@ -47,7 +48,8 @@ PRIZES = (5000, 3000, 2000)  # basis points of the pool: 50%, 30%, 20%
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("demo", help=SUMMARIES["demo"])
     parser.add_argument("--preset", choices=list(PRESETS),
-                        help="a preset format (default: a freeze-out from the flags)")
+                        help="a preset format, its tables house-dealt (default: a freeze-out "
+                        "from the flags)")
     parser.add_argument("--variant", choices=[v.value for v in Variant],
                         default=Variant.CHEMIN_DE_FER.value)
     parser.add_argument("--tables", type=int, default=4, help="tables at the start (1 to 16)")
@@ -129,7 +131,7 @@ def _finished(state: TournamentState) -> bool:
 def _settings(args: argparse.Namespace) -> TournamentSettings:
     if args.preset:
         return preset(args.preset, coups_per_round=args.coups_per_round, tables=args.tables,
-                      starting_chips=args.chips)
+                      starting_chips=args.chips, dealing=Dealing.AUTOMATIC)  # all bots
     if not 1 <= args.tables <= 16 or not 2 <= args.players <= 200:
         raise SystemExit("sabot demo: --tables 1 to 16 and --players 2 to 200")
     if args.players < args.tables * 2:

@@ -19,7 +19,7 @@ from api.commands import SUMMARIES
 from domain.errors import RuleViolation
 from domain.game.banker_book import BookCost, book_cost
 from domain.game.odds import ODDS_VARIANTS, Odds, OnFive, Outcome, exact_odds, on_five
-from domain.game.settings import PunterFive, TableSettings, Variant
+from domain.game.settings import BankerWin, Preset, PunterFive, TableSettings, Variant
 from domain.game.variants import rules_for
 from infra.errors import SettingsError
 
@@ -66,6 +66,11 @@ def register(subparsers: Any) -> None:
         "--punter-five", choices=[f.value for f in PunterFive], metavar="RULE",
         help="the house rule on the punters' 5: choice (001, the default), draw or stand",
     )
+    parser.add_argument(
+        "--preset", choices=[p.value for p in Preset], metavar="RULES",
+        help="house rules over the variant's defaults: " + ", ".join(p.value for p in Preset)
+        + " (no-commission: punto banco without commission, a banker's six paid half)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
 
@@ -88,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
         data = _as_json(odds)
         if five is not None:
             data["punter_on_five"] = _five_json(five)
+        if odds.banker_win is not BankerWin.LESS_COMMISSION:
+            data["banker_win"] = odds.banker_win.value
+            data["banker_six"] = odds.banker_six
         sys.stdout.write(msgspec.json.encode(data).decode() + "\n")
     else:
         _print_table(odds)
@@ -107,6 +115,8 @@ def _settings(args: argparse.Namespace) -> TableSettings:
     if not rules_for(variant).tie_bet and args.tie_pays is not None:
         raise RuleViolation(f"{variant} has no tie bet: a tie is void", rule="odds-tie-bet")
     overrides: dict[str, int | str] = {}
+    if args.preset is not None:
+        overrides["preset"] = args.preset
     if args.punter_five is not None:
         overrides["punter_five"] = args.punter_five
     if args.decks is not None:
@@ -163,7 +173,10 @@ def _as_json(odds: Odds) -> dict[str, Any]:
 def _print_table(odds: Odds) -> None:
     names = _BET_NAMES[odds.variant]
     terms = [f"{odds.decks} deck{'s' if odds.decks > 1 else ''}"]
-    terms.append(f"commission {odds.commission_bp / 100:g}%")
+    if odds.banker_win is BankerWin.SIX_PAYS_HALF:
+        terms.append("no commission, a banker's six paid half")
+    else:
+        terms.append(f"commission {odds.commission_bp / 100:g}%")
     if rules_for(odds.variant).drawing.punter_five_applies:
         terms.append(f"punters {'draw' if odds.punters_draw_on_five else 'stand'} on 5")
     if odds.edge(Outcome.TIE) is not None:

@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run_views.add_argument("name", nargs="?", choices=NAMES, help="one view (default: all)")
     run_views.add_argument("--follow", action="store_true", help="keep polling the store")
     run_views.add_argument("--interval", type=float, default=INTERVAL, metavar="SECONDS",
-                           help="polling interval with --follow (default: 0.1)")
+                           help=f"polling interval with --follow (default: {INTERVAL})")
     add_database(run_views)
     status = actions.add_parser("status", help="each view's position and lag")
     status.add_argument("--json", action="store_true", help="print JSON")

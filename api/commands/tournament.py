@@ -2,7 +2,9 @@
 
     sabot tournament presets [--json]
     sabot tournament create [--preset P | --format FILE] [--name N] [--coups-per-round N]
-                            [--tables N] [--starting-chips N] [--seed HEX] [--json]
+                            [--tables N] [--starting-chips N] [--minutes-per-round N]
+                            [--dealing D] [--bet-seconds N] [--set FIELD=VALUE]...
+                            [--seed HEX] [--json]
     sabot tournament list [--all] [--json]   # --all: the cancelled and archived too
     sabot tournament show ID [--json]        # the JSON of GET /tournaments/{id}
     sabot tournament register ID PLAYER [--bot]
@@ -19,10 +21,12 @@
 ID is a tournament's UUID or its name. Each command that changes a tournament prints one line
 saying what it did, naming the tournament and the player (`registered ann in friday`); a
 refusal names what was typed (`no tournament 'fridya'`). `--format FILE` is a JSON format
-(the `format` of `sabot tournament presets --json`). `--seed` makes the seating draw and every shoe
-reproducible, for demos and tests only; without it they come from the operating system's
-CSPRNG. A refusal of the rules prints one line and exits 1; bad usage exits 2. The commands
-act as the organiser; `sabot worker` (or `sabot serve`) directs the rounds once started.
+(the `format` of `sabot tournament presets --json`); `--set FIELD=VALUE` gives any field of a
+format over it (VALUE in JSON, or a bare word: `--set betting_order=rotating`). `--seed`
+makes the seating draw and every shoe reproducible, for demos and tests only; without it they
+come from the operating system's CSPRNG. A refusal of the rules prints one line and exits 1;
+bad usage exits 2. The commands act as the organiser; `sabot worker` (or `sabot serve`)
+directs the rounds once started.
 `sign-in` makes sign-in slips (`api.sign_in`): for each player a line with the PIN and the link
 (on `--url`, the address players open: default `$SABOT_PUBLIC_URL`, else
 http://127.0.0.1:8000), and with `--qr DIR` the QR code as DIR/PLAYER.svg.
@@ -48,6 +52,7 @@ from api.sign_in import SignInCodes, make_slips
 from api.tokens import TokenStore
 from domain.actors import ORGANISER
 from domain.errors import DomainError, NotFound
+from domain.tournament.formats import Dealing
 from domain.tournament.presets import PRESETS, preset
 from domain.tournament.settings import TournamentSettings
 from infra.services.application import open_service
@@ -91,6 +96,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     create.add_argument("--coups-per-round", type=int, metavar="N")
     create.add_argument("--tables", type=int, metavar="N", help="tables at the draw")
     create.add_argument("--starting-chips", type=int, metavar="N")
+    create.add_argument("--minutes-per-round", type=int, metavar="N")
+    create.add_argument("--dealing", choices=[d.value for d in Dealing],
+                        help="automatic (the house deals) or croupier")
+    create.add_argument("--bet-seconds", type=int, metavar="N", help="each turn's bet clock")
+    create.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                        help="any field of the format (VALUE in JSON, or a bare word)")
     add_seed(create, "tournament (demos and tests only)")
     listing = command("list", "the tournaments of the lobby", _list, ident=False, json=True)
     listing.add_argument("--all", action="store_true",
@@ -179,16 +190,37 @@ def _presets(args: argparse.Namespace) -> int:
 
 
 def _settings(args: argparse.Namespace) -> TournamentSettings:
-    overrides: dict[str, Any] = {"coups_per_round": args.coups_per_round,
-                                 "tables": args.tables, "starting_chips": args.starting_chips}
-    if args.format is None:
-        return preset(args.preset or "punto-banco-heats", **overrides)
-    try:
-        found = msgspec.json.decode(args.format.read_bytes(), type=TournamentSettings)
-    except (OSError, msgspec.DecodeError) as error:
-        raise SystemExit(f"sabot tournament create: {args.format}: {error}") from None
+    overrides: dict[str, Any] = {
+        "coups_per_round": args.coups_per_round, "tables": args.tables,
+        "starting_chips": args.starting_chips,
+        **{name: getattr(args, name, None)
+           for name in ("minutes_per_round", "dealing", "bet_seconds")},
+        **dict(_field(pair) for pair in getattr(args, "set", []))}
     given = {k: v for k, v in overrides.items() if v is not None}
-    return msgspec.structs.replace(found, **given).check()
+    if args.format is None:
+        found = preset(args.preset or "punto-banco-heats")
+    else:
+        try:
+            found = msgspec.json.decode(args.format.read_bytes(), type=TournamentSettings)
+        except (OSError, msgspec.DecodeError) as error:
+            raise SystemExit(f"sabot tournament create: {args.format}: {error}") from None
+    try:
+        return msgspec.convert({**msgspec.to_builtins(found), **given},
+                               TournamentSettings).check()
+    except msgspec.ValidationError as error:
+        raise SystemExit(f"sabot tournament: {error}") from None
+
+
+def _field(pair: str) -> tuple[str, Any]:
+    """`FIELD=VALUE` of `--set`: a field of the format, its value in JSON or a bare word."""
+    name, _, text = pair.partition("=")
+    if name not in TournamentSettings.__struct_fields__:
+        raise SystemExit(f"sabot tournament: no format field {name!r} (fields: "
+                         f"{', '.join(TournamentSettings.__struct_fields__)})")
+    try:
+        return name, msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        return name, text
 
 
 def _create(args: argparse.Namespace) -> int:

@@ -1,6 +1,7 @@
 // What every page shares: the token of this tab, calls to the API, a table's live stream, the
 // connection status, cards drawn as cards, events told in words, the turn's clock, requests
-// sent once (`guarded`) and a page for what does not exist (`missing`).
+// sent once (`guarded`), a page for what does not exist (`missing`), the pages' words in the
+// reader's language (`t`) and "Paused" on every page of a paused tournament (`watchPause`).
 // Every text from the server goes in through textContent (never HTML).
 "use strict";
 
@@ -9,8 +10,50 @@ const Sabot = (() => {
   const SUIT_NAMES = { s: "spades", h: "hearts", d: "diamonds", c: "clubs" };
   const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
   const TOKEN_KEY = "sabot.token";
+  const LANG_KEY = "sabot.lang";
   const RETRY_MS = 1000;
   const SETTLE_MS = 600;
+
+  // The language of a page that offers one (`data-langs` on <html>: the player's page and the
+  // screens): the reader's choice kept in localStorage, else the first of the browser's
+  // languages a catalogue exists for (static/i18n/LANG.js), else English. Other pages stay
+  // in English.
+  const CATALOGUES = window.SabotWords || {};
+  const offered = (document.documentElement.dataset.langs || "").split(" ").filter(l => CATALOGUES[l]);
+  const lang = (() => {
+    const chosen = localStorage.getItem(LANG_KEY);
+    if (offered.includes(chosen)) return chosen;
+    const browser = (navigator.languages || [navigator.language]).map(l => l.slice(0, 2).toLowerCase());
+    return browser.find(l => offered.includes(l)) || "en";
+  })();
+  const catalogue = CATALOGUES[lang] || {};
+  const english = CATALOGUES.en || {};
+
+  // A text of the catalogue in the page's language, its "{name}"s filled from `vars`.
+  function t(key, vars) {
+    const text = catalogue[key] ?? english[key] ?? key;
+    return text.replace(/\{(\w+)\}/g, (whole, name) => (vars && name in vars ? String(vars[name]) : whole));
+  }
+
+  // The page's own texts (`data-t="key"`, `data-t-title` for a title) in its language, and the
+  // switch between the languages (a button a language in the header), which reloads the page.
+  function translatePage() {
+    if (!offered.length) return;
+    document.documentElement.lang = lang;
+    for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
+    const switcher = el("nav", null, "langs", { "aria-label": t("lang.switch") });
+    for (const code of offered) {
+      const choice = el("button", code.toUpperCase(), code === lang ? "lang chosen" : "lang",
+                        { type: "button", lang: code, "aria-pressed": String(code === lang),
+                          title: CATALOGUES[code]["lang.name"] });
+      choice.addEventListener("click", () => {
+        localStorage.setItem(LANG_KEY, code);
+        location.reload();
+      });
+      switcher.append(choice);
+    }
+    (document.querySelector("header") || document.body).append(switcher);
+  }
 
   function el(tag, text, cls, attrs) {
     const node = document.createElement(tag);
@@ -108,14 +151,24 @@ const Sabot = (() => {
     };
   }
 
+  // Show `nodes` in `node` unless it already shows the same (their words, their state and
+  // `extra`, what they act on): each table update re-renders, and a button swapped for its
+  // twin between a look and a click would lose the click (or, in flight, be clickable twice).
+  function showChanged(node, nodes, extra = "") {
+    const key = nodes.map(n => `${n.tagName}:${n.textContent}:${Boolean(n.disabled)}`).join("|") + `|${extra}`;
+    if (node.dataset.shown === key) return;
+    node.dataset.shown = key;
+    node.replaceChildren(...nodes);
+  }
+
   // A page for something that does not exist (an unknown table or tournament): its panels
   // give way to one sentence and a way back, instead of empty forms.
   function missing(text) {
     const main = document.querySelector("main");
     const box = el("section", null, "panel wide missing", { id: "missing" });
-    const back = el("a", "the tables and tournaments", null, { href: "/" });
+    const back = el("a", t("missing.back"), null, { href: "/" });
     const line = el("p", text, "phase");
-    const way = el("p", "See ");
+    const way = el("p", `${t("missing.see")} `);
     way.append(back, ".");
     box.append(line, way);
     main.replaceChildren(box);
@@ -143,10 +196,10 @@ const Sabot = (() => {
       if (!response.ok || !response.body) throw new Error(`stream: ${response.status}`);
       if (lost) {
         lost = false;
-        status("connection back · live", "live");
+        status(t("status.back"), "live");
         if (onBack) await onBack();
       } else {
-        status("live", "live");
+        status(t("status.live"), "live");
       }
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
@@ -174,7 +227,7 @@ const Sabot = (() => {
           await once();
         } catch (error) {
           lost = true;
-          status("connection lost · reconnecting…", "down");
+          status(t("status.reconnecting"), "down");
           await new Promise(resolve => setTimeout(resolve, RETRY_MS));
         }
       }
@@ -184,13 +237,15 @@ const Sabot = (() => {
 
   // A table page's live loop: `load()` (which draws the page and answers the table view), then
   // from a few events before it, each burst of events into the page's feed and its
-  // latest-events list, and one `load()` again. A first load that fails is said, and ends it.
+  // latest-events list, and one `load()` again; again too when the table's tournament moves on
+  // (a step, a round, a pause: the view's `round_over` follows the tournament, not the table's
+  // events). A first load that fails is said, and ends it.
   async function live(table, load, known, log, keep) {
     let view;
     try {
       view = await load();
     } catch (error) {
-      if (error.status === 404) missing(`There is no table “${table}” here.`);
+      if (error.status === 404) missing(t("missing.table", { table }));
       else status(error.message, "down");
       return;
     }
@@ -203,6 +258,12 @@ const Sabot = (() => {
       later();
       settled();
     }, load);
+    let moved = null;  // the table's round (its view's round_over) moves with its tournament
+    onTournament(shown => {
+      const now = [shown.status, shown.stage, shown.round, shown.coups_left].join();
+      if (moved !== null && moved !== now) later();
+      moved = now;
+    });
   }
 
   // A page without a stream of its own (the lobby, a tournament): `read()` now and every `ms`,
@@ -214,11 +275,11 @@ const Sabot = (() => {
     async function once() {
       try {
         await read();
-        if (lost || !followed.size) status(lost ? "connection back · live" : "live", "live");
+        if (lost || !followed.size) status(t(lost ? "status.back" : "status.live"), "live");
         lost = false;
       } catch (error) {
         lost = true;
-        status("connection lost · retrying…", "down");
+        status(t("status.retrying"), "down");
       }
     }
     const later = debounce(once, 200);
@@ -266,69 +327,106 @@ const Sabot = (() => {
     return node;
   }
 
-  const SIDES = { punter: "punter", banker: "banker", right: "right tableau",
-                  left: "left tableau", tie: "tie" };
+  const SIDES = { punter: t("side.punter"), banker: t("side.banker"), right: t("side.right"),
+                  left: t("side.left"), tie: t("side.tie") };
+  const THE_SIDES = { punter: t("the.punter"), banker: t("the.banker"), right: t("the.right"),
+                      left: t("the.left"), tie: t("the.tie") };
+  const TABLEAUX = { right: t("tableau.right"), left: t("tableau.left") };
+  const COVERS = { covered: t("cover.covered"), returned: t("cover.returned"), called: t("cover.called") };
 
+  // A spot or a hand by itself ("punter"), and with its article ("the punter"); a hand in
+  // short ("right" for the right tableau).
   function side(name) {
     return SIDES[name] || name;
   }
 
+  function shortSide(name) {
+    return TABLEAUX[name] || side(name);
+  }
+
+  // What became of a stake at the close of betting: covered, returned (or a banco called).
+  function cover(name) {
+    return COVERS[name] || name;
+  }
+
+  function theSide(name) {
+    return THE_SIDES[name] || name;
+  }
+
   function money(amount) {
-    return Number(amount).toLocaleString("en");
+    return Number(amount).toLocaleString(lang);
+  }
+
+  // Seconds left as a clock reads them: "4:05" (a second begun counts whole).
+  function minutes(seconds) {
+    const s = Math.max(0, Math.ceil(seconds));
+    return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  }
+
+  // "3 coups left", "1 coup left": a round's coups still to play.
+  function coupsLeft(count) {
+    return t(count === 1 ? "clock.coup-left" : "clock.coups-left", { count });
   }
 
   // A coup's result in words: "banker 7 beats punter 5", "tie at 6", per tableau.
   function outcomeWords(coup) {
     const many = Object.keys(coup.outcomes).length > 1;
     return Object.entries(coup.outcomes).map(([tableau, outcome]) => {
-      const mine = coup.points[tableau];
-      const bank = coup.points.banker;
-      const name = many ? tableau : side(tableau);
-      if (outcome === "tie") return `tie at ${mine}${many ? ` on the ${tableau}` : ""}`;
-      return outcome === "banker" ? `banker ${bank} beats ${name} ${mine}`
-        : `${name} ${mine} beats banker ${bank}`;
+      const said = { point: coup.points[tableau], bank: coup.points.banker,
+                     name: many ? shortSide(tableau) : side(tableau) };
+      if (outcome === "tie") return t(many ? "outcome.tie-on" : "outcome.tie", said);
+      return t(outcome === "banker" ? "outcome.banker" : "outcome.punter", said);
     }).join("; ");
   }
 
   // One event in words, as a croupier would announce it.
   function words(e) {
-    const card = e.card ? cardText(e.card) : "a face-down card";
+    const said = { ...e, card: e.card ? cardText(e.card) : t("event.face-down"),
+                   amount: money(e.amount), chips: money(e.chips),
+                   side: side(e.side || e.spot || e.tableau), the: theSide(e.side || e.spot || e.tableau) };
     switch (e.type) {
-      case "Opened": return `table ${e.name} opened`;
-      case "PlayerSeated": return `${e.player} sits down with ${money(e.chips)}`;
-      case "PlayerLeft": return `${e.player} leaves the table`;
-      case "ChipsAdjusted": return `${e.player}'s chips ${e.delta >= 0 ? "+" : ""}${money(e.delta)} (${e.reason})`;
-      case "ShoeShuffled": return `a new ${e.physical ? "physical " : ""}shoe of ${e.decks} decks is shuffled`;
-      case "EntropyContributed": return `${e.player} adds to the shuffle`;
-      case "ShoeCut": return `${e.player} cuts the shoe`;
-      case "CardBurned": return e.card ? `${cardText(e.card)} burned` : "a card is burned";
-      case "TailleEnded": return "the shoe is finished";
-      case "ShoeSeedRevealed": return "the shoe's seed is revealed";
-      case "BankAwarded": return `${e.player} holds the bank: ${money(e.amount)}`;
-      case "BankDeclined": return `${e.player} declines the bank`;
-      case "BankPassed": return `${e.player} passes the hand with ${money(e.amount)}`;
-      case "BetPlaced": return `${e.player} bets ${money(e.amount)} on ${side(e.spot)}`;
-      case "StakePlaced": return `${e.player} stakes ${money(e.amount)} on the ${side(e.tableau)}`;
-      case "BancoCalled": return `${e.player} calls banco!`;
-      case "BettingClosed": return "no more bets";
-      case "StakeCovered": return `${e.player}'s ${money(e.amount)} is covered`;
-      case "StakeReturned": return `${e.player}'s ${money(e.amount)} goes back (not covered)`;
-      case "CardDealt": return `${card} to the ${side(e.side)}`;
-      case "NaturalShown": return e.sides.length ? `natural for the ${e.sides.map(side).join(" and ")}` : "no natural";
-      case "ThirdCardAsked": return `the ${side(e.side)} asks for a card`;
-      case "ThirdCardDrawn": return `${card} to the ${side(e.side)}`;
-      case "HandStood": return `the ${side(e.side)} stands`;
-      case "CardOffered": return "the banker says « je donne »: the punters may draw";
-      case "BankerShowedDown": return "the banker shows down";
+      case "Opened": return t("event.Opened", said);
+      case "PlayerSeated": return t("event.PlayerSeated", said);
+      case "PlayerLeft": return t("event.PlayerLeft", said);
+      case "ChipsAdjusted": return t("event.ChipsAdjusted",
+                                     { ...said, delta: `${e.delta >= 0 ? "+" : ""}${money(e.delta)}` });
+      case "ShoeShuffled": return t(e.physical ? "event.ShoeShuffled-physical" : "event.ShoeShuffled", said);
+      case "EntropyContributed": return t("event.EntropyContributed", said);
+      case "ShoeCut": return t("event.ShoeCut", said);
+      case "CardBurned": return e.card ? t("event.CardBurned", said) : t("event.CardBurned-face-down");
+      case "TailleEnded": return t("event.TailleEnded");
+      case "ShoeSeedRevealed": return t("event.ShoeSeedRevealed");
+      case "BankAwarded": return t("event.BankAwarded", said);
+      case "BankDeclined": return t("event.BankDeclined", said);
+      case "BankPassed": return t("event.BankPassed", said);
+      case "LimitsChanged": return t(e.max_stake ? "event.LimitsChanged" : "event.LimitsChanged-open",
+                                     { min: money(e.min_stake), max: money(e.max_stake) });
+      case "BetPlaced": return t("event.BetPlaced", said);
+      case "BetTurnBegan": return t("event.BetTurnBegan", said);
+      case "BetTurnPassed": return t("event.BetTurnPassed", said);
+      case "StakePlaced": return t("event.StakePlaced", said);
+      case "BancoCalled": return t("event.BancoCalled", said);
+      case "BettingClosed": return t("event.BettingClosed");
+      case "StakeCovered": return t("event.StakeCovered", said);
+      case "StakeReturned": return t("event.StakeReturned", said);
+      case "CardDealt": case "ThirdCardDrawn": return t("event.CardDealt", said);
+      case "NaturalShown": return e.sides.length
+        ? t("event.NaturalShown", { sides: e.sides.map(side).join(` ${t("and")} `),
+                                    the_sides: e.sides.map(theSide).join(` ${t("and")} `) })
+        : t("event.NaturalShown-none");
+      case "ThirdCardAsked": return t("event.ThirdCardAsked", said);
+      case "HandStood": return t("event.HandStood", said);
+      case "CardOffered": return t("event.CardOffered");
+      case "BankerShowedDown": return t("event.BankerShowedDown");
       case "CoupSettled": return outcomeWords(e);
       case "PayoutMade": {
-        const p = e.payout;
-        if (p.net > 0) return `${p.player} wins ${money(p.net)}`;
-        if (p.net < 0) return `${p.player} loses ${money(-p.net)}`;
-        return `${p.player}'s stake comes back`;
+        const p = { player: e.payout.player, amount: money(Math.abs(e.payout.net)) };
+        if (e.payout.net > 0) return t("event.PayoutMade-won", p);
+        if (e.payout.net < 0) return t("event.PayoutMade-lost", p);
+        return t("event.PayoutMade-back", p);
       }
-      case "CommissionTaken": return `commission ${money(e.amount)}`;
-      case "CoupClosed": return `coup ${e.coup} is over`;
+      case "CommissionTaken": return t("event.CommissionTaken", said);
+      case "CoupClosed": return t("event.CoupClosed", said);
       default: return e.type.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
     }
   }
@@ -339,7 +437,8 @@ const Sabot = (() => {
     const title = el("h3", holder ? `${side(hand.side)} · ${holder}` : side(hand.side));
     if (hand.point !== null && hand.point !== undefined) title.append(el("span", hand.point, "point"));
     if (outcome) {
-      const who = outcome === "tie" ? "tie" : `${outcome === "punter" ? side(hand.side) : "banker"} wins`;
+      const who = outcome === "tie" ? t("hand.tie")
+        : t("hand.wins", { side: outcome === "punter" ? side(hand.side) : side("banker") });
       title.append(el("span", who, "outcome"));
     }
     const cards = el("div", null, "cards");
@@ -358,7 +457,7 @@ const Sabot = (() => {
   function seatRows(view, extra) {
     return view.seats.map(seat => {
       const row = el("tr", null, seat.player === view.banker ? "banker" : "");
-      row.append(el("td", seat.player), el("td", seat.chips, "num"),
+      row.append(el("td", seat.player, null, { "data-bank": t("seat.bank") }), el("td", seat.chips, "num"),
                  ...(extra ? extra(seat) : []));
       return row;
     });
@@ -408,13 +507,14 @@ const Sabot = (() => {
     let deadline = null;
     let what = "";
     setInterval(() => {
+      if (pause.paused) return;  // the clock stands still, showing what it had
       if (deadline === null) {
         node.hidden = true;
         return;
       }
       const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
       node.hidden = false;
-      node.textContent = `${left} s to ${what}`;
+      node.textContent = t(what, { left });
       node.classList.toggle("urgent", left <= 5);
     }, 250);
     return (view, lastEventAt) => {
@@ -422,25 +522,26 @@ const Sabot = (() => {
       const betting = view.legal_actions.some(a => BETS.has(a.step) && a.actor !== null);
       const limit = deciding ? view.settings.decision_seconds
         : betting ? view.settings.bet_seconds : 0;
-      what = deciding ? "decide" : "bet";
+      what = deciding ? "clock.decide" : "clock.bet";
       deadline = limit && lastEventAt ? Date.parse(lastEventAt) + limit * 1000 : null;
     };
   }
 
   const PHASES = {
-    "no-shoe": "Waiting for a new shoe",
-    shuffled: "The shoe is shuffled: waiting for the cut",
-    burning: "Burning cards",
-    "no-bank": "The bank is to be given",
-    betting: "Place your bets",
-    playing: "No more bets: the coup is dealt",
-    settled: "The coup is settled: paying",
-    "taille-over": "The shoe is finished",
+    "no-shoe": t("phase.no-shoe"),
+    shuffled: t("phase.shuffled"),
+    burning: t("phase.burning"),
+    "no-bank": t("phase.no-bank"),
+    betting: t("phase.betting"),
+    playing: t("phase.playing"),
+    settled: t("phase.settled"),
+    "taille-over": t("phase.taille-over"),
   };
 
-  // What the table is doing, in words.
+  // What the table is doing, in words (its round over: no more coups until the next round).
   function phase(view) {
-    if (view.phase === "no-bank" && view.bank_offered_to) return `The bank is offered to ${view.bank_offered_to}`;
+    if (view.round_over) return t("phase.round-over");
+    if (view.phase === "no-bank" && view.bank_offered_to) return t("phase.offered", { player: view.bank_offered_to });
     return PHASES[view.phase] || view.phase;
   }
 
@@ -448,7 +549,71 @@ const Sabot = (() => {
     return new URLSearchParams(location.search).get("table");
   }
 
-  return { el, token, api, command, guarded, missing, status, follow, debounce, cardText, cardName, cardNode,
-           side, money, words, outcomeWords, clock, tableParam, handBox, coupHands, seatRows,
-           logEvents, feed, phase, live, poll, COMMANDS, SUITS, SUIT_NAMES };
+  // The tournament a table plays for (null: none), among the tournaments whose tables are
+  // named after them (`<tournament>-table-<n>`).
+  async function tournamentOf(table) {
+    const all = await api("/tournaments").catch(() => []);
+    for (const t of all.filter(t => table.startsWith(`${t.name}-table-`))) {
+      const shown = await api(`/tournaments/${encodeURIComponent(t.name)}`).catch(() => null);
+      if (shown && shown.tables.some(line => line.name === table)) return t.name;
+    }
+    return null;
+  }
+
+  // "Paused" on every page of a tournament: the page's tournament (`?tournament=`, the one of
+  // `?table=`, or the one the page names with `watchPause(name)`) is read every PAUSE_MS; while
+  // it is paused a banner at the top says so, the body has the class `paused` and the clocks
+  // stand still (`pause.paused`). Each view read goes to the functions given to
+  // `onTournament` (a table's screen shows the round's clock with it).
+  const PAUSE_MS = 1000;
+  const pause = { paused: false, name: null };
+  const readers = [];
+
+  function onTournament(fn) {
+    readers.push(fn);
+  }
+
+  function pauseBanner() {
+    let banner = document.getElementById("paused-banner");
+    if (!banner) {
+      banner = el("div", t("paused.banner"), "paused-banner", { id: "paused-banner", role: "status" });
+      banner.hidden = true;
+      document.body.prepend(banner);
+    }
+    return banner;
+  }
+
+  function showPaused(paused) {
+    pause.paused = paused;
+    pauseBanner().hidden = !paused;
+    document.body.classList.toggle("paused", paused);
+  }
+
+  function watchPause(name) {
+    const first = pause.name === null;
+    pause.name = name;
+    if (!first || !name) return;
+    (async function loop() {
+      const shown = await api(`/tournaments/${encodeURIComponent(pause.name)}`).catch(() => null);
+      if (shown) {
+        showPaused(shown.status === "paused");
+        for (const fn of readers) fn(shown);
+      }
+      setTimeout(loop, PAUSE_MS);
+    })();
+  }
+
+  document.addEventListener("DOMContentLoaded", async () => {
+    const params = new URLSearchParams(location.search);
+    const table = params.get("table");
+    const named = params.get("tournament") || (table ? await tournamentOf(table) : null);
+    if (named) watchPause(named);
+  });
+
+  translatePage();
+
+  return { t, lang, el, token, api, command, guarded, showChanged, missing, status, follow, debounce, cardText, cardName, cardNode,
+           side, theSide, shortSide, cover, money, minutes, coupsLeft, words, outcomeWords, clock, tableParam, handBox, coupHands,
+           seatRows, logEvents, feed, phase, live, poll, tournamentOf, watchPause, onTournament, pause, COMMANDS,
+           SUITS, SUIT_NAMES };
 })();

@@ -4,11 +4,15 @@
 // croupier no face-down card, but the croupier who dealt it knows it). The cards dealt are kept
 // in the tab's session storage, per coup; the "physical shoe" choice in local storage, per
 // table. A step's button is disabled while it is in flight and sends one command id
-// (`Sabot.guarded`); ending the shoe asks first, and sits apart from the other steps.
+// (`Sabot.guarded`); ending the shoe asks first, and sits apart from the other steps. At a
+// tournament's table a seat's step (a person's or a house bot's decision) is not the croupier's:
+// the console names whom the table waits for. While the tournament is paused the console says so
+// and offers no step; once the table has played its round's last coup it says so (the view then
+// offers nothing that would put chips on a coup).
 "use strict";
 
 (() => {
-  const { el, api, side, money, cardText } = Sabot;
+  const { el, api, side, money, cardText, t } = Sabot;
   const table = Sabot.tableParam();
   const path = `/tables/${encodeURIComponent(table)}`;
   const setClock = Sabot.clock(document.getElementById("clock"));
@@ -25,6 +29,7 @@
   const PHYSICAL_KEY = `sabot.physical.${table}`;  // "true"/"false", this table's last choice
   const SET_APART = new Set(["end-taille"]);  // destructive: apart, and asked for first
   let view = null;
+  let inTournament = false;  // a tournament's table: its seats decide for themselves
   let look = null;  // the tableau's look-ahead for the coup (with the chosen card, if any)
 
   const byId = id => document.getElementById(id);
@@ -138,9 +143,15 @@
 
   // --- the steps ------------------------------------------------------------------------
 
+  // Whether a legal action is the croupier's to take: the table's own steps, and at a table
+  // outside any tournament a seat's too (its croupier acts for anyone there).
+  const croupiers = a => a.actor === null ? !PLAYERS_STEPS.has(a.step)
+    : a.actor.startsWith("@") || !(inTournament || PLAYERS_STEPS.has(a.step));
+
   function steps() {
     const physical = view.shoe && view.shoe.physical;
-    let shown = view.legal_actions.filter(a => !PLAYERS_STEPS.has(a.step) && !SET_APART.has(a.step));
+    if (Sabot.pause.paused) return [];
+    let shown = view.legal_actions.filter(a => croupiers(a) && !SET_APART.has(a.step));
     const decide = shown.find(a => a.step === "decide");
     if (decide) {
       const told = look && !chosen() ? look.next.filter(a => a.step === "draw" || a.step === "stand") : [];
@@ -160,6 +171,7 @@
 
   // The steps that cannot be undone, apart from the others, each confirmed in a dialog first.
   function apart() {
+    if (Sabot.pause.paused) return [];
     return view.legal_actions.filter(a => SET_APART.has(a.step)).map(a => {
       const button = el("button", label(a.step), "secondary danger");
       const sendOnce = Sabot.guarded(button, key => act(a, key));
@@ -238,8 +250,12 @@
   function render() {
     document.title = `${view.name} · croupier · Sabot`;
     byId("name").textContent = `${view.name} · croupier`;
+    byId("screen-link").href = `/screen?table=${encodeURIComponent(view.name)}`;
     byId("who").textContent = `${view.settings.variant} · coup ${view.coup_number} · signed in as ${view.viewer}`;
-    byId("phase").textContent = PHASES[view.phase] || view.phase;
+    byId("phase").textContent = Sabot.pause.paused ? t("croupier.paused")
+      : view.round_over ? t("phase.round-over") : PHASES[view.phase] || view.phase;
+    pausedShown = Sabot.pause.paused;
+    byId("phase").dataset.state = Sabot.pause.paused ? "paused" : view.round_over ? "round-over" : "";
     const physical = view.shoe && view.shoe.physical;
     byId("card-entry").hidden = !(physical && view.legal_actions.some(a => a.step === "deal" || a.step === "burn"));
     renderTableau();
@@ -248,11 +264,15 @@
       byId("options").dataset.steps = wanted;
       byId("options").replaceChildren(...options());
     }
-    const waiting = view.legal_actions.filter(a => PLAYERS_STEPS.has(a.step)).map(a => a.step);
+    const waiting = view.legal_actions.filter(a => !croupiers(a) && !SET_APART.has(a.step))
+      .map(a => a.actor ? t("croupier.awaits", { player: a.actor, step: a.step }) : a.step);
     const buttons = steps();
-    if (waiting.length) buttons.push(el("p", `players may: ${[...new Set(waiting)].join(", ")}`, "limits"));
-    byId("steps").replaceChildren(...buttons);
-    byId("apart").replaceChildren(...apart());
+    if (waiting.length && !Sabot.pause.paused) {
+      buttons.push(el("p", t("croupier.players-may", { steps: [...new Set(waiting)].join(", ") }), "limits"));
+    }
+    const shown = JSON.stringify(view.legal_actions);
+    Sabot.showChanged(byId("steps"), buttons, shown);
+    Sabot.showChanged(byId("apart"), apart(), shown);
     byId("hands").replaceChildren(...Sabot.coupHands(view));
     const mine = Object.entries(dealt()).map(([s, cards]) => `${side(s)}: ${cards.map(cardText).join(" ")}`);
     if (mine.length) byId("hands").append(el("p", `you dealt ${mine.join("; ")}`, "limits"));
@@ -275,6 +295,12 @@
     render();
     return view;
   }
+
+  let pausedShown = null;  // whether the console shows the tournament paused (null: not yet)
+  Sabot.onTournament(() => {  // read every second: this table's tournament, paused or not
+    inTournament = true;
+    if (view && Sabot.pause.paused !== pausedShown) render();
+  });
 
   async function start() {
     buildPicker();

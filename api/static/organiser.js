@@ -1,10 +1,13 @@
 // The organiser's console for tournaments, over the tournaments resource (POST /tournaments,
-// /players, /start, /pause, /resume, /interventions, /results/publish; GET /disputes) and the
+// /players, /start, /pause, /resume, /interventions, /announcements, /results/publish; GET
+// /disputes) and the
 // organiser's approval of a dispute's correction (POST /disputes/{id}/approvals). It follows the tournament's tables'
-// streams and reads the tournament again every POLL_MS (`Sabot.poll`). Its forms send once
-// (`Sabot.guarded`: one idempotency key a submission, the button disabled in flight); a
-// disqualification is confirmed in a dialog first; an unknown tournament is said, not shown
-// as empty forms.
+// streams and reads the tournament again every POLL_MS (`Sabot.poll`). A new tournament takes
+// a preset with its dealing and clocks (any left empty: the preset's, shown beside them; the
+// decision clock where the format has one). Its forms and its Start, Pause, Resume, Cancel,
+// Archive and Publish buttons send once (`Sabot.guarded`: one idempotency key a submission,
+// the button disabled in flight); a disqualification and a cancellation are confirmed in a
+// dialog first; an unknown tournament is said, not shown as empty forms.
 "use strict";
 
 (() => {
@@ -31,9 +34,31 @@
     return value === "" ? undefined : Number(value);
   }
 
+  // The fields of the create form a preset fills when they are left empty.
+  const CLOCKS = { coups: "coups_per_round", "table-count": "tables", chips: "starting_chips",
+                   minutes: "minutes_per_round", "bet-seconds": "bet_seconds",
+                   "decision-seconds": "decision_seconds", "croupier-tables": "croupier_tables" };
+  let presets = [];
+
+  function describePreset() {
+    const chosen = presets.find(p => p.name === byId("preset").value);
+    if (!chosen) return;
+    const f = chosen.format;
+    for (const [id, field] of Object.entries(CLOCKS)) {
+      byId(id).placeholder = f[field] === null || f[field] === undefined ? "preset's: none"
+        : `preset's: ${f[field]}`;
+    }
+    byId("dealing").options[0].textContent = `as set: ${f.dealing}`;
+    byId("decision-field").hidden = !("decision_seconds" in f);
+    byId("preset-line").textContent = `${f.variant}${f.house_rules ? ` (${f.house_rules})` : ""}` +
+      ` · ${f.dealing} dealing · ${f.betting_order} betting` +
+      ` · ${f.stages.length ? f.stages.map(stage => stage.name).join(" → ") : "one stage"}`;
+  }
+
   async function loadPresets() {
-    const presets = await api("/tournaments/presets");
+    presets = await api("/tournaments/presets");
     byId("preset").replaceChildren(...presets.map(p => el("option", p.name, null, { value: p.name })));
+    describePreset();
   }
 
   async function loadTournaments() {
@@ -55,8 +80,17 @@
     byId("start").disabled = t.status !== "registering";
     byId("pause").disabled = t.status !== "running";
     byId("resume").disabled = t.status !== "paused";
+    byId("cancel").disabled = t.status !== "registering";
+    byId("archive").disabled = t.status !== "finished";
     byId("screen-link").href = `/?tournament=${encodeURIComponent(t.name)}`;
-    byId("slips-link").href = `/slips?tournament=${encodeURIComponent(t.name)}`;
+    byId("clock-link").href = `/?tournament=${encodeURIComponent(t.name)}&view=clock`;
+    byId("announced").replaceChildren(...t.announcements.map(a => el("li", a.text)));
+    Sabot.watchPause(t.name);
+    const named = `?tournament=${encodeURIComponent(t.name)}`;
+    byId("slips-link").href = `/slips${named}`;
+    byId("croupier-slips-link").href = `/slips${named}&croupiers=1`;
+    byId("seating-link").href = `/seating${named}`;
+    byId("payouts-link").href = `/payouts${named}`;
     byId("tables").replaceChildren(...t.tables.map(line => {
       const q = `?table=${encodeURIComponent(line.name)}`;
       const item = el("li");
@@ -159,11 +193,14 @@
 
   submit("create", async key => {
     const body = { name: byId("new-name").value.trim(), preset: byId("preset").value,
-                   coups_per_round: optional("coups"), tables: optional("table-count"),
-                   starting_chips: optional("chips") };
+                   dealing: byId("dealing").value || undefined };
+    for (const [id, field] of Object.entries(CLOCKS)) {
+      if (!byId(id).closest("label").hidden) body[field] = optional(id);
+    }
     const made = await api("/tournaments", body, "POST", key);
     current = made.name;
   });
+  byId("preset").addEventListener("change", describePreset);
   byId("tournament").addEventListener("change", () => {
     current = byId("tournament").value;
     refresh().catch(() => {});
@@ -174,10 +211,20 @@
     byId("player").value = "";
     byId("player").focus();
   });
-  for (const action of ["start", "pause", "resume"]) {
-    byId(action).addEventListener("click", () => run(() => api(`${path()}/${action}`, {})));
+  // A button's action, sent once (`Sabot.guarded`), if `ask()` does not decline it.
+  function press(id, route, ask) {
+    const sendOnce = Sabot.guarded(byId(id), key => api(`${path()}/${route}`, {}, "POST", key));
+    byId(id).addEventListener("click", () => {
+      if (!byId(id).dataset.busy && (!ask || ask())) run(sendOnce);
+    });
   }
-  byId("publish").addEventListener("click", () => run(() => api(`${path()}/results/publish`, {})));
+  for (const action of ["start", "pause", "resume", "archive"]) press(action, action);
+  press("cancel", "cancel", () => confirm(`Cancel the tournament ${current}? It cannot be started again.`));
+  press("publish", "results/publish");
+  submit("announce", async key => {
+    await api(`${path()}/announcements`, { text: byId("announcement").value.trim() }, "POST", key);
+    byId("announcement").value = "";
+  });
   submit("intervene", async key => {
     const body = { kind: byId("kind").value, reason: byId("reason").value.trim(),
                    player: byId("who-player").value.trim(), delta: Number(byId("delta").value) || 0,

@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const { el, api, side, money } = Sabot;
+  const { el, api, side, theSide, money, t } = Sabot;
   const table = Sabot.tableParam();
   const path = `/tables/${encodeURIComponent(table)}`;
   const setClock = Sabot.clock(document.getElementById("clock"));
@@ -24,11 +24,11 @@
   // events the API answered, in words.
   function confirmation(kind, fields, done) {
     switch (kind) {
-      case "bet": return `Bet placed: ${money(fields.amount)} on the ${side(fields.spot)}.`;
-      case "stake": return `Stake placed: ${money(fields.amount)} on the ${side(fields.tableau)}.`;
-      case "banco": return `Banco called: you cover the bank of ${money(view.bank)}.`;
-      case "pass-bet": return "You pass this coup.";
-      default: return (done.events || []).map(Sabot.words).join("; ") || "Done.";
+      case "bet": return t("player.bet-placed", { amount: money(fields.amount), the: theSide(fields.spot) });
+      case "stake": return t("player.stake-placed", { amount: money(fields.amount), the: theSide(fields.tableau) });
+      case "banco": return t("player.banco-called", { amount: money(view.bank) });
+      case "pass-bet": return t("player.passed");
+      default: return (done.events || []).map(Sabot.words).join("; ") || t("player.done");
     }
   }
 
@@ -50,8 +50,8 @@
         sent = null;
       } catch (error) {
         byId("notice").textContent = "";
-        byId("error").textContent = error.status ? `Refused: ${error.message}`
-          : `Not sent (${error.message}): try again`;
+        byId("error").textContent = t(error.status ? "player.refused" : "player.not-sent",
+                                      { reason: error.message });
         if (error.status) sent = null;
       }
       await refresh();
@@ -74,30 +74,31 @@
         case "banco": {
           if (view.banco_calls.includes(me)) break;  // called already: the page says so
           const suivi = rotation && rotation.banco_suivi === me;
-          nodes.push(button(`${suivi ? "Banco suivi" : "Banco"}: cover the bank of ${money(view.bank)}`,
+          nodes.push(button(t(suivi ? "player.banco-suivi" : "player.banco", { amount: money(view.bank) }),
                             "banco", () => ({ player: me })));
           break;
         }
-        case "take-bank":
-          nodes.push(button(`Take the bank (${money(view.settings.min_stake)} or more)`, "award-bank",
-                            () => ({ player: me, amount: Number(byId("amount").value) || view.settings.min_stake,
-                                     how: "taken" })));
+        case "take-bank":  // a passed hand is taken with exactly the sum its banker withdrew
+          nodes.push(button(view.bank_required ? t("player.take-passed-bank", { amount: money(view.bank_required) })
+                              : t("player.take-bank", { amount: money(view.settings.min_stake) }), "award-bank",
+                            () => ({ player: me, how: "taken", amount: view.bank_required ||
+                                     Math.max(Number(byId("amount").value) || 0, view.settings.min_stake) })));
           break;
-        case "decline-bank": nodes.push(button("Decline the bank", "decline-bank", () => ({ player: me }), "secondary")); break;
-        case "pass-bet": nodes.push(button("Pass (no bet this coup)", "pass-bet", () => ({ player: me }), "secondary")); break;
-        case "retire-bank": nodes.push(button("Retire the bank", "retire-bank", () => ({ player: me }), "secondary")); break;
+        case "decline-bank": nodes.push(button(t("player.decline-bank"), "decline-bank", () => ({ player: me }), "secondary")); break;
+        case "pass-bet": nodes.push(button(t("player.pass"), "pass-bet", () => ({ player: me }), "secondary")); break;
+        case "retire-bank": nodes.push(button(t("player.retire-bank"), "retire-bank", () => ({ player: me }), "secondary")); break;
         case "contribute":
-          nodes.push(button("Add to the shuffle", "contribute", () => ({ player: me, entropy: randomHex(16) }),
+          nodes.push(button(t("player.contribute"), "contribute", () => ({ player: me, entropy: randomHex(16) }),
                             "secondary"));
           break;
-        case "cut": nodes.push(button("Cut the shoe", "cut", () => ({ player: me, position: 60 }))); break;
+        case "cut": nodes.push(button(t("player.cut"), "cut", () => ({ player: me, position: 60 }))); break;
         case "offer": case "show-down":  // the banker's word, à deux tableaux
-          nodes.push(button(a.step === "offer" ? "Give a card (« je donne »)" : "Show down",
+          nodes.push(button(t(a.step === "offer" ? "player.offer" : "player.show-down"),
                             Sabot.COMMANDS[a.step] || a.step, () => ({})));
           break;
         case "draw": case "stand": {
-          const forced = a.forced ? " (the tableau says so)" : "";
-          nodes.push(button(`${a.step === "draw" ? "Draw" : "Stand"}${forced}`, "decide",
+          const forced = a.forced ? ` ${t("player.forced")}` : "";
+          nodes.push(button(`${t(a.step === "draw" ? "player.draw" : "player.stand")}${forced}`, "decide",
                             () => ({ side: a.side, draw: a.step === "draw" })));
           break;
         }
@@ -119,65 +120,73 @@
       (a.actor === null || a.actor === me)) && me !== view.banker &&
       !view.banco_calls.includes(me);  // in turn, where bets are; a banco is the whole stake
     byId("place").disabled = !open;
-    byId("place").textContent = houseBanked() ? "Place bet" : "Stake";
+    byId("place").textContent = t(houseBanked() ? "player.place-bet" : "player.place-stake");
     const seat = view.seats.find(s => s.player === me);
-    const max = view.settings.max_stake ? money(view.settings.max_stake) : "no maximum";
-    byId("limits").textContent = `limits: ${money(view.settings.min_stake)} to ${max}` +
-      (seat ? ` · you have ${money(seat.chips)}` : "") + (open ? "" : " · bets are closed");
+    byId("limits").textContent = [t("player.limits", { limits: limits(view.settings) }),
+      ...(seat ? [t("player.you-have", { chips: money(seat.chips) })] : []),
+      ...(open ? [] : [t("player.bets-closed")])].join(" · ");
     byId("amount").min = String(view.settings.min_stake);
     if (view.settings.max_stake) byId("amount").max = String(view.settings.max_stake);
   }
 
   const OFFICIAL = /^@/;  // the croupier's and the house's steps are not a player's turn
   const TURNS = {
-    bet: "place your bet or pass", "pass-bet": "place your bet or pass", draw: "draw or stand",
-    stand: "draw or stand", decide: "draw or stand", offer: "give a card or show down",
-    "show-down": "give a card or show down", "take-bank": "take the bank or decline it",
-    "decline-bank": "take the bank or decline it", cut: "cut the shoe", contribute: "add to the shuffle",
+    bet: t("turn.bet"), "pass-bet": t("turn.bet"), draw: t("turn.decide"),
+    stand: t("turn.decide"), decide: t("turn.decide"), offer: t("turn.offer"),
+    "show-down": t("turn.offer"), "take-bank": t("turn.bank"),
+    "decline-bank": t("turn.bank"), cut: t("turn.cut"), contribute: t("turn.contribute"),
   };
+
+  // The table's stakes: "10 to 500", or "10, no maximum".
+  function limits(settings) {
+    return settings.max_stake ? t("limits.range", { min: money(settings.min_stake), max: money(settings.max_stake) })
+      : t("limits.open", { min: money(settings.min_stake) });
+  }
 
   // What is happening, for this player: their turn and what to do, another player's turn, a
   // bet already made, or the table's phase.
   function situation() {
-    if (paused) return ["The tournament is paused", "paused"];
+    if (paused) return [t("player.paused"), "paused"];
+    if (view.round_over) return [t("phase.round-over"), "round-over"];
     const mine = view.legal_actions.find(a => a.actor === me && TURNS[a.step]);
-    if (mine) return [`Your turn: ${TURNS[mine.step]}`, "mine"];
+    if (mine) return [t("player.your-turn", { what: TURNS[mine.step] }), "mine"];
     const other = view.legal_actions.find(a => a.actor && a.actor !== me && !OFFICIAL.test(a.actor));
     if (view.phase === "betting") {
-      if (view.banker === me) return ["Bets are open against your bank", ""];
-      if (view.banco_calls.includes(me)) return ["Banco called: waiting for the close of betting", ""];
-      if (other && TURNS[other.step]) return [`${other.actor}'s turn to bet`, ""];
+      if (view.banker === me) return [t("player.against-your-bank"), ""];
+      if (view.banco_calls.includes(me)) return [t("player.banco-waiting"), ""];
+      if (other && TURNS[other.step]) return [t("player.turn-to-bet", { player: other.actor }), ""];
       const open = view.legal_actions.some(a => ["bet", "stake", "banco"].includes(a.step) && a.actor === null);
-      return [open ? "Place your bets" : "Waiting for the close of betting", ""];
+      return [open ? t("phase.betting") : t("player.waiting-close"), ""];
     }
-    if (other && TURNS[other.step]) return [`${other.actor}'s turn: ${TURNS[other.step]}`, ""];
+    if (other && TURNS[other.step]) return [t("player.turn-of", { player: other.actor, what: TURNS[other.step] }), ""];
     return [Sabot.phase(view), ""];
   }
 
   function render() {
     document.title = `${view.name} · ${me} · Sabot`;
     byId("name").textContent = `${view.name} · ${me}`;
-    byId("who").textContent = `${view.settings.variant} · coup ${view.coup_number}`;
+    byId("who").textContent = t("player.who", { variant: view.settings.variant, coup: view.coup_number });
+    byId("table-limits").textContent = limits(view.settings);
     const seat = view.seats.find(s => s.player === me);
     const called = view.phase === "betting" && view.banco_calls.includes(me)
       ? [{ player: me, amount: view.bank, banco: true, cover: "called" }] : [];
     const bets = [...view.bets, ...known.stakes(view), ...called].filter(b => b.player === me);
-    byId("chips").textContent = seat ? money(seat.chips) : "not seated";
+    byId("chips").textContent = seat ? money(seat.chips) : t("player.not-seated");
     byId("staked").textContent = money(bets.reduce((n, b) => n + b.amount, 0));
-    byId("bank").textContent = view.banker === me ? `yours: ${money(view.bank)}`
-      : view.banker ? `${view.banker} ${money(view.bank)}` : "house";
+    byId("bank").textContent = view.banker === me ? t("player.bank-yours", { amount: money(view.bank) })
+      : view.banker ? `${view.banker} ${money(view.bank)}` : t("bank.house");
     const [text, state] = situation();
     byId("phase").textContent = text;
     byId("phase").dataset.state = state;
     const held = view.coup ? view.coup.hands.filter(h => h.holder === me) : [];
-    byId("mine").replaceChildren(...held.map(h => Sabot.handBox(h, null, "your hand")));
-    byId("actions").replaceChildren(...actions());
+    byId("mine").replaceChildren(...held.map(h => Sabot.handBox(h, null, t("player.your-hand"))));
+    Sabot.showChanged(byId("actions"), actions(), JSON.stringify(view.legal_actions));
     renderBetForm();
     byId("bets").replaceChildren(...bets.map(b => {
       const cover = b.cover;
-      const item = el("li", b.banco ? `banco: ${money(b.amount)} against the bank`
-        : `${money(b.amount)} on the ${side(b.spot || b.tableau)}`);
-      if (cover) item.append(" ", el("span", cover, `tag ${cover}`));
+      const item = el("li", b.banco ? t("player.banco-against", { amount: money(b.amount) })
+        : t("player.bet-on", { amount: money(b.amount), the: theSide(b.spot || b.tableau) }));
+      if (cover) item.append(" ", el("span", Sabot.cover(cover), `tag ${cover}`));
       return item;
     }));
     byId("hands").replaceChildren(...Sabot.coupHands(view));
@@ -207,8 +216,18 @@
     }
     const mine = rows.find(r => r.player === me);
     byId("position-box").hidden = !mine;
-    if (mine) byId("position").textContent = `${mine.rank} of ${rows.length} · ${tournament}`;
+    if (mine) byId("position").textContent = t("player.position",
+                                                { rank: mine.rank, count: rows.length, tournament });
+    renderRound(shown);
     renderSecret(shown);
+  }
+
+  // The round the tournament plays and the coups left in it (the coup under way not yet played).
+  function renderRound(shown) {
+    byId("round-box").hidden = false;
+    byId("round").textContent = `${shown.stage} · ${shown.round}`;
+    byId("coups-left-box").hidden = shown.coups_left === null;
+    byId("coups-left").textContent = shown.coups_left === null ? "" : shown.coups_left;
   }
 
   // The secret bet: the page draws the nonce and sends only the commitment (SHA-256 of
@@ -224,8 +243,8 @@
     byId("secret-reveal").hidden = !kept;
     byId("secret-amount").min = String(shown.min_stake);
     byId("secret-amount").max = String(shown.max_stake);
-    if (kept) byId("secret-state").textContent = `Placed on coup ${kept.coup}: ${money(kept.amount)} on the ` +
-      `${kept.spot} (fingerprint ${kept.commitment.slice(0, 16)}…). Reveal it once the coup is dealt.`;
+    if (kept) byId("secret-state").textContent = t("secret.placed", {
+      coup: kept.coup, amount: money(kept.amount), the: theSide(kept.spot), fingerprint: kept.commitment.slice(0, 16) });
   }
 
   async function secretStep(step) {
@@ -274,20 +293,20 @@
                              { spot: kept.spot, amount: kept.amount, nonce: kept.nonce });
     sessionStorage.removeItem(secretKey());
     const paid = (answer.events || []).find(e => "delta" in e);
-    const result = !paid ? "paid at the table" : paid.delta > 0 ? `won ${money(paid.delta)}`
-      : paid.delta < 0 ? `lost ${money(-paid.delta)}` : "a push";
-    byId("secret-state").textContent = `Revealed: ${money(kept.amount)} on the ${kept.spot}, ${result}.`;
+    const result = !paid ? t("secret.paid-at-table") : paid.delta > 0 ? t("secret.won", { amount: money(paid.delta) })
+      : paid.delta < 0 ? t("secret.lost", { amount: money(-paid.delta) }) : t("secret.push");
+    byId("secret-state").textContent = t("secret.revealed", { amount: money(kept.amount), the: theSide(kept.spot), result });
   }));
 
   async function start() {
     if (!table) {
-      Sabot.status("no table: open /player?table=NAME", "down");
+      Sabot.status(t("player.no-table"), "down");
       return;
     }
     Sabot.live(table, async () => {
       if (me === null) {
         const caller = await api("/me");
-        if (caller.role !== "player") throw new Error("sign in with a player's token (from the lobby)");
+        if (caller.role !== "player") throw new Error(t("player.sign-in"));
         me = caller.player;
       }
       return refresh();

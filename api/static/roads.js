@@ -1,14 +1,15 @@
 // The scoreboards drawn from GET /tables/{table}/roads: for each tableau the bead road, the big
 // road (ties as a slash and a count on the cell) and the three derived roads, each on a grid six
 // rows high, the latest columns that fit. The cells' places come from the API (dragon's tails
-// included); this only draws them.
+// included); this only draws them, named in the page's language.
 "use strict";
 
 const Roads = (() => {
-  const { el } = Sabot;
-  const LETTER = { banker: "B", punter: "P", tie: "T" };
-  const NAMES = { big_eye_boy: "big eye boy", small_road: "small road",
-                  cockroach_pig: "cockroach pig" };
+  const { el, t } = Sabot;
+  const LETTER = { banker: t("road.letter-banker"), punter: t("road.letter-punter"),
+                   tie: t("road.letter-tie") };
+  const NAMES = { big_eye_boy: t("road.big-eye-boy"), small_road: t("road.small-road"),
+                  cockroach_pig: t("road.cockroach-pig") };
 
   // Draw `cells` ({column, row, ...}) into a grid box, keeping the last columns that fit.
   function grid(name, cells, size, draw) {
@@ -16,7 +17,7 @@ const Roads = (() => {
     box.append(el("figcaption", name));
     const area = el("div", null, "cells", { role: "img" });
     box.append(area);
-    area.setAttribute("aria-label", `${name}: ${cells.length} entries`);
+    area.setAttribute("aria-label", t("road.entries", { name, count: cells.length }));
     requestAnimationFrame(() => {
       const cell = area.clientHeight / 6;
       const fits = Math.max(1, Math.floor(area.clientWidth / cell));
@@ -36,13 +37,13 @@ const Roads = (() => {
     const box = el("div", null, "scoreboard");
     if (many) box.append(el("h2", `${Sabot.side(b.tableau)}`));
     const bead = b.bead.map((r, i) => ({ ...r, column: Math.floor(i / 6), row: i % 6 }));
-    box.append(grid("bead road", bead, "full bead-road", r => {
+    box.append(grid(t("road.bead"), bead, "full bead-road", r => {
       const node = el("span", LETTER[r.outcome], `bead ${r.outcome}`);
       if (r.punter_pair) node.classList.add("ppair");
       if (r.banker_pair) node.classList.add("bpair");
       return node;
     }));
-    box.append(grid("big road", b.big_cells, "full big-road", c => {
+    box.append(grid(t("road.big"), b.big_cells, "full big-road", c => {
       const node = el("span", c.ties ? String(c.ties) : "", `ring ${c.mark}`);
       if (c.ties) node.classList.add("tied");
       return node;

@@ -1,9 +1,10 @@
 // The big screen of a table: the public view, its rotation, its last coups and its roads,
-// refetched whenever the live stream says the table changed; the latest events in words.
+// refetched whenever the live stream says the table changed; the latest events in words; at a
+// tournament's table, the round (its clock or coups left, the last coup, a break).
 "use strict";
 
 (() => {
-  const { el, api, side, money } = Sabot;
+  const { el, api, side, money, t } = Sabot;
   const table = Sabot.tableParam();
   const path = `/tables/${encodeURIComponent(table)}`;
   const setClock = Sabot.clock(document.getElementById("clock"));
@@ -29,7 +30,7 @@
     }
     const sides = {};
     for (const line of last.cards) (sides[line.side] = sides[line.side] || []).push(line.card);
-    hands.replaceChildren(el("p", `last coup (${last.coup})`, "caption"),
+    hands.replaceChildren(el("p", t("screen.last-coup", { coup: last.coup }), "caption"),
       ...Object.entries(sides).map(([s, cards]) => Sabot.handBox(
         { side: s, cards, point: last.points[s] }, s === "banker" ? null : last.outcomes[s])));
     hands.classList.add("past");
@@ -38,15 +39,18 @@
 
   function renderBets(view) {
     const items = [];
-    for (const b of view.bets) items.push(el("li", `${b.player} · ${money(b.amount)} on ${side(b.spot)}`));
+    for (const b of view.bets) {
+      items.push(el("li", t("screen.bet", { player: b.player, amount: money(b.amount), side: side(b.spot) })));
+    }
     for (const s of known.stakes(view)) {
       const cover = s.cover;
-      const item = el("li", `${s.player} · ${money(s.amount)} on the ${side(s.tableau)}`);
-      if (cover) item.append(" ", el("span", cover, `tag ${cover}`));
+      const item = el("li", t("screen.stake", { player: s.player, amount: money(s.amount),
+                                                the: Sabot.theSide(s.tableau) }));
+      if (cover) item.append(" ", el("span", Sabot.cover(cover), `tag ${cover}`));
       items.push(item);
     }
-    if (view.banker) items.unshift(el("li", `bank: ${view.banker} · ${money(view.bank)}`, "bank"));
-    if (!items.length) items.push(el("li", view.phase === "betting" ? "no bets yet" : "nothing on the table", "empty"));
+    if (view.banker) items.unshift(el("li", t("screen.bank", { player: view.banker, amount: money(view.bank) }), "bank"));
+    if (!items.length) items.push(el("li", t(view.phase === "betting" ? "screen.no-bets" : "screen.nothing"), "empty"));
     byId("bets").replaceChildren(...items);
   }
 
@@ -61,9 +65,11 @@
     const banked = !view.settings.variant.match(/punto-banco|simplified/);
     byId("rotation-box").hidden = !banked;
     const items = [];
-    if (rotation.banker) items.push(el("li", `${rotation.banker} holds the shoe · bank ${money(rotation.bank)}`, "holder"));
+    if (rotation.banker) {
+      items.push(el("li", t("screen.holder", { player: rotation.banker, amount: money(rotation.bank) }), "holder"));
+    }
     for (const player of rotation.order) {
-      items.push(el("li", player === rotation.banco_suivi ? `${player} (banco suivi)` : player,
+      items.push(el("li", player === rotation.banco_suivi ? t("screen.banco-suivi", { player }) : player,
                     player === rotation.offered_to ? "holder" : ""));
     }
     byId("rotation").replaceChildren(...items);
@@ -76,7 +82,7 @@
       for (const line of coup.cards) (sides[line.side] = sides[line.side] || []).push(Sabot.cardText(line.card));
       const row = el("tr", null, "coup");
       row.append(el("td", coup.coup, "num"), el("td", Sabot.outcomeWords(coup), "result"),
-                 el("td", Object.entries(sides).map(([s, c]) => `${s} ${c.join(" ")}`).join(" | "), "cards"));
+                 el("td", Object.entries(sides).map(([s, c]) => `${Sabot.shortSide(s)} ${c.join(" ")}`).join(" | "), "cards"));
       return row;
     }));
   }
@@ -87,9 +93,9 @@
     byId("variant").textContent = view.settings.variant;
     byId("coup").textContent = view.coup_number;
     byId("taille").textContent = view.taille;
-    byId("shoe").textContent = view.shoe
-      ? `${view.shoe.remaining} left${view.shoe.last_coup ? " · last coup" : ""}` : "–";
-    byId("bank").textContent = view.banker ? `${view.banker} ${money(view.bank)}` : "house";
+    byId("shoe").textContent = !view.shoe ? "–" : [t("screen.cards-left", { count: view.shoe.remaining }),
+      ...(view.shoe.last_coup ? [t("screen.shoe-last-coup")] : [])].join(" · ");
+    byId("bank").textContent = view.banker ? `${view.banker} ${money(view.bank)}` : t("bank.house");
     byId("phase").textContent = Sabot.phase(view);
     renderHands(view, coups);
     renderBets(view);
@@ -110,11 +116,34 @@
   async function start() {
     if (!table) {
       byId("pick").hidden = false;
-      Sabot.status("choose a table", "");
+      Sabot.status(t("screen.choose"), "");
       return;
     }
     Sabot.live(table, refresh, known, byId("log"), 6);
   }
+
+  // The round of the tournament this table plays for, each time common.js reads it.
+  let round = null;
+  Sabot.onTournament(shown => {
+    round = { shown, at: Date.now() };
+    drawRound();
+  });
+
+  function drawRound() {
+    if (!round) return;
+    const { shown } = round;
+    const gone = shown.status === "paused" ? 0 : (Date.now() - round.at) / 1000;
+    const parts = [`${shown.stage} ${shown.round}`];
+    if (shown.break_seconds_left !== null) {
+      parts.push(t("clock.break-left", { time: Sabot.minutes(shown.break_seconds_left - gone) }));
+    }
+    if (shown.seconds_left !== null) parts.push(Sabot.minutes(shown.seconds_left - gone));
+    if (shown.coups_left !== null) parts.push(shown.last_coup ? t("clock.last") : Sabot.coupsLeft(shown.coups_left));
+    byId("round-box").hidden = false;
+    byId("round-clock").textContent = parts.join(" · ");
+    byId("round-clock").classList.toggle("urgent", shown.last_coup);
+  }
+  setInterval(drawRound, 250);
 
   start();
 })();

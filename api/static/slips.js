@@ -1,5 +1,5 @@
-// The sign-in slips: made by the organiser for every player of a tournament (or one), drawn as
-// printable cards. The QR codes are the server's SVG (segno: paths only, no text from anyone);
+// The sign-in slips: made by the organiser for every player of a tournament (or one), or with
+// `croupiers=1` for every table's croupier console, drawn as printable cards. The QR codes are the server's SVG (segno: paths only, no text from anyone);
 // each is parsed as SVG and only its <svg> element taken in. Every other text goes in through
 // textContent.
 "use strict";
@@ -10,6 +10,7 @@
   const params = new URLSearchParams(location.search);
   const tournament = params.get("tournament") || "";
   const player = params.get("player");
+  const croupiers = params.get("croupiers") === "1";
 
   function qr(svgText) {
     const doc = new DOMParser().parseFromString(svgText, "image/svg+xml");
@@ -25,8 +26,9 @@
 
   function slip(s) {
     const card = el("article", null, "slip");
-    card.append(el("h2", s.player, "slip-name"));
-    const place = s.table ? `table ${s.table} · seat ${s.seat}` : "not seated yet";
+    card.append(el("h2", croupiers ? `croupier · ${s.table}` : s.player, "slip-name"));
+    const place = croupiers ? `table ${s.table} · croupier console`
+      : s.table ? `table ${s.table} · seat ${s.seat}` : "not seated yet";
     card.append(el("p", `${s.tournament} · ${place}`, "slip-place"));
     const code = el("div", null, "slip-qr");
     code.append(qr(s.qr_svg));
@@ -34,8 +36,8 @@
     const pin = el("p", null, "slip-pin");
     pin.append("PIN ", el("strong", s.pin, "pin"));
     card.append(pin);
-    card.append(el("p", "Scan to sign in, or type your name and PIN in the lobby. Keep it to yourself.",
-                   "slip-help"));
+    card.append(el("p", croupiers ? `Scan to open this table's console, or type ${s.name} and the PIN in the lobby.`
+      : "Scan to sign in, or type your name and PIN in the lobby. Keep it to yourself.", "slip-help"));
     card.append(el("p", s.link, "slip-link"));
     return card;
   }
@@ -44,7 +46,8 @@
     byId("error").textContent = "";
     const base = `/tournaments/${encodeURIComponent(tournament)}`;
     try {
-      const made = player ? [await api(`${base}/players/${encodeURIComponent(player)}/sign-in`, {})]
+      const made = croupiers ? await api(`${base}/tables/sign-in`, {})
+        : player ? [await api(`${base}/players/${encodeURIComponent(player)}/sign-in`, {})]
         : await api(`${base}/sign-in`, {});
       byId("slips").replaceChildren(...made.map(slip));
       byId("print").disabled = made.length === 0;
@@ -55,7 +58,8 @@
   }
 
   async function start() {
-    byId("name").textContent = `Sign-in slips · ${tournament}${player ? ` · ${player}` : ""}`;
+    byId("name").textContent = `${croupiers ? "Croupiers' sign-in slips" : "Sign-in slips"} · ${tournament}` +
+      (player ? ` · ${player}` : "");
     try {
       const me = await api("/me");
       byId("who").textContent = `signed in as ${me.role}`;

@@ -3,54 +3,111 @@
 // "Provisional" until the organiser publishes them. It follows
 // the live streams of the tournament's tables and refetches on their events; the tournament's
 // own steps (start, pause, a new round) are caught by a read every POLL_MS (`Sabot.poll`).
+// Standings longer than ROWS page through by themselves, a page every PAGE_MS; the
+// organiser's latest announcements run along the bottom (the ticker); the room's clock is
+// clock.js's (`RoomClock`).
 "use strict";
 
 (() => {
-  const { el, api, money } = Sabot;
+  const { el, api, money, minutes, t } = Sabot;
   const POLL_MS = 3000;
   const RECORD_MS = 10000;
   const ROWS = 14;
+  const PAGE_MS = 8000;
+  const TICKER_MS = 6000;
   const name = new URLSearchParams(location.search).get("tournament");
   const path = `/tournaments/${encodeURIComponent(name)}`;
   const byId = id => document.getElementById(id);
   let clockAt = null;  // when seconds_left was read, and its value
   let follow = () => {};
-
-  function minutes(seconds) {
-    const s = Math.max(0, Math.round(seconds));
-    return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
-  }
+  let paging = { rows: [], page: 0, draw: () => {} };  // the standings or results shown
 
   setInterval(() => {
-    if (clockAt) byId("clock-left").textContent = minutes(clockAt.left - (Date.now() - clockAt.at) / 1000);
+    if (clockAt && !Sabot.pause.paused) byId("clock-left").textContent = minutes(clockAt.left - (Date.now() - clockAt.at) / 1000);
   }, 250);
 
-  function renderView(t) {
-    document.title = `${t.name} · Sabot`;
-    byId("name").textContent = t.name;
-    byId("state").textContent = t.status;
-    byId("round").textContent = `${t.stage} · ${t.round}`;
-    clockAt = t.seconds_left === null ? null : { left: t.seconds_left, at: Date.now() };
-    if (!clockAt) byId("clock-left").textContent = t.status === "paused" ? "paused" : "–";
-    byId("coups-left").textContent = t.coups_left === null ? "–" : t.coups_left;
-    byId("players").textContent = `${t.players_left} of ${t.entrants}`;
-    byId("average").textContent = money(t.average_stack);
-    byId("pool").textContent = money(t.prize_pool);
-    byId("cut").textContent = t.next_cut === null || t.status === "finished" ? "–" : `top ${t.next_cut}`;
-    byId("limits").textContent = `${money(t.min_stake)} to ${t.max_stake ? money(t.max_stake) : "no maximum"}`;
-    byId("payouts").replaceChildren(...t.payouts.map((amount, i) => {
+  const STATUSES = { registering: t("status.registering"), running: t("status.running"),
+                     paused: t("status.paused"), finished: t("status.finished"),
+                     cancelled: t("status.cancelled"), registered: t("status.registered"),
+                     seated: t("status.seated"), out: t("status.out"), placed: t("status.placed") };
+
+  function renderView(shown) {
+    document.title = `${shown.name} · Sabot`;
+    byId("name").textContent = shown.name;
+    byId("state").textContent = STATUSES[shown.status] || shown.status;
+    byId("round").textContent = `${shown.stage} · ${shown.round}`;
+    const left = shown.seconds_left === null ? shown.break_seconds_left : shown.seconds_left;  // a round's, or a break's
+    clockAt = left === null ? null : { left, at: Date.now() };
+    if (!clockAt) byId("clock-left").textContent = shown.status === "paused" ? STATUSES.paused : "–";
+    byId("coups-left").textContent = shown.coups_left === null ? "–" : shown.coups_left;
+    byId("players").textContent = t("tournament.players", { left: shown.players_left, entrants: shown.entrants });
+    byId("average").textContent = money(shown.average_stack);
+    byId("pool").textContent = money(shown.prize_pool);
+    byId("cut").textContent = shown.next_cut === null || shown.status === "finished" ? "–"
+      : t("tournament.top", { count: shown.next_cut });
+    byId("limits").textContent = shown.max_stake
+      ? t("limits.range", { min: money(shown.min_stake), max: money(shown.max_stake) })
+      : t("limits.open", { min: money(shown.min_stake) });
+    byId("payouts").replaceChildren(...shown.payouts.map((amount, i) => {
       const item = el("li");
       item.append(el("span", `${i + 1}.`, "place"), money(amount));
       return item;
     }));
-    byId("tables").replaceChildren(...t.tables.map(line => {
+    byId("tables").replaceChildren(...shown.tables.map(line => {
       const item = el("li");
       item.append(el("a", line.name, null, { href: `/screen?table=${encodeURIComponent(line.name)}` }),
-                  ` · ${line.players.length} players`);
+                  ` · ${t("tournament.table-players", { count: line.players.length })}`);
       return item;
     }));
-    for (const line of t.tables) follow(line.name);
+    for (const line of shown.tables) follow(line.name);
+    renderTicker(shown.announcements);
+    RoomClock.take(shown);
   }
+
+  // The latest announcements, newest first, one every TICKER_MS.
+  let told = [];
+  let telling = 0;
+  function renderTicker(announcements) {
+    if (told.length && announcements.length && told[0].at !== announcements[0].at) telling = 0;
+    told = announcements;
+    byId("ticker").hidden = !told.length;
+    tell();
+  }
+
+  function tell() {
+    if (!told.length) return;
+    const text = told[telling % told.length].text;
+    const line = byId("ticker-text");
+    if (line.textContent === text) return;
+    const fresh = el("p", text, null, { id: "ticker-text" });
+    line.replaceWith(fresh);  // a new node: its fade-in runs again
+  }
+
+  setInterval(() => {
+    telling += 1;
+    tell();
+  }, TICKER_MS);
+
+  // The rows of the page shown (all of them when they fit), and which page of how many.
+  function paged(rows, draw) {
+    const same = paging.draw === draw && paging.rows.length === rows.length;
+    paging = { rows, draw, page: same ? paging.page : 0 };
+    showPage();
+  }
+
+  function showPage() {
+    const pages = Math.max(1, Math.ceil(paging.rows.length / ROWS));
+    paging.page %= pages;
+    paging.draw(paging.rows.slice(paging.page * ROWS, (paging.page + 1) * ROWS));
+    const caption = byId("standings-page");
+    caption.hidden = pages === 1;
+    caption.textContent = t("standings.page", { page: paging.page + 1, pages });
+  }
+
+  setInterval(() => {
+    paging.page += 1;
+    showPage();
+  }, PAGE_MS);
 
   function row(cells, cls) {
     const tr = el("tr", null, cls);
@@ -58,29 +115,34 @@
     return tr;
   }
 
+  const standingRows = rows => byId("standings").tBodies[0].replaceChildren(...rows.map(r => row(
+    [[r.rank, "num rank"], [r.player, "player"], [money(r.chips), "num chips"],
+     [STATUSES[r.status] || r.status || "", "state"], [r.prize ? money(r.prize) : "", "num"]],
+    r.rank === 1 ? "leader" : "")));
+
+  const resultRows = positions => byId("standings").tBodies[0].replaceChildren(...positions.map(p => row(
+    [[p.position, "num rank"], [p.player, "player"], ["", "num chips"],
+     [p.tied > 1 ? t("tournament.shared", { count: p.tied }) : STATUSES.placed, "state"],
+     [money(p.prize), "num"]],
+    p.position === 1 ? "leader" : "")));
+
   function renderStandings(rows) {
-    byId("standings-title").textContent = "Standings";
+    byId("standings-title").textContent = t("heading.standings");
     byId("provisional").hidden = true;
-    byId("standings").tBodies[0].replaceChildren(...rows.slice(0, ROWS).map(r => row(
-      [[r.rank, "num rank"], [r.player, "player"], [money(r.chips), "num chips"],
-       [r.status || "", "state"], [r.prize ? money(r.prize) : "", "num"]],
-      r.rank === 1 ? "leader" : "")));
+    paged(rows, standingRows);
     byId("empty").hidden = rows.length > 0;
   }
 
   function renderResults(results) {
     const winner = byId("winner");
     winner.hidden = false;
-    winner.textContent = results.winners.length === 1 ? `Winner: ${results.winners[0]}`
-      : `Winners: ${results.winners.join(", ")}`;
-    byId("standings-title").textContent = "Results";
+    winner.textContent = t(results.winners.length === 1 ? "tournament.winner" : "tournament.winners",
+                           { names: results.winners.join(", ") });
+    byId("standings-title").textContent = t("heading.results");
     const provisional = byId("provisional");
     provisional.hidden = false;
-    provisional.textContent = results.published ? "Final" : "Provisional";
-    byId("standings").tBodies[0].replaceChildren(...results.positions.slice(0, ROWS).map(p => row(
-      [[p.position, "num rank"], [p.player, "player"], ["", "num chips"],
-       [p.tied > 1 ? `shared by ${p.tied}` : "placed", "state"], [money(p.prize), "num"]],
-      p.position === 1 ? "leader" : "")));
+    provisional.textContent = t(results.published ? "tournament.final" : "tournament.provisional");
+    paged(results.positions, resultRows);
     byId("empty").hidden = results.positions.length > 0;
   }
 
@@ -98,8 +160,8 @@
   async function showRecord() {
     const body = await api("/audit/checkpoints?last=1").catch(() => null);
     byId("record").textContent = !body ? ""
-      : body.fingerprint ? `record ${body.fingerprint} · key ${body.key}`
-      : `record: no checkpoint yet · key ${body.key}`;
+      : t(body.fingerprint ? "tournament.record" : "tournament.no-record",
+          { fingerprint: body.fingerprint, key: body.key });
     setTimeout(showRecord, RECORD_MS);
   }
 
@@ -107,5 +169,5 @@
     follow = Sabot.poll(read, POLL_MS);
     showRecord();
   }
-  else Sabot.status("no tournament: open /?tournament=NAME", "down");
+  else Sabot.status(t("tournament.none"), "down");
 })();

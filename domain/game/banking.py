@@ -45,6 +45,9 @@ class HouseBanks:
     def seated(self, state: DuelTable) -> None:
         """A player has sat down."""
 
+    def chips_moved(self, state: DuelTable) -> None:
+        """A player's chips were adjusted (by the tournament)."""
+
     def betting_opens(self, state: DuelTable) -> None:
         """Betting opens on a new taille."""
 
@@ -58,16 +61,24 @@ class Duel(HouseBanks):
     players_needed = 2
 
     def hand_holder(self, state: DuelTable, side: Side) -> str | None:
-        return state.duel[1] if side is Side.PUNTER else state.duel[0]
+        """Ponte holds the punters' hand, Banque the banker's; nobody while the duel lacks
+        them (a decision asked then is refused by the coup, none being played)."""
+        place = 1 if side is Side.PUNTER else 0
+        return state.duel[place] if len(state.duel) > place else None
 
     def seated(self, state: DuelTable) -> None:
+        fill_duel(state)
+
+    def chips_moved(self, state: DuelTable) -> None:
         fill_duel(state)
 
     def betting_opens(self, state: DuelTable) -> None:
         fill_duel(state)
 
     def check_close(self, state: DuelTable) -> None:
-        if len(state.duel) < 2:
+        # 003: "La Banque et la Ponte parient sur leur victoire respective un montant identique
+        # qu'ils placent devant eux": each duellist puts the duel stake up before the coup.
+        if len(state.duel) < 2 or not all(can_duel(state, p) for p in state.duel):
             raise RuleViolation(f"two players with {state.settings.duel_stake} chips must duel",
                                 rule="no-duel")
 

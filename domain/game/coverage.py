@@ -137,6 +137,12 @@ def chemin_de_fer(
     return Coverage(tuple(engaged), tuple(returned), None, holders)
 
 
+def tableau_halves(bank: int) -> dict[Side, int]:
+    """À deux tableaux, the bank each tableau's stakes are covered by when the stakes exceed
+    it: half each, the odd chip to the right."""
+    return {Side.RIGHT: bank - bank // 2, Side.LEFT: bank // 2}
+
+
 def deux_tableaux(
     bank: int,
     stakes: Sequence[Stake],
@@ -147,10 +153,11 @@ def deux_tableaux(
 ) -> Coverage:
     """Cover an à deux tableaux bank; `orders` gives each tableau's coverage order, `sides`
     the side each punter sits on (None or absent: standing)."""
-    right_half = bank - bank // 2
+    halves = tableau_halves(bank)
     if banco is not None:
         return Coverage(
-            engaged=(Stake(banco, Side.RIGHT, right_half), Stake(banco, Side.LEFT, bank // 2)),
+            engaged=(Stake(banco, Side.RIGHT, halves[Side.RIGHT]),
+                     Stake(banco, Side.LEFT, halves[Side.LEFT])),
             returned=tuple(stakes),
             banco=banco,
             hand_holders={Side.RIGHT: banco, Side.LEFT: banco},
@@ -158,7 +165,7 @@ def deux_tableaux(
     covers_all = sum(s.amount for s in stakes) <= bank
     engaged: dict[Side, list[Stake]] = {}
     returned: list[Stake] = []
-    for tableau, half in ((Side.RIGHT, right_half), (Side.LEFT, bank // 2)):
+    for tableau, half in halves.items():
         order = orders[tableau]
         mine = sorted((s for s in stakes if s.tableau is tableau),
                       key=lambda s: order.index(s.player))

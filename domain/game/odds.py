@@ -22,18 +22,21 @@ import msgspec
 from domain.errors import RuleViolation
 from domain.game.cards import value_counts
 from domain.game.drawing import Rule
+from domain.game.payouts import BANKER_WINS
 from domain.game.policies import banker_draws, punter_draws
-from domain.game.settings import PunterFive, TableSettings, Variant
+from domain.game.settings import BankerWin, PunterFive, TableSettings, Variant
 from domain.game.variants import punter_rule, rules_for
 
 ODDS_VARIANTS = tuple(v for v in Variant if not rules_for(v).drawing.banker_free)
 
-_BANKER, _PLAYER, _TIE = 0, 1, 2
+_BANKER, _PLAYER, _TIE, _BANKER_SIX = 0, 1, 2, 3  # _BANKER_SIX: the banker wins on six
+_OUTCOMES = (_BANKER, _PLAYER, _TIE, _BANKER_SIX)
 _STOOD = 10  # index of "the punter stood" in the banker's drawing table, after the values 0-9
 
 # _RESULT[punter point][banker point]: who wins the coup.
 _RESULT = tuple(
-    tuple(_BANKER if b > p else _PLAYER if p > b else _TIE for b in range(10)) for p in range(10)
+    tuple((_BANKER_SIX if b == 6 else _BANKER) if b > p else _PLAYER if p > b else _TIE
+          for b in range(10)) for p in range(10)
 )
 
 
@@ -61,6 +64,8 @@ class Odds(msgspec.Struct, frozen=True, kw_only=True):
     player: int
     tie: int
     total: int
+    banker_six: int = 0  # of the banker's wins, those on a final point of six
+    banker_win: BankerWin = BankerWin.LESS_COMMISSION  # how a banker win is paid
 
     def count(self, outcome: Outcome) -> int:
         """The number of ordered six-card sequences that end the coup with `outcome`."""
@@ -79,7 +84,8 @@ class Odds(msgspec.Struct, frozen=True, kw_only=True):
     def edge(self, bet: Outcome) -> Fraction | None:
         """The house edge of a one-unit bet: minus its expected net result; None if not offered.
 
-        A banker win pays 1 less the commission (none by default in the family game). Punto
+        A banker win pays 1 less the commission (none by default in the family game), or at a
+        No-Commission table 1, and 1/2 when the banker wins on six. Punto
         banco and chemin de fer push the banker and player bets on a tie (in chemin de fer the
         coup is void, and there is no tie bet). In the family game a tie loses the Banque and
         Ponte bets, and Égalité pays `tie_pays` times the stake.
@@ -92,7 +98,9 @@ class Odds(msgspec.Struct, frozen=True, kw_only=True):
         lost_on_tie = tie if rules.payout.even_bets_lose_on_tie else Fraction(0)
         match bet:
             case Outcome.BANKER:
-                return -(banker * (1 - commission) - player - lost_on_tie)
+                won = BANKER_WINS[self.banker_win].returned(
+                    banker, Fraction(self.banker_six, self.total), commission)
+                return -(won - player - lost_on_tie)
             case Outcome.PLAYER:
                 return -(player - banker - lost_on_tie)
             case Outcome.TIE:
@@ -109,7 +117,7 @@ def exact_odds(settings: TableSettings) -> Odds:
             "tableaux banker decides freely",
             rule="odds-variant",
         )
-    banker, player, tie = _tally(settings)
+    banker, player, tie, banker_six = _tally(settings)
     return Odds(
         variant=settings.variant,
         decks=settings.decks,
@@ -121,6 +129,8 @@ def exact_odds(settings: TableSettings) -> Odds:
         player=player,
         tie=tie,
         total=banker + player + tie,
+        banker_six=banker_six,
+        banker_win=settings.banker_pays,
     )
 
 
@@ -150,7 +160,8 @@ def on_five(settings: TableSettings) -> OnFive | None:
     )
 
 
-def _tally(settings: TableSettings) -> tuple[int, int, int]:
+def _tally(settings: TableSettings) -> tuple[int, int, int, int]:
+    """Banker wins (those on six included), player wins, ties, and banker wins on six."""
     shoe = value_counts(settings.decks)
     cards = sum(shoe)
     punter_draws_on = [punter_draws(settings, p) if p < 8 else False for p in range(10)]
@@ -163,10 +174,10 @@ def _tally(settings: TableSettings) -> tuple[int, int, int]:
     ]
     # Weights of the coups that end after four, five and six cards, by outcome; the unused
     # positions of the six are multiplied in once, at the end.
-    four = [0, 0, 0]
-    five = [0, 0, 0]
-    six = [0, 0, 0]
-    by_outcome = [0, 0, 0]
+    four = [0, 0, 0, 0]
+    five = [0, 0, 0, 0]
+    six = [0, 0, 0, 0]
+    by_outcome = [0, 0, 0, 0]
     for p1 in range(10):
         for p2 in range(p1, 10):
             punter_pairs = shoe[p1] * (shoe[p2] - (p1 == p2)) * (1 if p1 == p2 else 2)
@@ -195,12 +206,12 @@ def _tally(settings: TableSettings) -> tuple[int, int, int]:
                             final = (punter + given) % 10
                             if banker_draws_on[banker][given]:
                                 shoe[given] -= 1
-                                by_outcome[0] = by_outcome[1] = by_outcome[2] = 0
+                                by_outcome[0] = by_outcome[1] = by_outcome[2] = by_outcome[3] = 0
                                 results = _RESULT[final]
                                 for third in range(10):
                                     by_outcome[results[(banker + third) % 10]] += shoe[third]
                                 shoe[given] += 1
-                                for outcome in (_BANKER, _PLAYER, _TIE):
+                                for outcome in _OUTCOMES:
                                     six[outcome] += weight * left * by_outcome[outcome]
                             else:
                                 five[_RESULT[final][banker]] += weight * left
@@ -217,8 +228,8 @@ def _tally(settings: TableSettings) -> tuple[int, int, int]:
             shoe[p2] += 1
     after_four = (cards - 4) * (cards - 5)
     after_five = cards - 5
-    banker_wins, player_wins, ties = (
+    banker_wins, player_wins, ties, on_six = (
         four[outcome] * after_four + five[outcome] * after_five + six[outcome]
-        for outcome in (_BANKER, _PLAYER, _TIE)
+        for outcome in _OUTCOMES
     )
-    return banker_wins, player_wins, ties
+    return banker_wins + on_six, player_wins, ties, on_six

@@ -1,7 +1,9 @@
 """Settlement in chips: who is paid what, the commission, and exact chip conservation.
 
 - House-banked bets (punto banco, the family game's side bets): Player and Banker pay 1:1,
-  a Banker win less the commission; Tie pays `tie_pays` to 1. On a tie, Player and Banker
+  a Banker win as the table's `banker_win` rule says (`BANKER_WINS`): less the commission,
+  or, No-Commission, in full but half (rounded down to whole chips) when the banker's hand
+  wins on six; Tie pays `tie_pays` to 1. On a tie, Player and Banker
   bets push in punto banco and are lost in the family game (`push_on_tie`).
 - The family game's duel: the winner takes the other's stake; on a tie both keep theirs.
 - Against a player's bank (chemin de fer, à deux tableaux): each engaged stake is paid 1:1
@@ -21,12 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
+from fractions import Fraction
 from typing import Protocol
 
 import msgspec
 
+from domain.errors import RuleViolation
 from domain.game.coverage import Coverage, Stake
-from domain.game.settings import TableSettings
+from domain.game.settings import BankerWin, TableSettings
 from domain.game.sides import Outcome, Side
 
 
@@ -85,23 +89,65 @@ def commission_on(winnings: int, basis_points: int, box: int = 0) -> tuple[int, 
     return taken, box + taken * BOX_UNITS - exact
 
 
+class LessCommission:
+    """A winning banker bet pays even money less the commission, through the player's box."""
+
+    def paid(self, settings: TableSettings, amount: int, banker_point: int | None,
+             box: int | None) -> tuple[int, int, int | None]:
+        """The net won on `amount`, the commission taken, the box after (None: no box)."""
+        if not settings.commission_bp:
+            return amount, 0, None
+        commission, after = commission_on(amount, settings.commission_bp, box or 0)
+        return amount - commission, commission, after
+
+    def returned(self, banker: Fraction, banker_six: Fraction, commission: Fraction) -> Fraction:
+        """What a unit on the banker brings back when it wins, over all coups."""
+        return banker * (1 - commission)
+
+
+class SixPaysHalf:
+    """No-Commission: a winning banker bet pays even money, but half when the banker's hand
+    wins on six; the odd chip of an odd stake stays with the house."""
+
+    def paid(self, settings: TableSettings, amount: int, banker_point: int | None,
+             box: int | None) -> tuple[int, int, int | None]:
+        if banker_point is None:
+            raise RuleViolation("a banker bet at a No-Commission table is paid by the "
+                                "banker's point", rule="banker-point-unknown")
+        return (amount // 2 if banker_point == 6 else amount), 0, None
+
+    def returned(self, banker: Fraction, banker_six: Fraction, commission: Fraction) -> Fraction:
+        return banker - banker_six / 2
+
+
+BANKER_WINS: dict[BankerWin, LessCommission | SixPaysHalf] = {
+    BankerWin.LESS_COMMISSION: LessCommission(),
+    BankerWin.SIX_PAYS_HALF: SixPaysHalf(),
+}
+
+
 def house_bets(settings: TableSettings, outcome: Outcome, bets: Sequence[Bet],
-               boxes: Mapping[str, int] | None = None) -> Settlement:
-    """Settle bets banked by the house; `boxes`: the players' commission boxes."""
+               boxes: Mapping[str, int] | None = None,
+               banker_point: int | None = None) -> Settlement:
+    """Settle bets banked by the house; `boxes`: the players' commission boxes;
+    `banker_point`: the banker's final point (the No-Commission rule pays by it)."""
     payouts = []
     after: dict[str, int] = {}
+    banker_wins = BANKER_WINS[settings.banker_pays]
     for bet in bets:
         commission = 0
         if bet.spot is Spot.TIE:
             net = bet.amount * settings.tie_pays if outcome is Outcome.TIE else -bet.amount
         elif outcome is Outcome.TIE:
             net = 0 if settings.push_on_tie else -bet.amount
+        elif outcome.value == bet.spot.value and bet.spot is Spot.BANKER:
+            net, commission, box = banker_wins.paid(
+                settings, bet.amount, banker_point,
+                after.get(bet.player, (boxes or {}).get(bet.player, 0)))
+            if box is not None:
+                after[bet.player] = box
         elif outcome.value == bet.spot.value:
-            if bet.spot is Spot.BANKER and settings.commission_bp:
-                box = after.get(bet.player, (boxes or {}).get(bet.player, 0))
-                commission, after[bet.player] = commission_on(
-                    bet.amount, settings.commission_bp, box)
-            net = bet.amount - commission
+            net = bet.amount
         else:
             net = -bet.amount
         payouts.append(Payout(bet.player, bet.amount, net, commission, f"bet on {bet.spot}"))
@@ -167,9 +213,10 @@ class HousePays:
 
     even_bets_lose_on_tie = False  # the odds' default: Player and Banker lost on a tie
 
-    def settle(self, state: PayingTable, outcomes: dict[Side, Outcome]) -> Settlement:
+    def settle(self, state: PayingTable, outcomes: dict[Side, Outcome],
+               points: Mapping[Side, int]) -> Settlement:
         return house_bets(state.settings, outcomes[Side.PUNTER], state.bets,
-                          state.commission_box)
+                          state.commission_box, points.get(Side.BANKER))
 
 
 class DuelPays(HousePays):
@@ -177,8 +224,9 @@ class DuelPays(HousePays):
 
     even_bets_lose_on_tie = True
 
-    def settle(self, state: PayingTable, outcomes: dict[Side, Outcome]) -> Settlement:
-        side_bets = super().settle(state, outcomes)
+    def settle(self, state: PayingTable, outcomes: dict[Side, Outcome],
+               points: Mapping[Side, int]) -> Settlement:
+        side_bets = super().settle(state, outcomes, points)
         won = duel(outcomes[Side.PUNTER], state.duel[0], state.duel[1],
                    state.settings.duel_stake)
         return Settlement(won.payouts + side_bets.payouts, 0, side_bets.commission,
@@ -188,7 +236,8 @@ class DuelPays(HousePays):
 class BankPays(HousePays):
     """Chemin de fer, à deux tableaux: the engaged stakes are paid out of the bank."""
 
-    def settle(self, state: PayingTable, outcomes: dict[Side, Outcome]) -> Settlement:
+    def settle(self, state: PayingTable, outcomes: dict[Side, Outcome],
+               points: Mapping[Side, int]) -> Settlement:
         assert state.covered is not None and state.banker is not None
         return against_bank(state.settings, outcomes, state.covered.engaged, state.banker,
                             state.commission_box.get(state.banker, 0))

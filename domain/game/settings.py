@@ -78,10 +78,18 @@ class Burn(StrEnum):
     BY_FIRST_CARD = "by-first-card"  # the first card is turned; that many burned, 10 for a bûche
 
 
+class BankerWin(StrEnum):
+    """How the house pays a winning bet on the banker's hand (`domain.game.payouts.BANKER_WINS`)."""
+
+    LESS_COMMISSION = "less-commission"  # even money less the commission
+    SIX_PAYS_HALF = "six-pays-half"  # No-Commission: even money, half on a banker's six
+
+
 class Preset(StrEnum):
     """A set of house rules applied over a variant's defaults (`_PRESETS`)."""
 
     SEEDS = "seeds"  # the seeds, and Sabot's defaults where they are silent
+    NO_COMMISSION = "no-commission"  # punto banco without commission, a banker's six paid half
     FRANCE_2007 = "france-2007"  # the French casino regulation, arrêté of 14 May 2007
     FRANCE_2007_BANQUE_OUVERTE = "france-2007-banque-ouverte"  # its à banque ouverte form
 
@@ -129,6 +137,13 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     min_stake: int = 1
     max_stake: int = 0  # 0: no table maximum
     preset: Preset = Preset.SEEDS  # the house rules the defaults came from
+    # Left out of the record while unset, so tables opened before it encode as they did.
+    banker_win: BankerWin | msgspec.UnsetType = msgspec.UNSET
+
+    @property
+    def banker_pays(self) -> BankerWin:
+        """How a winning banker bet is paid (unset: less the commission)."""
+        return self.banker_win or BankerWin.LESS_COMMISSION
 
     @property
     def commission_bp(self) -> int:
@@ -156,6 +171,10 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
         if not 0 <= self.decision_seconds <= MAX_DECISION_SECONDS:
             raise RuleViolation(f"a decision's time limit is 0 (none) to {MAX_DECISION_SECONDS} s",
                                 rule="settings-decision-time")
+        if self.banker_pays is BankerWin.SIX_PAYS_HALF and (
+                self.commission_bp or not self.variant.house_banks):
+            raise RuleViolation("a banker's six is paid half instead of a commission, on the "
+                                "house's banker bet", rule="settings-banker-win")
         check_betting(self.betting_order, self.bet_seconds, self.variant.house_banks)
         if not (0 <= self.burn_cards <= MAX_CARDS and 0 <= self.cut_card_from_end <= MAX_CARDS):
             raise RuleViolation(f"burn and cut card counts are 0 to {MAX_CARDS}",
@@ -213,9 +232,13 @@ _DEFAULTS: dict[Variant, dict[str, Any]] = {
 }
 
 
-# The arrêté of 14 May 2007 (relatif à la réglementation des jeux dans les casinos), title III,
-# chapter III, "jeux de cercle"; README.md cites the articles.
+# No-Commission punto banco as SkyCity's EIGHT tournaments deal it; then the arrêté of 14 May
+# 2007 (relatif à la réglementation des jeux dans les casinos), title III, chapter III, "jeux
+# de cercle"; README.md cites the articles.
 _PRESETS: dict[Preset, dict[Variant, dict[str, Any]]] = {
+    Preset.NO_COMMISSION: {
+        Variant.PUNTO_BANCO: {"commission_percent": 0, "banker_win": BankerWin.SIX_PAYS_HALF},
+    },
     Preset.FRANCE_2007: {
         Variant.PUNTO_BANCO: {"commission_percent": 5, "tie_pays": 8},
         Variant.CHEMIN_DE_FER: {"commission_percent": 5, "cut_card_from_end": 7},

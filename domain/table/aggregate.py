@@ -26,9 +26,9 @@ from domain.game.coup import Outcome, Side
 from domain.game.coverage import Stake
 from domain.game.payouts import Payout, Spot
 from domain.game.settings import TableSettings
-from domain.game.shoe import ALGORITHM, check_seed
+from domain.game.shoe import ALGORITHM
 from domain.limits import check_name
-from domain.table import betting_order, reading
+from domain.table import betting_order, clocks, reading
 from domain.table import commands as c
 from domain.table.betting_order import PassReason
 from domain.table.defaults import default_draw
@@ -77,7 +77,7 @@ class Table(Aggregate):
         s = self.state
         actor = command.actor
         who = {"actor": actor, "command_id": command.command_id}
-        turn = (s.coup_number, betting_order.bettor(s))
+        before = (s.coup_number, betting_order.bettor(s)), clocks.decision_awaited(s, room)
         require_room(actor, command, s, room)
         require_right(actor, command, s)
         match command:
@@ -102,8 +102,9 @@ class Table(Aggregate):
                 self._burned(card=burned, position=reading.shoe_of(self.state).position, **who)
             case c.AwardBank(player=p, amount=amount, how=how):
                 self._bank_awarded(player=p, amount=amount, how=how, **who)
-            case c.DeclineBank(player=p):
-                self._bank_declined(player=p, **who)
+            case c.DeclineBank(player=p, coup=number):
+                if s.decline_due(p, number):
+                    self._bank_declined(player=p, **who)
             case c.RetireBank(player=p):
                 self._bank_passed(player=p, amount=s.bank, **who)
             case c.PlaceBet(player=p, spot=spot, amount=amount):
@@ -129,10 +130,8 @@ class Table(Aggregate):
             case c.Decide(side=side, draw=draw):
                 self._decide_hand(side, draw, actor, command.command_id)
             case c.PlayDefault(coup=number, side=side):
-                if s.phase is Phase.PLAYING and s.coup_number == number and (
-                    s.coup is not None and s.coup.to_act() is side
-                ):
-                    if s.coup.awaits_offer():  # the banker's default: "Je donne"
+                if reading.awaits(s, number, side):
+                    if reading.coup_of(s).awaits_offer():  # the banker's default: "Je donne"
                         self._card_offered(coup=number, **who)
                     else:
                         self._decide_hand(side, default_draw(s, side), actor,
@@ -161,17 +160,22 @@ class Table(Aggregate):
                 self._limits_changed(min_stake=low, max_stake=high, bet_seconds=seconds, **who)
             case _:
                 assert_never(command)
-        self._record_bet_turn(turn, actor, command.command_id)
+        self._record_clocks(before, room, who)
 
-    def _record_bet_turn(self, before: tuple[int, str | None], actor: str,
-                         command_id: str) -> None:
-        """A rotating order's turn that the command opened: whose it is, and its clock."""
+    def _record_clocks(self, before: tuple[tuple[int, str | None], object], room: Room,
+                       who: dict[str, str]) -> None:
+        """The clocks the command started (`domain.table.clocks`): a rotating order's turn
+        to bet, a person's decision on a hand or on the bank offered to them."""
         s = self.state
         player = betting_order.bettor(s)
-        if player is not None and (s.coup_number, player) != before:
+        if player is not None and (s.coup_number, player) != before[0]:
             self._bet_turn_began(coup=s.coup_number + 1, player=player,
-                                 seconds=s.settings.bet_seconds, actor=actor,
-                                 command_id=command_id)
+                                 seconds=clocks.bet_clock(s, player, room), **who)
+        decision = clocks.decision_awaited(s, room)
+        if decision is not None and decision != before[1]:
+            coup, person, side = decision
+            self._decision_clock_started(coup=coup, player=person, side=side,
+                                         seconds=s.settings.decision_seconds, **who)
 
     def _deal(self, given: Card | None, cards: CardSource, actor: str,
               command_id: str) -> None:
@@ -317,10 +321,7 @@ class Table(Aggregate):
 
     @event(TailleEnded)
     def _taille_ended(self, taille: int, remaining: int, actor: str, command_id: str) -> None:
-        if taille != self.state.taille:
-            raise reading.mismatch("taille", taille, self.state.taille)
-        if self.state.shoe is not None and remaining != self.state.shoe.remaining:
-            raise reading.mismatch("cards remaining", remaining, self.state.shoe.remaining)
+        reading.check_taille_end(self.state, taille, remaining)
         self.state.end_taille()
 
     class ShoeSeedRevealed(Event):
@@ -329,10 +330,7 @@ class Table(Aggregate):
 
     @event(ShoeSeedRevealed)
     def _seed_revealed(self, taille: int, seed: str, actor: str, command_id: str) -> None:
-        if taille != self.state.taille:
-            raise reading.mismatch("taille", taille, self.state.taille)
-        self.state.require(Phase.TAILLE_OVER, doing="reveal the seed")
-        check_seed(bytes.fromhex(seed), reading.shoe_of(self.state).commitment)
+        reading.check_seed_revealed(self.state, taille, seed)
         self.state.reveal()
 
     # --- the bank -----------------------------------------------------------------
@@ -389,10 +387,23 @@ class Table(Aggregate):
     @event(BetTurnBegan)
     def _bet_turn_began(self, coup: int, player: str, seconds: int, actor: str,
                         command_id: str) -> None:
-        reading.check_coup(self.state, coup, next_one=True)
-        turn = betting_order.bettor(self.state)
-        if player != turn:
-            raise reading.mismatch("the turn to bet of", player, f"it {turn}'s")
+        clocks.check_turn(self.state, coup, player)
+        self.state.turn_seconds = seconds
+
+    class DecisionClockStarted(Event):
+        """Informational: `player`'s decision on the hand of `side` in `coup` (side None: on
+        the shoe offered to them after `coup`) began, with `seconds` on their clock (a
+        person's: a bot's starts no clock event)."""
+
+        coup: int
+        player: str
+        side: Side | None
+        seconds: int
+
+    @event(DecisionClockStarted)
+    def _decision_clock_started(self, coup: int, player: str, side: Side | None, seconds: int,
+                                actor: str, command_id: str) -> None:
+        clocks.start_decision(self.state, coup, player, side, seconds)
 
     class BetTurnPassed(Event):
         """In a rotating order, `player`'s turn to bet on `coup` passed with no bet."""
@@ -570,11 +581,7 @@ class Table(Aggregate):
 
     @event(CommissionTaken)
     def _commission_taken(self, coup: int, amount: int, actor: str, command_id: str) -> None:
-        reading.check_coup(self.state, coup)
-        settlement = self.state.settlement
-        if settlement is None or settlement.commission != amount:
-            raise reading.mismatch("a commission of", amount,
-                            settlement.commission if settlement else "none")
+        reading.check_commission(self.state, coup, amount)
 
     class CoupClosed(Event):
         coup: int
@@ -584,12 +591,7 @@ class Table(Aggregate):
     @event(CoupClosed)
     def _coup_closed(self, coup: int, banker: str | None, bank: int, actor: str,
                      command_id: str) -> None:
-        reading.check_coup(self.state, coup)
-        settlement = self.state.settlement
-        if settlement is not None:
-            after = (self.state.banker, self.state.bank + settlement.banker_net)
-            if (banker, bank) != after:
-                raise reading.mismatch("the bank after the coup as", (banker, bank), after)
+        reading.check_bank_after(self.state, coup, banker, bank)
         self.state.close_coup()
 
 

@@ -57,6 +57,13 @@ class BankRotation(TableBase, kw_only=True):
                             rule="no-offer")
         return offered
 
+    def decline_due(self, player: str, coup: int | None) -> bool:
+        """Whether a decline of the offer made to `player` after coup `coup` (None: the offer
+        now, refused if there is none to them) is to be recorded: not once that offer is
+        taken or passed, as a decision's expired deadline."""
+        return coup is None or (self.phase is Phase.NO_BANK and self.coup_number == coup
+                                and self.bank_offered_to == player)
+
     def decline_bank(self, player: str) -> None:
         """The player offered the shoe lets it pass to the next in rotation. Once everyone
         seated has let it pass, the sum a passed hand required lapses and the bank is given

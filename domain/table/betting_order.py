@@ -64,6 +64,17 @@ def may_bet(state: TableBase) -> list[str]:
     return state.players() if state.phase is Phase.BETTING else []
 
 
+def yet_to_stake(state: TableBase) -> list[str]:
+    """Who may still stake on the coup: may bet, has neither bet, staked nor called banco, is
+    neither the banker nor a duellist, and has the minimum free."""
+    placed = {b.player for b in state.bets} | {s.player for s in state.stakes} | set(
+        state.banco_calls)
+    minimum = state.settings.min_stake
+    return [p for p in may_bet(state)
+            if p not in placed and p != state.banker and p not in state.duel
+            and state.seat_of(p).chips - state.committed(p) >= minimum]
+
+
 def _bettors(state: TableBase) -> list[str]:
     """Who bets in turn: the seated players, but the family game's duellists."""
     return [p for p in state.seated() if p not in state.duel]

@@ -65,7 +65,11 @@ class AwardBank(Command, tag="award-bank"):
 
 
 class DeclineBank(Command, tag="decline-bank"):
+    """`player` lets the shoe offered to them pass; `coup` (the clock's default): the offer
+    made after that coup only, a decline that finds it taken or passed recording nothing."""
+
     player: Name
+    coup: Count | None = None  # None: the offer now
 
 
 class RetireBank(Command, tag="retire-bank"):

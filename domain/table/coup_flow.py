@@ -63,8 +63,9 @@ class CoupFlow(TableBase, kw_only=True):
         coup.show_down()
 
     def settle(self) -> dict[Side, Outcome]:
-        outcomes = self._playing().settle()
-        self.settlement = self.rules.payout.settle(self, outcomes)
+        coup = self._playing()
+        outcomes = coup.settle()
+        self.settlement = self.rules.payout.settle(self, outcomes, coup.points())
         self.payouts_made = 0
         self.phase = Phase.SETTLED
         return outcomes

@@ -1,7 +1,7 @@
 """What the Table aggregate reads off its state to decide, and the checks of the values its
 events carry: the shoe and the coup under way, the card coming out of the shoe and the hand
-it goes to, and a recorded coup number, shoe position, card or stake that does not match the
-table (`event-mismatch`).
+it goes to, the decision awaited, and a recorded coup number, shoe position, card, stake,
+seed, commission or bank that does not match the table (`event-mismatch`).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from domain.game.card_source import CardSource
 from domain.game.cards import Card, card
 from domain.game.coup import Coup, Side, Step
 from domain.game.coverage import Stake
+from domain.game.shoe import check_seed
 from domain.table.base import Phase, ShoeState
 from domain.table.state import TableState
 
@@ -89,3 +90,41 @@ def check_stake(state: TableState, coup: int, stake: Stake, *, engaged: bool) ->
     if stake not in held:
         raise mismatch("a covered stake" if engaged else "a returned stake",
                        f"{stake.player} {stake.amount} on {stake.tableau}", "none such")
+
+
+def awaits(state: TableState, coup: int, side: Side) -> bool:
+    """The table awaits the decision of `side`'s hand in coup `coup`."""
+    return state.phase is Phase.PLAYING and state.coup_number == coup and (
+        state.coup is not None and state.coup.to_act() is side)
+
+
+def check_taille_end(state: TableState, taille: int, remaining: int) -> None:
+    if taille != state.taille:
+        raise mismatch("taille", taille, state.taille)
+    if state.shoe is not None and remaining != state.shoe.remaining:
+        raise mismatch("cards remaining", remaining, state.shoe.remaining)
+
+
+def check_seed_revealed(state: TableState, taille: int, seed: str) -> None:
+    """A revealed seed is the one the taille's shoe was sealed with, once the taille is over."""
+    if taille != state.taille:
+        raise mismatch("taille", taille, state.taille)
+    state.require(Phase.TAILLE_OVER, doing="reveal the seed")
+    check_seed(bytes.fromhex(seed), shoe_of(state).commitment)
+
+
+def check_commission(state: TableState, coup: int, amount: int) -> None:
+    check_coup(state, coup)
+    settlement = state.settlement
+    if settlement is None or settlement.commission != amount:
+        raise mismatch("a commission of", amount, settlement.commission if settlement else "none")
+
+
+def check_bank_after(state: TableState, coup: int, banker: str | None, bank: int) -> None:
+    """The bank a closed coup records is its banker's bank with the coup's net."""
+    check_coup(state, coup)
+    settlement = state.settlement
+    if settlement is not None:
+        after = (state.banker, state.bank + settlement.banker_net)
+        if (banker, bank) != after:
+            raise mismatch("the bank after the coup as", (banker, bank), after)

@@ -62,5 +62,9 @@ class Seating(TableBase, kw_only=True):
         check_chips(seat.chips + delta)
         if seat.chips + delta < 0:
             raise RuleViolation(f"{player} has only {seat.chips} chips", rule="chips-short")
+        if seat.chips + delta < self.committed(player):
+            raise OutOfTurn(f"{player} has {self.committed(player)} chips in play: they stay "
+                            "until the coup is paid", rule="chips-in-play")
         seat.chips += delta
         self.chips_in += delta
+        self.rules.banking.chips_moved(self)

@@ -22,19 +22,20 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import assert_never
 
+import msgspec
 from eventsourcing.domain import Aggregate, event
 
 from domain.commands import require_known
 from domain.errors import NotFound, OutOfTurn, RuleViolation
 from domain.game.coup import Outcome
-from domain.game.payouts import Bet, Spot, house_bets
 from domain.game.shoe import commitment
+from domain.limits import check_announcement
 from domain.topics import keep_topics
 from domain.tournament import commands as tc
 from domain.tournament.entrants import Bust, Status
 from domain.tournament.intervening import record_intervention
 from domain.tournament.prizes import Placement
-from domain.tournament.records import Break, Intervention, Phase, SecretBet
+from domain.tournament.records import Announcement, Break, Intervention, Phase, SecretBet
 from domain.tournament.rights import require_right
 from domain.tournament.seating import SEATING_ALGORITHM
 from domain.tournament.settings import TournamentSettings
@@ -185,6 +186,16 @@ class Tournament(Aggregate):
         if self.state.round + 1 != round:
             raise RuleViolation(f"the next round is not {round}", rule="round-mismatch")
         self.state.start_round(at)
+
+    class BreakStarted(Event):
+        round: int  # the round it follows
+        at: float  # the director's clock, seconds since the epoch
+        seconds: float
+
+    @event(BreakStarted)
+    def _break_started(self, round: int, at: float, seconds: float, actor: str,
+                       command_id: str) -> None:
+        self.state.start_break(round, at, seconds)
 
     class StepStarted(Event):
         """Every table plays one coup: each table's coups closed, each player's chips, now."""
@@ -362,6 +373,14 @@ class Tournament(Aggregate):
     def _archived(self, actor: str, command_id: str) -> None:
         self.state.archive()
 
+    class AnnouncementMade(Event):  # the organiser told the room: the big screen's ticker
+        text: str
+        at: float
+
+    @event(AnnouncementMade)
+    def _announced(self, text: str, at: float, actor: str, command_id: str) -> None:
+        self.state.announce(Announcement(text=text, at=at, actor=actor))
+
     # --- commands: what the organiser, the players and the director ask ------------
 
     def execute(self, command: tc.TournamentCommand, seed: Callable[[], bytes]) -> None:
@@ -390,14 +409,20 @@ class Tournament(Aggregate):
                 self._resumed(at=at, **who)
             case tc.StartRound(at=at, epoch=epoch):
                 self._start_round(at, **who)
+            case tc.StartBreak(at=at, epoch=epoch):
+                due = state.break_due()
+                self._break_started(round=state.round, at=at,
+                                    seconds=due.minutes * 60 if due else 0.0, **who)
             case tc.StartStep(coups=coups, chips=chips, epoch=epoch):
                 self._step_started(round=state.round, step=state.steps + 1, coups=dict(coups),
                                    chips=dict(chips), **who)
             case tc.EndStep(epoch=epoch):
+                state.require_running("end a step")  # checked here: records before it replay
                 if state.step is None:
                     raise RuleViolation("no step is under way", rule="step-mismatch")
                 self._step_ended(round=state.round, step=state.step.number, **who)
             case tc.EndRound(chips=chips, epoch=epoch):
+                state.require_running("end a round")
                 self._end_round(chips, **who)
             case tc.SettlePlayOff(table=table, chips=chips, epoch=epoch):
                 self._playoff_played(round=state.round, table=table, chips=dict(chips), **who)
@@ -411,8 +436,9 @@ class Tournament(Aggregate):
                 self._secret_bet_placed(player=p, table=table, coup=coup, commitment=committed,
                                         **who)
             case tc.RevealSecretBet(player=p, spot=spot, amount=amount, nonce=nonce,
-                                    outcome=outcome):
-                self._reveal_secret_bet(p, spot, amount, nonce, outcome, **who)
+                                    outcome=outcome, banker_point=point):
+                self._reveal_secret_bet(p, spot, amount, nonce, outcome,
+                                        None if point is msgspec.UNSET else point, **who)
             case tc.Intervene():
                 record_intervention(self, command, seed, **who)
             case tc.FinishTournament(epoch=epoch):
@@ -423,6 +449,8 @@ class Tournament(Aggregate):
                 self._cancelled(**who)
             case tc.ArchiveTournament():
                 self._archived(**who)
+            case tc.MakeAnnouncement(text=text, at=at):
+                self._announced(text=check_announcement(text), at=at, **who)
             case _:
                 assert_never(command)
 
@@ -472,15 +500,11 @@ class Tournament(Aggregate):
                             actor=actor, command_id=command_id)
 
     def _reveal_secret_bet(self, player: str, spot: str, amount: int, nonce: str,
-                           outcome: Outcome, actor: str, command_id: str) -> None:
+                           outcome: Outcome, banker_point: int | None, actor: str,
+                           command_id: str) -> None:
         """A secret bet is paid at the table's odds."""
         bet = self.state.secret_bet_of(player)
-        try:
-            placed = Bet(player=player, spot=Spot(spot), amount=amount)
-        except ValueError:
-            raise RuleViolation(f"no spot {spot!r}", rule="secret-bet-spot") from None
-        settings = self.state.settings.table_settings()
-        delta = house_bets(settings, outcome, [placed]).net_of(player)
+        delta = self.state.secret_bet_pays(player, spot, amount, outcome, banker_point)
         self._secret_bet_revealed(player=player, table=bet.table, coup=bet.coup, spot=spot,
                                   amount=amount, nonce=nonce, outcome=outcome.value,
                                   delta=delta, actor=actor, command_id=command_id)

@@ -15,7 +15,7 @@ import msgspec
 
 from domain.commands import Command
 from domain.game.coup import Outcome
-from domain.limits import Name
+from domain.limits import AnnouncementText, Name
 from domain.tournament.entrants import Bust
 
 
@@ -56,6 +56,13 @@ class StartRound(Command, tag="start-round"):
     """Start the next round at `at` (a stage's first round starts the stage first)."""
 
     at: float = 0.0
+    epoch: int | None = None
+
+
+class StartBreak(Command, tag="start-break"):
+    """Start the break the format calls for after the round just ended, at `at`."""
+
+    at: float
     epoch: int | None = None
 
 
@@ -113,13 +120,15 @@ class PlaceSecretBet(Command, tag="place-secret-bet"):
 
 
 class RevealSecretBet(Command, tag="reveal-secret-bet"):
-    """Reveal a secret bet once its coup is dealt (`outcome`: the punter's hand's result)."""
+    """Reveal a secret bet once its coup is dealt (`outcome`: the punter's hand's result;
+    `banker_point`: the banker's final point, which a No-Commission table pays by)."""
 
     player: Name
     spot: str
     amount: int
     nonce: str
     outcome: Outcome
+    banker_point: int | msgspec.UnsetType = msgspec.UNSET  # unset: as commands were sent
 
 
 class Intervene(Command, tag="intervene"):
@@ -149,6 +158,13 @@ class PublishResults(Command, tag="publish-results"):
     open_disputes: list[str] = msgspec.field(default_factory=list)
 
 
+class MakeAnnouncement(Command, tag="announce"):
+    """Tell the room something (the big screen's ticker): 1 to 280 printable characters."""
+
+    text: AnnouncementText
+    at: float
+
+
 class CancelTournament(Command, tag="cancel"):
     """Call the tournament off before its start: out of the lobby, kept in the record."""
 
@@ -162,6 +178,7 @@ TournamentCommand = (
     | PauseTournament | ResumeTournament | StartRound | StartStep | EndStep | EndRound
     | SettlePlayOff | RecordBustOuts | BalanceTables | PlaceSecretBet | RevealSecretBet
     | Intervene | FinishTournament | PublishResults | CancelTournament | ArchiveTournament
+    | MakeAnnouncement | StartBreak
 )
 
 TOURNAMENT_COMMANDS: tuple[type[Command], ...] = get_args(TournamentCommand)

@@ -34,6 +34,14 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
     max_stake: int
 
 
+class RoundBreak(msgspec.Struct, frozen=True, kw_only=True):
+    """A break after round `after_round` (counted over the whole tournament) of `minutes`
+    (fractions allowed): the director holds the next round until it ends."""
+
+    after_round: int
+    minutes: float
+
+
 class Advance(msgspec.Struct, frozen=True, kw_only=True):
     """Who goes on at a stage's end: the top `per_table` of each table, the top `overall` of
     the field, then the `wildcards` best stacks of the rest."""
@@ -82,6 +90,21 @@ class Stage(msgspec.Struct, frozen=True, kw_only=True):
     def limits_for(self, round_in_stage: int) -> Limits:
         """The limits of the stage's round `round_in_stage` (1 the first)."""
         return self.limits[min(round_in_stage, len(self.limits)) - 1]
+
+
+MAX_BREAK_MINUTES = 240
+
+
+def check_breaks(breaks: Sequence[RoundBreak]) -> None:
+    """Refuse a break after no round, of no time or of more than four hours, or two after
+    the same round."""
+    after = [b.after_round for b in breaks]
+    if any(a < 1 for a in after) or len(set(after)) != len(after):
+        raise RuleViolation("a break follows a round (1 or more), one break a round",
+                            rule="format-breaks")
+    if any(not 0 < b.minutes <= MAX_BREAK_MINUTES for b in breaks):
+        raise RuleViolation(f"a break lasts more than 0 and at most {MAX_BREAK_MINUTES} minutes",
+                            rule="format-breaks")
 
 
 def check_stages(stages: Sequence[Stage], starting_chips: int, seats: int,

@@ -1,7 +1,7 @@
 """The records a tournament's state keeps besides its players' (`domain.tournament.entrants`):
-the phase, the round's clock and the step under way, a play-off, the seats given and their
-draw, a table's
-break, the organiser's interventions and the secret bets.
+the phase, the round's clock, the pauses and the step under way, a play-off, the seats given
+and their draw, a table's break, the organiser's interventions and announcements, and the secret
+bets.
 """
 
 from __future__ import annotations
@@ -30,6 +30,18 @@ class Clock(msgspec.Struct, kw_only=True):
         """Seconds of play so far: a pause stops the clock."""
         end = self.paused_at if self.paused_at is not None else now
         return max(0.0, end - self.started_at - self.paused_for)
+
+
+class Pause(msgspec.Struct, kw_only=True):
+    """A pause of the tournament, from the times recorded (`until` None: it lasts)."""
+
+    at: float
+    until: float | None = None
+
+    def within(self, since: float, now: float) -> float:
+        """How much of the pause falls between `since` and `now`."""
+        end = now if self.until is None else min(self.until, now)
+        return max(0.0, end - max(self.at, since))
 
 
 class Step(msgspec.Struct, kw_only=True):
@@ -83,6 +95,14 @@ class Intervention(msgspec.Struct, frozen=True, kw_only=True):
     chips_before: int
     chips_after: int
     table: str | None = None
+
+
+class Announcement(msgspec.Struct, frozen=True, kw_only=True):
+    """What the organiser told the room (the big screen's ticker), when and who."""
+
+    text: str
+    at: float  # seconds since the epoch
+    actor: str
 
 
 class SecretBet(msgspec.Struct, kw_only=True):

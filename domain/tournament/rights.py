@@ -32,6 +32,9 @@ def require_right(actor: str, command: tc.TournamentCommand, state: TournamentSt
         case tc.StartRound(epoch=epoch):
             require_actor(actor, None, "start a round", rule="official-step")
             state.check_epoch(epoch)
+        case tc.StartBreak(epoch=epoch):
+            require_actor(actor, None, "start a break", rule="official-step")
+            state.check_epoch(epoch)
         case tc.StartStep(epoch=epoch):
             require_actor(actor, None, "start a step", rule="official-step")
             state.check_epoch(epoch)
@@ -65,3 +68,5 @@ def require_right(actor: str, command: tc.TournamentCommand, state: TournamentSt
             require_actor(actor, None, "cancel the tournament", rule="official-step")
         case tc.ArchiveTournament():
             require_actor(actor, None, "archive the tournament", rule="official-step")
+        case tc.MakeAnnouncement():
+            require_actor(actor, None, "make an announcement", rule="official-step")

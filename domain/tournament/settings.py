@@ -10,10 +10,28 @@ from __future__ import annotations
 import msgspec
 
 from domain.errors import RuleViolation
-from domain.game.settings import BettingOrder, TableSettings, Variant
-from domain.tournament.formats import Advance, Dealing, Limits, Stage, TieBreak, check_stages
+from domain.game.settings import BettingOrder, Preset, TableSettings, Variant
+from domain.table.commands import (
+    CloseBetting,
+    PassBetTurn,
+    PlaceBet,
+    PlaceStake,
+    TableCommand,
+)
+from domain.tournament.formats import (
+    Advance,
+    Dealing,
+    Limits,
+    RoundBreak,
+    Stage,
+    TieBreak,
+    check_breaks,
+    check_stages,
+)
 
 MAX_SEATS = 14
+MAX_CLOCK = 600  # seconds: a person's longest bet or decision clock
+MAX_THINK = 30  # seconds: a house bot's longest think time
 BASIS_POINTS = 10_000  # a prize is a share of the pool in basis points: 10 000 is all of it
 
 
@@ -30,7 +48,13 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
     many times a busted player may buy in again. `tolerance`: the largest difference in
     players between two tables that needs no balancing. `tables`: the tables the draw seats
     the entrants at (at least as many as the seats need). `tie_break`: how a tie on the line
-    of a cut is settled. `dealing`: the workers deal every table, or croupiers do.
+    of a cut is settled. `dealing`: the workers deal every table, or croupiers do (with
+    `automatic`, croupiers deal the first `croupier_tables` tables by number); either
+    way a person's decisions are theirs, on the clocks `people_bet_seconds` (the bet clock
+    where `bet_seconds` sets none) and `decision_seconds`, and a house bot acts after
+    `bot_think_seconds` at a croupier's table (`domain.table.room`), where the croupier acts
+    for it only if `croupier_plays_bots`. `breaks`: the breaks
+    between rounds (`domain.tournament.formats.RoundBreak`).
     """
 
     variant: Variant
@@ -51,8 +75,24 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
     tables: int | None = None
     tie_break: TieBreak = TieBreak.SHARE
     dealing: Dealing = Dealing.AUTOMATIC
+    croupier_tables: int = 0  # dealing automatic: the first N tables are a croupier's
     betting_order: BettingOrder = BettingOrder.FREE  # rotating: bets in turn, each coup
     bet_seconds: int = 0  # each turn's time to bet (a stage may set its own); 0: none
+    people_bet_seconds: int = 60  # a person's time to bet where `bet_seconds` sets none
+    decision_seconds: int = 30  # a person's time for a decision (draw or stand, bank, banco)
+    bot_think_seconds: int = 2  # a house bot's time before it acts at a croupier's table
+    croupier_plays_bots: bool = False  # a croupier may act for a house bot's seat
+    breaks: tuple[RoundBreak, ...] = ()  # after round N, M minutes
+    house_rules: Preset | msgspec.UnsetType = msgspec.UNSET
+
+    def break_after(self, round_: int) -> RoundBreak | None:
+        """The break that follows round `round_`, if any."""
+        return next((b for b in self.breaks if b.after_round == round_), None)
+
+    def croupier_deals(self, number: int) -> bool:
+        """Whether the tournament's table `number` (from 1) is dealt by a croupier rather than
+        by the house: every table with `dealing: croupier`, else the first `croupier_tables`."""
+        return self.dealing is Dealing.CROUPIER or number <= self.croupier_tables
 
     def plan(self) -> tuple[Stage, ...]:
         """The stages, the format's common fields filled in where a stage leaves them out."""
@@ -66,6 +106,13 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
             bet_seconds=self.bet_seconds if stage.bet_seconds is None else stage.bet_seconds)
             for stage in stages)
 
+    def person_clock(self, move: TableCommand, table: TableSettings) -> int:
+        """A person's time for the move the table awaits of them: a turn to bet or a stake
+        (the table's bet clock, else `people_bet_seconds`), or a decision."""
+        if isinstance(move, (PassBetTurn, PlaceBet, PlaceStake, CloseBetting)):
+            return table.bet_seconds or self.people_bet_seconds
+        return self.decision_seconds
+
     def table_settings(self) -> TableSettings:
         """The settings every table of the tournament is opened with: the first round's
         minimum and the largest maximum of the format, its betting order and first clock."""
@@ -73,7 +120,9 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
         return TableSettings.default(
             self.variant, min_stake=plan[0].limits[0].min_stake,
             max_stake=max(limits.max_stake for stage in plan for limits in stage.limits),
-            betting_order=self.betting_order, bet_seconds=plan[0].bet_seconds or 0)
+            betting_order=self.betting_order, bet_seconds=plan[0].bet_seconds or 0,
+            decision_seconds=self.decision_seconds,
+            **({} if self.house_rules is msgspec.UNSET else {"preset": self.house_rules}))
 
     def check(self) -> TournamentSettings:
         """Refuse a structure no tournament can be played with."""
@@ -104,6 +153,10 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
         if self.tables is not None and self.tables < 1:
             raise RuleViolation("a tournament draws onto one table at least",
                                 rule="tournament-tables")
+        if self.croupier_tables < 0 or (self.tables is not None
+                                        and self.croupier_tables > self.tables):
+            raise RuleViolation("croupiers deal 0 up to the tournament's tables",
+                                rule="tournament-croupier-tables")
         plan = self.plan()
         check_stages(plan, self.starting_chips, self.seats_per_table, self.tables,
                      betting_order=self.betting_order,
@@ -117,8 +170,13 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
                                                           and not self.late_rounds):
             raise RuleViolation("re-entry needs a late registration window of one round or more",
                                 rule="tournament-late")
+        if not (1 <= self.people_bet_seconds <= MAX_CLOCK and 1 <= self.decision_seconds
+                <= MAX_CLOCK and 0 <= self.bot_think_seconds <= MAX_THINK):
+            raise RuleViolation(f"a person's clocks are 1 to {MAX_CLOCK} s, a bot's think time "
+                                f"0 to {MAX_THINK} s", rule="tournament-clocks")
         if self.tolerance < 1:
             raise RuleViolation("tables may differ by one player at least",
                                 rule="tournament-tolerance")
+        check_breaks(self.breaks)
         self.table_settings()
         return self

@@ -11,10 +11,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from domain.errors import OutOfTurn, RuleViolation
+from domain.table.room import TournamentPaused
 from domain.tournament.base import TournamentBase
 from domain.tournament.entrants import Bust, Exit, Status
-from domain.tournament.formats import Advance, ChipRule, Selection, TieBreak, select
-from domain.tournament.records import Clock, Phase, PlayOff, Step
+from domain.tournament.formats import (
+    Advance,
+    ChipRule,
+    Limits,
+    RoundBreak,
+    Selection,
+    TieBreak,
+    select,
+)
+from domain.tournament.records import Clock, Pause, Phase, PlayOff, Step
 
 MAX_PLAYOFFS = 3  # play-offs that tie again before the draw's order settles the tie
 
@@ -34,6 +43,26 @@ def seconds_left(state: TournamentBase, now: float) -> float | None:
     if state.phase is not Phase.RUNNING or minutes is None or state.clock is None:
         return None
     return max(0.0, minutes * 60 - state.clock.elapsed(now))
+
+
+def last_coup(state: TournamentBase, now: float) -> bool:
+    """The coup under way (or about to be) is the round's last: one coup left, or its
+    minutes run out while a step finishes."""
+    if state.phase is not Phase.RUNNING:
+        return False
+    return coups_left(state) == 1 or (state.step is not None and seconds_left(state, now) == 0)
+
+
+def next_limits(state: TournamentBase) -> Limits | None:
+    """The betting limits of the next round to start (after the one being played); None when
+    the round being played is the tournament's last one known."""
+    stage = state.current
+    if state.phase not in (Phase.SEATED, Phase.RUNNING, Phase.BETWEEN_ROUNDS):
+        return None
+    if state.phase is Phase.RUNNING and stage.rounds and state.stage_round >= stage.rounds:
+        plan = state.settings.plan()
+        return plan[state.stage + 1].limits_for(1) if state.stage + 1 < len(plan) else None
+    return stage.limits_for(state.stage_round + 1)
 
 
 def round_over(state: TournamentBase, now: float) -> bool:
@@ -58,19 +87,52 @@ def next_cut(state: TournamentBase) -> int | None:
 def ready_for_round(state: TournamentBase) -> None:
     """Refuse to start a round now."""
     state.require(Phase.SEATED, Phase.BETWEEN_ROUNDS, doing="start a round")
-    _require_running(state, "start a round")
+    require_running(state, "start a round")
     if state.decided:
         raise OutOfTurn("the tournament is decided", rule="tournament-decided")
     if state.playoff is not None:
         raise OutOfTurn("a tie at the cut waits for its play-off", rule="play-off-pending")
 
 
+def break_due(state: TournamentBase) -> RoundBreak | None:
+    """The break the format calls for after the round just ended, not yet started."""
+    if state.phase is not Phase.BETWEEN_ROUNDS or state.break_round == state.round:
+        return None
+    return state.settings.break_after(state.round)
+
+
+def start_break(state: TournamentBase, round_: int, at: float, seconds: float) -> None:
+    """The break after round `round_` starts at `at` (the director's clock, recorded)."""
+    state.require(Phase.BETWEEN_ROUNDS, doing="start a break")
+    require_running(state, "start a break")
+    due = break_due(state)
+    if due is None or round_ != state.round or seconds != due.minutes * 60:
+        raise RuleViolation(f"no break of {seconds} s is due after round {round_}",
+                            rule="break-mismatch")
+    state.break_round = round_
+    state.break_clock = Clock(started_at=at)
+    state.break_seconds = seconds
+
+
+def break_left(state: TournamentBase, now: float) -> float | None:
+    """Seconds left of the break under way (a pause stops its clock too); None: no break."""
+    if state.break_clock is None:
+        return None
+    return max(0.0, state.break_seconds - state.break_clock.elapsed(now))
+
+
 def start_round(state: TournamentBase, at: float) -> None:
-    """Start the next round at `at` (the director's clock, recorded)."""
+    """Start the next round at `at` (the director's clock, recorded), once the break the
+    format calls for before it is over."""
     ready_for_round(state)
+    if break_due(state) is not None:
+        raise OutOfTurn(f"the break after round {state.round} comes first", rule="break-due")
+    if break_left(state, at):
+        raise OutOfTurn(f"the break after round {state.round} is not over", rule="on-break")
+    state.break_clock = None
     state.round += 1
     state.stage_round += 1
-    state.steps, state.step = 0, None
+    state.steps, state.step, state.round_coups = 0, None, {}
     state.clock = Clock(started_at=at)
     state.phase = Phase.RUNNING
 
@@ -99,7 +161,7 @@ def start_step(state: TournamentBase, number: int, coups: Mapping[str, int],
                chips: Mapping[str, int]) -> None:
     """A step of the round starts: every table with players will play one coup."""
     state.require(Phase.RUNNING, doing="start a step")
-    _require_running(state, "start a step")
+    require_running(state, "start a step")
     if state.step is not None or number != state.steps + 1:
         raise RuleViolation(f"the next step of round {state.round} is not {number}",
                             rule="step-mismatch")
@@ -108,6 +170,8 @@ def start_step(state: TournamentBase, number: int, coups: Mapping[str, int],
                             "the coups of open tables", rule="step-chips")
     state.steps = number
     state.step = Step(number=number, coups=dict(coups), chips=dict(chips))
+    if number == 1:
+        state.round_coups = dict(coups)
 
 
 def end_step(state: TournamentBase, number: int) -> None:
@@ -118,24 +182,30 @@ def end_step(state: TournamentBase, number: int) -> None:
 
 def pause(state: TournamentBase, at: float) -> None:
     state.require(Phase.SEATED, Phase.RUNNING, Phase.BETWEEN_ROUNDS, doing="pause")
-    _require_running(state, "pause")
+    require_running(state, "pause")
     state.paused = True
+    state.pauses.append(Pause(at=at))
     if state.clock is not None and state.phase is Phase.RUNNING:
         state.clock.paused_at = at
+    if state.break_clock is not None:
+        state.break_clock.paused_at = at
 
 
 def resume(state: TournamentBase, at: float) -> None:
     if not state.paused:
         raise OutOfTurn("the tournament is not paused", rule="not-paused")
     state.paused = False
-    if state.clock is not None and state.clock.paused_at is not None:
-        state.clock.paused_for += max(0.0, at - state.clock.paused_at)
-        state.clock.paused_at = None
+    state.pauses[-1].until = max(at, state.pauses[-1].at)
+    for clock in (state.clock, state.break_clock):
+        if clock is not None and clock.paused_at is not None:
+            clock.paused_for += max(0.0, at - clock.paused_at)
+            clock.paused_at = None
 
 
-def _require_running(state: TournamentBase, doing: str) -> None:
+def require_running(state: TournamentBase, doing: str) -> None:
+    """Refuse `doing` while the tournament is paused (its steps wait for the resume)."""
     if state.paused:
-        raise OutOfTurn(f"cannot {doing}: the tournament is paused", rule="paused")
+        raise TournamentPaused(f"cannot {doing}: the tournament is paused", rule="paused")
 
 
 def end_round(state: TournamentBase, round_: int, chips: Mapping[str, int]) -> None:

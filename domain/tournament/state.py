@@ -33,13 +33,23 @@ from collections.abc import Mapping, Sequence
 import msgspec
 
 from domain.errors import NotFound, OutOfTurn, RuleViolation
-from domain.limits import trimmed_name
+from domain.game.coup import Outcome
+from domain.game.payouts import Bet, Spot, house_bets
+from domain.limits import check_announcement, trimmed_name
 from domain.tournament import balancing, prizes, seating, stages
 from domain.tournament.balancing import Move
 from domain.tournament.base import TournamentBase
 from domain.tournament.entrants import Bust, Entrant, Exit, Status
+from domain.tournament.formats import RoundBreak
 from domain.tournament.prizes import Placement, Result
-from domain.tournament.records import Break, Intervention, Phase, Seating, SecretBet
+from domain.tournament.records import (
+    Announcement,
+    Break,
+    Intervention,
+    Phase,
+    Seating,
+    SecretBet,
+)
 
 DISQUALIFIED = 0  # the "coup" of an exit the organiser decided
 
@@ -167,6 +177,16 @@ class TournamentState(TournamentBase, kw_only=True):
                 return bet
         raise NotFound(f"{player} has no secret bet waiting", rule="no-secret-bet")
 
+    def secret_bet_pays(self, player: str, spot: str, amount: int, outcome: Outcome,
+                        banker_point: int | None) -> int:
+        """What a secret bet of `amount` on `spot` wins or loses at the table's odds."""
+        try:
+            placed = Bet(player=player, spot=Spot(spot), amount=amount)
+        except ValueError:
+            raise RuleViolation(f"no spot {spot!r}", rule="secret-bet-spot") from None
+        return house_bets(self.settings.table_settings(), outcome, [placed],
+                          banker_point=banker_point).net_of(player)
+
     def settle_secret_bet(self, player: str, spot: str, amount: int, nonce: str,
                           delta: int) -> None:
         """The reveal: it must open the commitment, within the round's limits and the chips
@@ -197,7 +217,14 @@ class TournamentState(TournamentBase, kw_only=True):
         self.entrants[player].chips -= amount
         self.chips_added -= amount
 
-    # --- the organiser's interventions ----------------------------------------------
+    # --- the organiser's interventions and announcements ----------------------------
+
+    def announce(self, announcement: Announcement) -> None:
+        """Tell the room something, at any time but after the finish or a cancellation."""
+        check_announcement(announcement.text)
+        self.require(Phase.REGISTRATION, Phase.SEATED, Phase.RUNNING, Phase.BETWEEN_ROUNDS,
+                     doing="make an announcement")
+        self.announcements.append(announcement)
 
     def intervene(self, intervention: Intervention) -> None:
         """Record a correction; chip corrections and penalties change the player's chips,
@@ -271,6 +298,15 @@ class TournamentState(TournamentBase, kw_only=True):
     def next_cut(self) -> int | None:
         return stages.next_cut(self)
 
+    def break_due(self) -> RoundBreak | None:
+        return stages.break_due(self)
+
+    def start_break(self, round_: int, at: float, seconds: float) -> None:
+        stages.start_break(self, round_, at, seconds)
+
+    def break_left(self, now: float) -> float | None:
+        return stages.break_left(self, now)
+
     def ready_for_round(self) -> None:
         stages.ready_for_round(self)
 
@@ -291,6 +327,9 @@ class TournamentState(TournamentBase, kw_only=True):
 
     def pause(self, at: float) -> None:
         stages.pause(self, at)
+
+    def require_running(self, doing: str) -> None:
+        stages.require_running(self, doing)
 
     def resume(self, at: float) -> None:
         stages.resume(self, at)

@@ -11,6 +11,8 @@ the database holds is derived from them or kept beside them, and is checked agai
   `.sabot/secret.key`) the seals cannot be opened: only their presence is checked;
 * `command_log_matches_events`: every command the log records produced the events it names,
   and those events carry its id; every event that carries a command id is in the log;
+* `commands_attributed` (`infra.audit.attribution`): an event whose actor is a person came
+  from a command that person's own token sent;
 * `ViewsMatchEvents`: each projection is rebuilt in memory (an in-memory SQLite copy of
   the events, the projections' own runner, which the caller hands in:
   `infra.audit.ports.ViewRebuild`) up to the position its stored view has reached, and
@@ -31,13 +33,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import msgspec
-from eventsourcing.persistence import PersistenceError, StoredEvent
+from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteDatastore
 from eventsourcing.utils import get_topic
 
 from domain.table.aggregate import Table
+from infra.audit.attribution import commands_attributed
 from infra.audit.ports import ViewRebuild
-from infra.audit.report import AuditCheck, Finding
+from infra.audit.report import PAGE, AuditCheck, Finding, read_rows, stored_event_rows
 from infra.audit.snapshots import snapshots_match_events
 from infra.errors import SealBroken
 from infra.settings import HOME, SECRET_KEY_FILE, load_settings
@@ -46,7 +49,6 @@ from infra.store.homes import MAIN_HOME
 from infra.store.opening import Store
 from infra.store.vault import open_seal
 
-PAGE = 5000
 MAX_FINDINGS = 20
 _SHUFFLED = get_topic(Table.ShoeShuffled)
 
@@ -55,15 +57,7 @@ def complete_checks(views: ViewRebuild) -> list[AuditCheck]:
     """Every check beyond the chain and the shoes, in the order verify runs them; `views`
     rebuilds the projections (`projections.audit_port.PROJECTIONS`)."""
     return [snapshots_match_events, vault_matches_events, command_log_matches_events,
-            ViewsMatchEvents(views)]
-
-
-def _rows(database: Database, template: str, params: Any = ()) -> list[Any]:
-    try:
-        with database.transaction(write=False) as cursor:
-            return list(database.execute(cursor, template, params).fetchall())
-    except PersistenceError:
-        return []  # the table does not exist: nothing of that kind was ever written
+            commands_attributed, ViewsMatchEvents(views)]
 
 
 def _secret_key() -> bytes | None:
@@ -73,7 +67,7 @@ def _secret_key() -> bytes | None:
 
 
 def vault_matches_events(store: Store) -> Iterator[Finding]:
-    sealed = {row["shoe_id"]: bytes(row["sealed"]) for row in _rows(
+    sealed = {row["shoe_id"]: bytes(row["sealed"]) for row in read_rows(
         store.vault_database, "SELECT shoe_id, sealed FROM {shoe_seeds}")}
     found = 0
     for stored in _shuffles(store):
@@ -109,7 +103,7 @@ def _shuffles(store: Store) -> list[StoredEvent]:
         StoredEvent(originator_id=database.from_db_id(row["originator_id"]),
                     originator_version=row["originator_version"], topic=row["topic"],
                     state=bytes(row["state"]))
-        for row in _rows(database, "SELECT originator_id, originator_version, topic, state"
+        for row in read_rows(database, "SELECT originator_id, originator_version, topic, state"
                          " FROM {stored_events} WHERE topic = ? ORDER BY {nid}", (_SHUFFLED,))
     ]
 
@@ -122,51 +116,64 @@ class _Carried(msgspec.Struct):
 
 def command_log_matches_events(store: Store) -> Iterator[Finding]:
     database = store.database
-    log = {row["command_id"]: (database.from_db_id(row["originator_id"]),
-                               row["first_version"], row["last_version"])
-           for row in _rows(database, "SELECT command_id, originator_id, first_version,"
+    streams = _Streams(database)  # each stream a small number: cheap keys, one UUID each
+    log = {row["command_id"]: (streams.number(row["originator_id"]), row["first_version"],
+                               row["last_version"])
+           for row in read_rows(database, "SELECT command_id, originator_id, first_version,"
                             " last_version FROM {command_log}")}
     decode = msgspec.msgpack.Decoder(_Carried).decode  # the command id alone is decoded
-    ids: dict[Any, uuid.UUID] = {}
-    carried: dict[tuple[uuid.UUID, int], str] = {}
-    versions: dict[uuid.UUID, int] = {}
+    carried: dict[tuple[int, int], str] = {}
+    versions: dict[int, int] = {}
     findings = 0
-    after = 0
-    while True:
-        rows = _rows(database, "SELECT {nid} AS n, originator_id, originator_version, state"
-                     " FROM {stored_events} WHERE {nid} > ? ORDER BY {nid} LIMIT ?",
-                     (after, PAGE))
-        for row in rows:
-            raw = row["originator_id"]
-            oid = ids.get(raw) or ids.setdefault(raw, database.from_db_id(raw))
-            versions[oid] = row["originator_version"]
-            try:
-                command = decode(row["state"]).command_id
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                continue  # not a mapping: an event without a command id
-            if not isinstance(command, str) or not command:
-                continue
-            carried[(oid, row["originator_version"])] = command
-            if command not in log and findings < MAX_FINDINGS:
-                findings += 1
-                yield Finding(problem="command not logged", detail=f"the event carries command "
-                              f"{command!r}, which the command log does not hold: the log was "
-                              "emptied or edited", originator_id=oid,
-                              originator_version=row["originator_version"],
-                              notification_id=row["n"], check="commands")
-        if len(rows) < PAGE:
-            break
-        after = rows[-1]["n"]
-    for command, (oid, first, last) in sorted(log.items()):
-        wrong = [v for v in range(first, last + 1) if carried.get((oid, v), command) != command]
-        beyond = last > versions.get(oid, 0)
+    for row in stored_event_rows(database):
+        stream, version = streams.number(row["originator_id"]), row["originator_version"]
+        versions[stream] = version
+        try:
+            command = decode(row["state"]).command_id
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue  # not a mapping: an event without a command id
+        if not isinstance(command, str) or not command:
+            continue
+        carried[(stream, version)] = command
+        if command not in log and findings < MAX_FINDINGS:
+            findings += 1
+            yield Finding(problem="command not logged", detail=f"the event carries command "
+                          f"{command!r}, which the command log does not hold: the log was "
+                          "emptied or edited", originator_id=streams.ids[stream],
+                          originator_version=version, notification_id=row["n"],
+                          check="commands")
+    for command, (stream, first, last) in sorted(log.items()):
+        wrong = [v for v in range(first, last + 1)
+                 if carried.get((stream, v), command) != command]
+        beyond = last > versions.get(stream, 0)
         if (wrong or beyond) and findings < MAX_FINDINGS:
             findings += 1
             version = wrong[0] if wrong else last
             yield Finding(problem="command log altered", detail=f"the log says command "
                           f"{command!r} produced versions {first}..{last}; version {version} "
                           + ("carries another command id" if wrong else "was never stored"),
-                          originator_id=oid, originator_version=version, check="commands")
+                          originator_id=streams.ids[stream], originator_version=version,
+                          check="commands")
+
+
+class _Streams:
+    """A number for each originator id as the database gives it (the same stream, however its
+    id is spelt), and back to its UUID."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self.ids: list[uuid.UUID] = []
+        self._numbers: dict[uuid.UUID, int] = {}
+        self._raw: dict[Any, int] = {}
+
+    def number(self, raw: Any) -> int:
+        found = self._raw.get(raw)
+        if found is None:
+            oid = self.database.from_db_id(raw)
+            found = self._raw[raw] = self._numbers.setdefault(oid, len(self.ids))
+            if found == len(self.ids):
+                self.ids.append(oid)
+        return found
 
 
 command_log_matches_events.name = "commands"  # type: ignore[attr-defined]
@@ -185,7 +192,7 @@ class _Copy:
                            " INTEGER, topic TEXT, state BLOB)")
             after = 0
             while True:
-                rows = _rows(source, "SELECT {nid} AS n, originator_id, originator_version,"
+                rows = read_rows(source, "SELECT {nid} AS n, originator_id, originator_version,"
                              " topic, state FROM {stored_events} WHERE {nid} > ?"
                              " ORDER BY {nid} LIMIT ?", (after, PAGE))
                 cursor.executemany(
@@ -215,7 +222,7 @@ class ViewsMatchEvents:
 
     def __call__(self, store: Store) -> Iterator[Finding]:
         views = self.views
-        positions = {row["projection"]: int(row["notification_id"]) for row in _rows(
+        positions = {row["projection"]: int(row["notification_id"]) for row in read_rows(
             store.database, "SELECT projection, notification_id FROM {view_tracking}")}
         homes = store.home_databases()
         wanted = [name for name in views.names
@@ -240,8 +247,8 @@ class ViewsMatchEvents:
 def _compare(stored_db: Database, rebuilt_db: Database, view: str,
              table: str) -> Iterator[Finding]:
     template = "SELECT * FROM {" + table + "}"
-    stored = sorted(map(_plain, _rows(stored_db, template)), key=repr)
-    rebuilt = sorted(map(_plain, _rows(rebuilt_db, template)), key=repr)
+    stored = sorted(map(_plain, read_rows(stored_db, template)), key=repr)
+    rebuilt = sorted(map(_plain, read_rows(rebuilt_db, template)), key=repr)
     if stored == rebuilt:
         return
     extra = [row for row in stored if row not in rebuilt]

@@ -10,7 +10,13 @@ Format `sabot-dossier-v1` (README, "Coup dossiers"):
      "checkpoint": {"size", "root", "head", "chain", "time", "key", "public_key",
                     "signature"},
      "public_keys": [{"key", "public_key"}],
-     "events": [event records, `infra.audit.proofs`]}
+     "events": [event records, `infra.audit.proofs`],
+     "checkpoint_note": the checkpoint as a C2SP signed note,
+     "tlog_proofs": [each event's C2SP tlog-proof, in the events' order],
+     "witnesses": [{"name", "key", "public_key"} of each co-signature in those proofs]}
+
+A dossier of before has neither `checkpoint_note`, `tlog_proofs` nor `witnesses`, and still
+checks; a checker of before ignores them.
 
 The events are the table's, in version order: the shuffle of the coup's taille through its
 cut (the commitment, every entropy contribution, the cut), the event just before the coup,
@@ -62,5 +68,7 @@ def dossier(writer: Any, table_id: UUID, coup: int) -> dict[str, Any]:
         "format": DOSSIER_FORMAT, "table": {"name": name, "id": str(table_id)}, "coup": coup,
         "created": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         "shoe": shoe, "checkpoint": proven.checkpoint, "public_keys": proven.public_keys,
-        "events": proven.events,
+        "events": proven.events, "checkpoint_note": proven.note,
+        "tlog_proofs": proven.tlog_proofs,
+        "witnesses": proven.witnesses,
     }

@@ -8,12 +8,15 @@ where: stream, version, notification, partition), the `AuditReport` of a verify,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
+from typing import Any
 from uuid import UUID
 
 import msgspec
+from eventsourcing.persistence import PersistenceError
 
+from infra.store.database import Database
 from infra.store.opening import Store
 
 
@@ -35,6 +38,15 @@ class Problem(StrEnum):
     SIGNATURE_MISSING = "signature missing"
     KEY_REPLACED = "signing key replaced"
     TREE_ALTERED = "stored tree altered"
+    MISATTRIBUTED = "not sent by the actor"
+    COMMAND_REUSED = "command reused"
+    SEAL_INVALID = "command seal invalid"
+    SENDER_ERASED = "sender erased"
+    UNATTRIBUTED = "unattributed"  # a notice, not a discrepancy (`NOTICES`)
+
+
+NOTICES = frozenset({Problem.UNATTRIBUTED})
+"""What a check reports that is said, not held against the store."""
 
 
 class Finding(msgspec.Struct, frozen=True, kw_only=True):
@@ -73,7 +85,8 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     the checkpoint size an incremental verify started from, `proof` the length of its
     consistency proof to the store's tree. `unanchored` says, each in a sentence, what no
     checkpoint or key outside the database vouches for (intact but unanchored: `sabot audit
-    verify` exits 3)."""
+    verify` exits 3). `notices` are what the checks say without holding it against the store
+    (`NOTICES`: e.g. events of people from commands recorded before senders were)."""
 
     ok: bool
     events: int
@@ -97,9 +110,37 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     proof: int | None = None
     partitions: int = 0
     unanchored: tuple[str, ...] = ()
+    notices: tuple[Finding, ...] = ()
 
 
 AuditCheck = Callable[[Store], Iterable[Finding]]
+
+
+def read_rows(database: Database, template: str, params: Any = ()) -> list[Any]:
+    """A check's read: the rows, or none when the table does not exist (nothing of that kind
+    was ever written)."""
+    try:
+        with database.transaction(write=False) as cursor:
+            return list(database.execute(cursor, template, params).fetchall())
+    except PersistenceError:
+        return []
+
+
+PAGE = 5000  # stored events read at a time by a check that walks them all
+
+
+def stored_event_rows(database: Database) -> Iterator[Any]:
+    """Every stored event's row (`n`, `originator_id`, `originator_version`, `state`), in
+    notification order, read a page at a time."""
+    after = 0
+    while True:
+        rows = read_rows(database, "SELECT {nid} AS n, originator_id, originator_version, state"
+                         " FROM {stored_events} WHERE {nid} > ? ORDER BY {nid} LIMIT ?",
+                         (after, PAGE))
+        yield from rows
+        if len(rows) < PAGE:
+            return
+        after = rows[-1]["n"]
 
 
 def parse_anchor(text: str) -> tuple[int, bytes]:

@@ -59,6 +59,8 @@ signatures and the checkpoints); the findings and the report are `infra.audit.re
 
 from __future__ import annotations
 
+import gc
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
@@ -67,6 +69,7 @@ import msgspec
 from eventsourcing.persistence import PersistenceError
 
 from infra.audit.report import (
+    NOTICES,
     AuditCheck,
     AuditReport,
     Finding,
@@ -84,7 +87,7 @@ from infra.store.signing import key_env, key_id, public_key_of
 from infra.store.trust import STORE_ONLY, Trust, configured_keys
 
 __all__ = ["AuditCheck", "AuditReport", "Finding", "Problem", "parse_anchor", "report_to_json",
-           "verify"]
+           "trust_of", "verify"]
 
 
 def verify(
@@ -113,10 +116,10 @@ def verify(
             path = checkpoint_path(store.database)
             checkpoint_lines = checkpoints(read_lines(path)) if path is not None else []
         try:
-            with _one_snapshot(store):
+            with _few_collections(), _one_snapshot(store):
                 walk = Walk(store.database, dict(anchors or {}), page_size)
                 if signatures:
-                    walk.expect_signed(_trust(store.database, trusted_keys, checkpoint_lines),
+                    walk.expect_signed(trust_of(store.database, trusted_keys, checkpoint_lines),
                                        checkpoint_lines, all_signatures, since)
                 first_break = walk.run()
                 walked = time.perf_counter() - started
@@ -132,6 +135,8 @@ def verify(
     finally:
         if isinstance(target, str):
             store.close()
+    notices = tuple(f for f in findings if f.problem in NOTICES)
+    findings = [f for f in findings if f.problem not in NOTICES]
     return AuditReport(
         ok=first_break is None and not findings,
         events=walk.count,
@@ -156,6 +161,7 @@ def verify(
         proof=walk.proof,
         partitions=len(walk.partitions),
         unanchored=tuple(walk.unanchored),
+        notices=notices,
     )
 
 
@@ -171,7 +177,36 @@ def _one_snapshot(store: Store) -> Iterator[None]:
         yield
 
 
-def _trust(database: Database, given: Sequence[bytes] | None,
+YOUNG_COLLECTION_EVERY = 50_000  # container allocations, while verify runs (default 700)
+_collections = threading.Lock()
+_verifying = 0
+_threshold: tuple[int, ...] = ()
+
+
+@contextmanager
+def _few_collections() -> Iterator[None]:
+    """The cyclic garbage collector runs less often while verify allocates: a decoded event
+    and its replay make hundreds of short-lived containers, and at the default threshold the
+    collector's full passes scanned verify's own growing bookkeeping again and again (a
+    quarter of a complete verify's time at 100,000 events). It still runs; the thresholds
+    are restored when the last verify running in this process ends."""
+    global _verifying, _threshold
+    with _collections:
+        if _verifying == 0:
+            _threshold = gc.get_threshold()
+            if _threshold[0]:  # 0: collections are off, left so
+                gc.set_threshold(max(_threshold[0], YOUNG_COLLECTION_EVERY), *_threshold[1:])
+        _verifying += 1
+    try:
+        yield
+    finally:
+        with _collections:
+            _verifying -= 1
+            if _verifying == 0:
+                gc.set_threshold(*_threshold)
+
+
+def trust_of(database: Database, given: Sequence[bytes] | None,
            lines: Sequence[Checkpoint]) -> Trust:
     """The keys given, else the store's key file, else those of `SABOT_TRUSTED_KEYS`, else
     the checkpoint file's first key: never the keys the store records, unless nothing

@@ -1,8 +1,9 @@
 """The director's decisions: what a running tournament does next, and the commands it takes.
 
 `direct(desk, now)` takes one step of a running tournament: finish it once decided, play a
-play-off for a tie on a cut's line, start the next round (balancing first), play the step
-under way (the bots' secret bets, every table dealt to its next coup, the players who cannot
+play-off for a tie on a cut's line, start the break the format calls for after a round and
+wait it out, start the next round (balancing first), play the step under way (the bots'
+secret bets, every table dealt to its next coup, the players who cannot
 cover the minimum put out, the tables balanced), end the round (by coups, by minutes, or
 when no table can play), or start the next step. It reads the tournament and its tables and
 acts through a `Desk`, and does no I/O itself: one copy of the director's logic for the
@@ -90,8 +91,9 @@ class Desk(Protocol):
         there, or a croupier has dealt it (False: not yet)."""
         ...
 
-    def play(self, name: str, until: int) -> None:
-        """The bots play a table until it has closed coup `until` (or cannot go on)."""
+    def play(self, name: str, until: int) -> bool:
+        """The house deals a table until it has closed coup `until` (or cannot go on), the
+        bots playing their seats (False: a person's move is still awaited)."""
         ...
 
     def master(self) -> bytes: ...
@@ -127,7 +129,11 @@ def direct(desk: Desk, now: float) -> Tick:
                                     epoch=epoch))
         close_tables(desk, desk.state())
     elif state.playoff is not None:
-        play_off(desk, state)
+        return play_off(desk, state)
+    elif state.break_due() is not None:
+        desk.do(tc.StartBreak(at=now, actor=DIRECTOR, command_id=f"{here}/break", epoch=epoch))
+    elif state.break_left(now):
+        return Tick.WAITING
     elif state.phase in (TournamentPhase.SEATED, TournamentPhase.BETWEEN_ROUNDS):
         cid = f"{tournament_id}/r{state.round + 1}/start"
         balance(desk, f"{cid}/balance")  # if a crash skipped it
@@ -175,9 +181,10 @@ def play_step(desk: Desk, state: TournamentState, step: Step) -> Tick:
     the step's start; the tables are balanced; the step ends."""
     here = f"{desk.tournament_id}/r{state.round}/k{step.number}"
     bets = secret_bets(desk, state, here)
-    for name, coups in step.coups.items():
-        if name in state.tables and not desk.deal(name, coups + 1):
-            return Tick.WAITING
+    dealt = [desk.deal(name, step_coup(state, name, coups)) for name, coups in step.coups.items()
+             if name in state.tables]  # every table moves on, whichever waits
+    if not all(dealt):
+        return Tick.WAITING
     for player, (spot, amount, nonce) in bets.items():
         with suppress(SecretBetNotDealt):  # a table that could not play: forfeited
             desk.reveal_secret_bet(player, spot, amount, nonce, f"{here}/reveal/{player}")
@@ -191,6 +198,13 @@ def play_step(desk: Desk, state: TournamentState, step: Step) -> Tick:
     balance(desk, f"{here}/balance")
     desk.do(tc.EndStep(actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
     return Tick.ACTED
+
+
+def step_coup(state: TournamentState, name: str, coups: int) -> int:
+    """The coup a table plays to in a step: the one after those it had closed, but never past
+    the round's last (a croupier who dealt ahead of the steps has played the round's coups)."""
+    last = state.last_coup_at(name, coups)
+    return coups + 1 if last is None else min(coups + 1, last)
 
 
 def secret_bet_on(table: TableState, name: str, player: str, commitment: str, *, actor: str,
@@ -208,17 +222,19 @@ def secret_bet_reveal(bet: SecretBet, table_events: Iterable[object], spot: str,
                       nonce: str, *, actor: str, command_id: str) -> tc.RevealSecretBet:
     """The reveal of a secret bet, its coup's outcome read off its table's events;
     `SecretBetNotDealt` while the coup is not settled."""
+    outcome, banker_point = dealt_outcome(table_events, bet.table, bet.coup)
     return tc.RevealSecretBet(player=bet.player, spot=spot, amount=amount, nonce=nonce,
-                              outcome=dealt_outcome(table_events, bet.table, bet.coup),
-                              actor=actor, command_id=command_id)
+                              outcome=outcome, banker_point=banker_point, actor=actor,
+                              command_id=command_id)
 
 
-def dealt_outcome(events: Iterable[object], table: str, coup: int) -> Outcome:
-    """The punter's hand's result in coup `coup` of `table` (its `events`), which a secret
-    bet on it is paid by; `SecretBetNotDealt` while the coup is not settled."""
+def dealt_outcome(events: Iterable[object], table: str,
+                  coup: int) -> tuple[Outcome, int]:
+    """The punter's hand's result in coup `coup` of `table` (its `events`) and the banker's
+    point, which a secret bet on it is paid by; `SecretBetNotDealt` while it is not settled."""
     for event in events:
         if isinstance(event, Table.CoupSettled) and event.coup == coup:
-            return event.outcomes[Side.PUNTER]
+            return event.outcomes[Side.PUNTER], event.points[Side.BANKER]
     raise SecretBetNotDealt(f"coup {coup} at {table} is not dealt yet", rule="secret-bet-not-dealt")
 
 
@@ -262,10 +278,13 @@ def movers(state: TournamentState, seed: bytes) -> set[str]:
 def balance(desk: Desk, command_id: str) -> None:
     """Break and move as the tournament's plan says; moving bankers retire first."""
     moving = movers(desk.state(), desk.seating_seed())
-    for name, command in bank_retirements(desk.tables(), moving, command_id):
+    tables = desk.tables()
+    retirements = bank_retirements(tables, moving, command_id)
+    for name, command in retirements:
         desk.execute(name, command)
-    desk.do(tc.BalanceTables(chips=chips_of(desk.tables().values()), actor=DIRECTOR,
-                             command_id=command_id, epoch=desk.epoch))
+    chips = chips_of((desk.tables() if retirements else tables).values())
+    desk.do(tc.BalanceTables(chips=chips, actor=DIRECTOR, command_id=command_id,
+                             epoch=desk.epoch))
 
 
 def bank_retirements(tables: Mapping[str, TableState], players: set[str],
@@ -300,9 +319,10 @@ def send_order(store: Store, tournament: Tournament, order: TableOrder) -> None:
         store.execute(table_id, command)
 
 
-def play_off(desk: Desk, state: TournamentState) -> None:
-    """The tied players sit at a play-off table with equal stacks and play one coup; the
-    chips they end it with settle the tie (a tie again: another play-off)."""
+def play_off(desk: Desk, state: TournamentState) -> Tick:
+    """The tied players sit at a play-off table with equal stacks and play one coup (the
+    house dealing it, a person's moves waited for); the chips they end it with settle the tie
+    (a tie again: another play-off)."""
     playoff = state.playoff
     assert playoff is not None
     number, epoch = state.playoffs + 1, desk.epoch
@@ -314,7 +334,8 @@ def play_off(desk: Desk, state: TournamentState) -> None:
     for player in playoff.players:
         desk.execute(name, c.SeatPlayer(command_id=f"{here}/seat/{player}", actor=DIRECTOR,
                                         player=player, chips=stack))
-    desk.play(name, 1)
+    if not desk.play(name, 1):
+        return Tick.WAITING
     table = desk.table(name)
     assert table is not None
     chips = {player: table.holding(player) for player in playoff.players}
@@ -322,6 +343,7 @@ def play_off(desk: Desk, state: TournamentState) -> None:
     desk.do(tc.SettlePlayOff(table=name, chips=chips, actor=DIRECTOR, command_id=here,
                              epoch=epoch))
     balance(desk, f"{here}/balance")
+    return Tick.ACTED
 
 
 def close(desk: Desk, name: str, command_id: str) -> None:

@@ -116,6 +116,19 @@ class MemoryStore:
                      choose: Callable[[Table], c.TableCommand]) -> Recorded:
         return self.execute(table_id, choose(self.table(table_id)))
 
+    def execute_run(self, table_id: uuid.UUID,
+                    choose: Callable[[Table], c.TableCommand | None], most: int
+                    ) -> list[Recorded]:
+        """The commands `choose` makes, one after another, up to `most`, until one records
+        nothing (in memory a run costs what its commands do: each is kept as `execute` keeps
+        it)."""
+        run: list[Recorded] = []
+        while len(run) < most and (command := choose(self.table(table_id))) is not None:
+            run.append(self.execute(table_id, command))
+            if not run[-1].events:
+                break
+        return run
+
     def apply_once(self, aggregate_id: uuid.UUID, what: str, command_id: str,
                    decide: Callable[[Any], object]) -> Recorded:
         answered = self.answered(command_id)

@@ -135,6 +135,8 @@ class MemoryDesk:
         for event in self.store.events_of(self.tournament_id, gt=first, lte=recorded.version):
             if isinstance(event, Tournament.StepStarted):
                 self.seconds += step_seconds(self.state(), self.tables().values(), self.pace)
+            if isinstance(event, Tournament.BreakStarted):
+                self.seconds += round(event.seconds)
             for order in table_orders(self.tournament, event):
                 send_order(self.store, self.tournament, order)
 
@@ -142,8 +144,9 @@ class MemoryDesk:
         self.play(name, until)
         return True
 
-    def play(self, name: str, until: int) -> None:
+    def play(self, name: str, until: int) -> bool:
         play_coups(self.store, Table.create_id(name), self._master, "bots", until)
+        return True
 
     def master(self) -> bytes:
         return self._master

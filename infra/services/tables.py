@@ -1,8 +1,10 @@
 """The table service: load a table once, let the Table aggregate decide, save its events.
 
-One command is one transaction. A command id seen before answers what it answered the first
-time and records nothing. Commands on one table queue in the process; two processes racing
-on one table: the loser waits a jittered moment, reloads and tries again, and after a few
+One command is one transaction; a run of a house table's bot steps is one too
+(`execute_run`: each command logged under its own id, as if saved alone). A command id seen
+before answers what it answered the first time and records nothing. Commands on one table
+queue in the process; two processes racing on one table: the loser waits a jittered moment,
+reloads and tries again, and after a few
 rounds gets a `Conflict`. RNG shoes are drawn here (the domain has no
 randomness): the seed goes to the vault, sealed, and only its commitment into the events;
 each card is read off the shoe's order when it is dealt or burned (`VaultCards`, the
@@ -15,9 +17,10 @@ snapshot and the events after it. The command decides on the fork, and the fork 
 saved, so a refused command or a lost race never touches what is kept.
 
 Follow-up effects (waking live subscribers, a decision's deadline) are saved with the
-command's events and dispatched once it commits, through the handlers this process
-registered on `service.effects` (`infra.store.outbox`), whichever adapter sent the command; with
-`SABOT_BROKER_URL` on Redis, every service publishes its wake-ups there from the start.
+command's events (a run's: those of the table it leaves, once) and dispatched once it
+commits, through the handlers this process registered on `service.effects`
+(`infra.store.outbox`), whichever adapter sent the command; with `SABOT_BROKER_URL` on Redis,
+every service publishes its wake-ups there from the start.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, NamedTuple, cast
 
 import msgspec
 from eventsourcing.persistence import IntegrityError, Recording
@@ -52,11 +55,29 @@ from domain.table.state import TableState
 from domain.tournament.aggregate import Tournament
 from infra.errors import DuplicateCommand, SeedAlreadySealed
 from infra.services.application import SabotApplication
+from infra.store.answers import KeptAnswer
+from infra.store.command_log import Claim
+from infra.store.ledger import ReadAt
 from infra.store.live_push import RedisWake, is_redis
-from infra.store.outbox import Dispatcher, Effect, Wake, follow_ups
+from infra.store.outbox import Clock, Dispatcher, Effect, Wake, follow_ups
+from infra.store.outbox import record as record_effects
 
 RETRIES = 8
 BACKOFF = 0.005  # seconds: a race lost to another process waits up to 20 ms, then 40 ms...
+Decide = Callable[[Any], Sequence[ReadAt] | None]
+"""A command decided on a loaded aggregate: the other streams it read (`ReadAt`), if any."""
+
+
+Rooms = Callable[[Table], tuple[Room, list[ReadAt]]]
+"""The room a table decides in (at its coup), and what of its tournament that read."""
+
+
+class _Step(NamedTuple):
+    """One command of a run saved at once (`TableService.execute_run`): its claim and its
+    events as answered."""
+
+    claim: Claim
+    events: list[dict[str, Any]]
 
 
 class Conflict(OutOfTurn):
@@ -202,17 +223,105 @@ class TableService(SabotApplication):
         self._keep(aggregate)
         return aggregate
 
+    def kept(self, aggregate_id: uuid.UUID, what: str) -> Any:
+        """The aggregate as this process last read or wrote it, read from the store only if
+        it is not kept: what another process recorded since is not in it (a director's tick
+        reads its tournament once, `load`, then follows its own writes)."""
+        kept = self._kept_one(aggregate_id)
+        return kept if kept is not None else self.load(aggregate_id, what)
+
+    def load_since(self, aggregate_id: uuid.UUID, what: str, gt: int) -> tuple[Any, list[Any]]:
+        """The aggregate up to date (as `load`), and its events after version `gt`: one read
+        when the kept aggregate is at `gt` or later."""
+        kept = self._kept_one(aggregate_id)
+        if kept is None or kept.version < gt:
+            return self.load(aggregate_id, what), self.events_of(aggregate_id, gt=gt)
+        events = self.events_of(aggregate_id, gt=gt)
+        newer = [e for e in events if e.originator_version > kept.version]
+        if not newer:
+            return kept, events
+        aggregate = fork(kept)
+        for event in newer:
+            aggregate = event.mutate(aggregate)
+        self._keep(aggregate)
+        return aggregate, events
+
     def room_of(self, table: Table) -> Room:
         """The room a table decides its command in: its tournament as recorded now (read
         with the table, for each attempt at the command), or none."""
+        return self.room_read(table)[0]
+
+    def room_read(self, table: Table) -> tuple[Room, list[ReadAt]]:
+        """The room, and the tournament's stream at the version it was read at (none for a
+        free room): the command's events are written only if it has not moved since."""
+        return self.rooms(table)(table)
+
+    def rooms(self, table: Table, kept: bool = False) -> Rooms:
+        """The table's rooms as its tournament is recorded now, read once (`kept`: as this
+        process last read or wrote it, not read again: a save checks it unchanged anyway):
+        the room of the table at whichever coup it is (a run of commands decides in them
+        all)."""
         if table.tournament is None:
-            return FREE_ROOM
+            return lambda _: (FREE_ROOM, [])
+        tournament_id = Tournament.create_id(table.tournament)
         try:
-            tournament = self.load(Tournament.create_id(table.tournament), "tournament")
+            tournament = (self.kept if kept else self.load)(tournament_id, "tournament")
         except NotFound:  # a table named for a tournament never created
-            return FREE_ROOM
-        room: Room = tournament.state.room()
-        return room
+            return lambda _: (FREE_ROOM, [])
+        read = [ReadAt(tournament.id, tournament.version)]
+        return lambda at: (tournament.state.room(at.name, at.state.coup_number), read)
+
+    def deciding(self, command: c.TableCommand, rooms: Rooms | None = None) -> Decide:
+        """`command` decided on a table in its room as recorded now (or in `rooms`, read
+        before); what the table's decision read of its tournament, which the save checks
+        unchanged (a pause recorded in between decides it again: nothing is played once a
+        pause is written)."""
+
+        def decide(table: Table) -> list[ReadAt]:
+            room, read = (rooms or self.rooms(table))(table)
+            table.execute(command, self.cards, room)
+            return read
+
+        return decide
+
+    def last_move(self, table_id: uuid.UUID) -> float:
+        """When the table's last event was recorded (seconds since the epoch): when what the
+        table awaits now (a turn to bet, a decision) began."""
+        version = self.table(table_id).version
+        [last] = self.events_of(table_id, gt=version - 1, lte=version)
+        return float(last.timestamp.timestamp())
+
+    def clock_left(self, clock: Clock, now: float) -> float | None:
+        """The seconds left at `now` on a clock the table started (`clock.seconds` from its
+        last move, counting play only: its tournament's pauses stop it, and a table done with
+        its round waits for the next one with the clock's whole time); None once the table
+        no longer awaits that move (made, or the coup moved on)."""
+        table = self.table(clock.table_id)
+        if msgspec.structs.replace(clock, seconds=0) not in [
+                msgspec.structs.replace(e, seconds=0) for e in follow_ups(table)
+                if not isinstance(e, Wake)]:
+            return None
+        since = self.last_move(clock.table_id)
+        played = now - since
+        if table.tournament is not None and self.exists(Tournament.create_id(table.tournament)):
+            tournament = self.load(Tournament.create_id(table.tournament), "tournament")
+            if tournament.state.clock_waits(table.name, table.state):
+                return float(clock.seconds)
+            played = tournament.state.played(since, now)
+        return clock.seconds - played
+
+    def restart_clocks(self, table_id: uuid.UUID, now: float, command_id: str) -> None:
+        """Send again, with the time they have left, the clocks of the turn or decision the
+        table awaits (at a tournament's resume: a deadline come during the pause played
+        nothing), through the outbox: a handler that fails leaves them pending, relayed by
+        the next dispatch."""
+        clocks = [e for e in follow_ups(self.table(table_id)) if not isinstance(e, Wake)]
+        left = [msgspec.structs.replace(clock, seconds=max(0.0, seconds)) for clock in clocks
+                if (seconds := self.clock_left(clock, now)) is not None]
+        home = self.home_database(table_id)
+        with home.transaction(write=True) as cursor:  # a broker down now loses none of them
+            record_effects(home, cursor, command_id, left)
+        self.effects.dispatch(command_id, left, home)
 
     def table_at(self, table_id: uuid.UUID, head: int | None) -> Table:
         """The table, known to be at version `head` in the store (read by the caller this
@@ -272,30 +381,85 @@ class TableService(SabotApplication):
                       command_id=command_id)
         return self.record(table, command_id)
 
-    def execute(self, table_id: uuid.UUID, command: c.TableCommand) -> Recorded:
-        """Apply one command to a table, once, whatever the retries and races."""
-        return self.apply_once(table_id, "table", command.command_id,
-                               lambda table: table.execute(command, self.cards,
-                                                           self.room_of(table)))
+    def execute(self, table_id: uuid.UUID, command: c.TableCommand, *,
+                answer: KeptAnswer[Recorded] | None = None) -> Recorded:
+        """Apply one command to a table, once, whatever the retries and races; `answer`: the
+        caller's answer to it, kept in its transaction (`infra.store.answers`) when it records
+        events in the main database (else the caller is not told it was kept)."""
+        return self.apply_once(table_id, "table", command.command_id, self.deciding(command),
+                               answer=answer)
 
     def execute_next(self, table_id: uuid.UUID,
                      choose: Callable[[Table], c.TableCommand]) -> Recorded:
         """Apply the command `choose` makes of the table as loaded (a bot's, a director's):
         one load for choosing and deciding."""
 
-        def plan(table: Table) -> tuple[str, Callable[[Any], object]]:
+        def plan(table: Table) -> tuple[str, Decide]:
             command = choose(table)
-            return command.command_id, lambda t: t.execute(command, self.cards, self.room_of(t))
+            return command.command_id, self.deciding(command)
 
         return self._apply(table_id, "table", plan)
 
+    def execute_run(self, table_id: uuid.UUID,
+                    choose: Callable[[Table], c.TableCommand | None], most: int
+                    ) -> list[Recorded]:
+        """Apply the commands `choose` makes of the table (a house table's bot steps), each
+        decided on the table as the one before left it, in one transaction: each under its
+        own command id and versions (`command_log.Claim`), recording the events `execute_next`
+        would record one command at a time. Its effects are those of the table as the run
+        left it, under its last command's id: a live subscriber woken reads every event since
+        it last read, and a clock a command within the run started awaited the move the run
+        made next (the run stops before a person's move, so a person's clock is always the
+        last state's). The run ends where `choose` makes none, after `most` commands, or
+        before a command refused or recording nothing (the caller's one-command path then
+        meets it as it would have). It decides in the tournament as this process last read or
+        wrote it. Nothing is saved, [], when the table is not kept here or the run loses a
+        race (a version taken, a command id applied before, its tournament moved): the caller
+        goes on one command at a time, which decides from the store. Each `Recorded` holds
+        the table as the run left it."""
+        with self._writing(table_id):
+            kept = self._kept_one(table_id)
+            if kept is None:
+                return []
+            table = fork(kept)
+            rooms = self.rooms(table, kept=True)
+            run: list[_Step] = []
+            read: Sequence[ReadAt] = []
+            while len(run) < most and (command := choose(table)) is not None:
+                first = table.version + 1
+                try:
+                    read = self.deciding(command, rooms)(table) or []
+                except DomainError:
+                    return []  # the table may be half-changed: nothing of the run is saved
+                if table.version < first:
+                    break
+                run.append(_Step(Claim(command.command_id, table.id, first, table.version),
+                                 [describe(e) for e in table._pending_events[-(
+                                     table.version - first + 1):]]))
+            if not run:
+                return []
+            last, effects = run[-1].claim.command_id, follow_ups(table)
+            try:
+                recordings = self.save(table, claims=[step.claim for step in run],
+                                       outbox={last: effects}, unchanged=read)
+            except (IntegrityError, DuplicateCommand):
+                return []
+            self._keep(table)
+        home = self.home_database(table_id)
+        positions = {r.notification.originator_version: r.notification.id for r in recordings}
+        self.effects.dispatch(last, effects, home)
+        main = home is self.database
+        return [Recorded(table.id, step.claim.last_version, step.events, table,
+                         positions[step.claim.last_version] if main else None) for step in run]
+
     def apply_once(self, aggregate_id: uuid.UUID, what: str, command_id: str,
-                   decide: Callable[[Any], object]) -> Recorded:
+                   decide: Decide, *, answer: KeptAnswer[Recorded] | None = None) -> Recorded:
         """Load, decide, record: once per command id; a lost race reloads and decides again."""
-        return self._apply(aggregate_id, what, lambda _: (command_id, decide))
+        return self._apply(aggregate_id, what, lambda _: (command_id, decide), answer)
 
     def _apply(self, aggregate_id: uuid.UUID, what: str,
-               plan: Callable[[Any], tuple[str, Callable[[Any], object]]]) -> Recorded:
+               plan: Callable[[Any], tuple[str, Decide]],
+               answer: KeptAnswer[Recorded] | None = None) -> Recorded:
         """Decide on a fork of the kept aggregate and save it, with no read at all when this
         process wrote the aggregate last. Whatever else happens on the kept one (a refusal,
         nothing to record, a version another writer took) is decided again on the aggregate
@@ -309,7 +473,8 @@ class TableService(SabotApplication):
                 aggregate = fork(kept if kept is not None else self.load(aggregate_id, what))
                 kept = None
                 command_id, decide = plan(aggregate)
-                decided = self._decided(aggregate, what, command_id, decide, final=final)
+                decided = self._decided(aggregate, what, command_id, decide, final=final,
+                                        answer=answer)
                 if decided is not None:
                     break
             else:
@@ -322,14 +487,15 @@ class TableService(SabotApplication):
                        rule="conflict")
 
     def _decided(self, aggregate: Any, what: str, command_id: str,
-                 decide: Callable[[Any], object], *,
-                 final: bool) -> tuple[Recorded, list[Effect]] | None:
+                 decide: Decide, *, final: bool,
+                 answer: KeptAnswer[Recorded] | None) -> tuple[Recorded, list[Effect]] | None:
         """Decide and save; None to decide again on the stored aggregate (the version was
         taken, or, on a kept aggregate that may be stale, `final` False, anything but a
         save). A command id seen before answers as it did: looked up only when the command
-        is refused, records nothing, or the store finds it a duplicate."""
+        is refused, records nothing, or the store finds it a duplicate. What `decide` returns
+        (`ReadAt`s: other streams the decision read) is saved only if unchanged."""
         try:
-            decide(aggregate)
+            read = decide(aggregate)
         except DomainError:
             if not final:
                 return None
@@ -342,10 +508,15 @@ class TableService(SabotApplication):
                 return None
             answered = self._answered_for(aggregate.id, what, command_id)
             return answered or Recorded(aggregate.id, aggregate.version, [], aggregate), []
-        pending = list(aggregate._pending_events)
+        described = [describe(e) for e in aggregate._pending_events]
         effects = follow_ups(aggregate) if isinstance(aggregate, Table) else []
+        kept: KeptAnswer[Sequence[int]] | None = None
+        if answer is not None and self.home_database(aggregate.id) is self.database:
+            kept = answer.given(lambda ids: Recorded(aggregate.id, aggregate.version, described,
+                                                     aggregate, max(ids)))
         try:
-            recordings = self.save(aggregate, command_id=command_id, outbox=effects)
+            recordings = self.save(aggregate, command_id=command_id, outbox={command_id: effects},
+                                   unchanged=read or (), answer=kept)
         except IntegrityError:
             return None
         except DuplicateCommand:
@@ -353,8 +524,8 @@ class TableService(SabotApplication):
             assert answered is not None
             return answered, []
         self._keep(aggregate)
-        return Recorded(aggregate.id, aggregate.version, [describe(e) for e in pending],
-                        aggregate, self._position(aggregate.id, recordings)), effects
+        return Recorded(aggregate.id, aggregate.version, described, aggregate,
+                        self._position(aggregate.id, recordings)), effects
 
     def _position(self, aggregate_id: uuid.UUID, recordings: Sequence[Recording[uuid.UUID]]
                   ) -> int | None:
@@ -395,6 +566,11 @@ class TableService(SabotApplication):
         events = self.events_of(table_id, gt=first - 1, lte=last)
         return Recorded(table_id, last, [describe(e) for e in events],
                         position=self._position_of(table_id, last))
+
+    def recorded_at(self, table_id: uuid.UUID) -> int | None:
+        """The position of the table's last event in the main database's log (None if its
+        home is another database); `NotFound` for no such table."""
+        return self._position_of(table_id, self.table(table_id).version)
 
     def _position_of(self, aggregate_id: uuid.UUID, version: int) -> int | None:
         """The notification id of an aggregate's event at `version`, if in the main database's

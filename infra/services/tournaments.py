@@ -8,16 +8,17 @@ reveal; and the reads: `view` (the big screen: one JSON shape for
 published: `infra.services.results`).
 
 Every tournament command is executed once (`Tournament.execute` through
-`TableService.apply_once`), then the table commands
-that mirror its events (`Tournament.table_orders`: seat, move, leave, adjust) are sent to the
-tables under command ids that follow from those events, so re-sending them is harmless.
-A banker who must move or leave first retires the bank (before the chips to move are read,
-so the bank moves with its owner).
+`TableService.apply_once`), then the table commands that mirror its events
+(`Tournament.table_orders`: seat, move, leave, adjust) are sent to the tables under command ids
+that follow from those events, so re-sending them is harmless. A banker who must move or leave
+first retires the bank (before the chips to move are read, so the bank moves with its owner).
 
 Seeds: a tournament has one master seed, the `--seed` given (demos, tests) or 32 bytes of
 the operating system's CSPRNG, sealed in the vault at creation; only its commitment is
 recorded. The seating seed and every shoe seed of its tables derive from it (HMAC), and the
 bots' choices too, so no seed ever travels in a message: a worker unseals it from the store.
+
+The big screen's shape of a tournament is `infra.services.tournament_view`'s.
 
 `Director.tick` takes one step of a running tournament and says whether it acted, waits (a
 clock, a pause, croupiers still dealing, another director's lease) or saw it finished. What
@@ -43,7 +44,6 @@ import uuid
 from collections.abc import Callable
 from contextlib import suppress
 
-import msgspec
 from eventsourcing.utils import get_topic
 
 from domain.actors import ORGANISER
@@ -53,18 +53,17 @@ from domain.game.shoe import commitment
 from domain.limits import trimmed_name
 from domain.table import commands as c
 from domain.table.aggregate import Table
-from domain.table.room import TournamentPaused
+from domain.table.defaults import clock_default
+from domain.table.room import RoundOver, TournamentPaused
 from domain.table.state import Phase, TableState
 from domain.tournament import commands as tc
 from domain.tournament.aggregate import Tournament
-from domain.tournament.formats import Dealing
-from domain.tournament.prizes import prize_table
 from domain.tournament.records import Phase as TournamentPhase
 from domain.tournament.settings import TournamentSettings
 from domain.tournament.state import TournamentState
 from domain.tournament.table_orders import table_orders
 from infra.errors import SeedAlreadySealed
-from infra.services.autoplay import play_coups
+from infra.services.autoplay import Awaited, play_bot_seat, play_coups
 from infra.services.direction import (
     DIRECTOR,
     Tick,
@@ -76,8 +75,9 @@ from infra.services.direction import (
     send_order,
 )
 from infra.services.tables import Recorded, TableService, seating_seed_from, seeds_from
+from infra.services.tournament_view import Position, Results, TournamentView, view_of
 from infra.store.checkpoints import write_checkpoint
-from infra.store.leases import Lease, Leases
+from infra.store.leases import Leases
 
 log = logging.getLogger("sabot.director")
 
@@ -98,6 +98,7 @@ class Tournaments:
     def __init__(self, service: TableService) -> None:
         self.service = service
         self._masters: dict[uuid.UUID, bytes] = {}
+        self._opened: set[uuid.UUID] = set()  # tables known open (a table is never deleted)
         fallback = service.seed_source
         if not getattr(fallback, "tournaments", False):
             service.seed_source = self._shoe_seeds(fallback)
@@ -123,9 +124,18 @@ class Tournaments:
 
     def tables(self, tournament_id: uuid.UUID) -> dict[str, TableState]:
         """The tournament's open tables, by name."""
-        state = self.state(tournament_id)
+        return self.tables_of(self.state(tournament_id))
+
+    def tables_of(self, state: TournamentState) -> dict[str, TableState]:
+        """The open tables of the tournament `state`, by name, each as recorded now."""
         return {name: self.service.state(Table.create_id(name)) for name in state.tables
-                if self.service.events_of(Table.create_id(name), lte=1)}
+                if self.opened(Table.create_id(name))}
+
+    def opened(self, table_id: uuid.UUID) -> bool:
+        """Whether the table was opened: asked of the store until it was."""
+        if table_id not in self._opened and self.service.events_of(table_id, lte=1):
+            self._opened.add(table_id)
+        return table_id in self._opened
 
     def chips(self, tournament_id: uuid.UUID) -> dict[str, int]:
         """Each player in play's chips at their table, their bank included."""
@@ -198,8 +208,18 @@ class Tournaments:
     def resume(self, tournament_id: uuid.UUID, *, at: float | None = None,
                actor: str = ORGANISER, command_id: str) -> Recorded:
         when = time.time() if at is None else at
-        return self.execute(tournament_id, tc.ResumeTournament(
+        resumed = self.execute(tournament_id, tc.ResumeTournament(
             at=when, actor=actor, command_id=command_id))
+        for name in self.tables(tournament_id):  # a deadline come in the pause played nothing
+            self.service.restart_clocks(Table.create_id(name), when, f"{command_id}:{name}")
+        return resumed
+
+    def announce(self, tournament_id: uuid.UUID, text: str, *, at: float | None = None,
+                 actor: str = ORGANISER, command_id: str) -> Recorded:
+        """Tell the room something: the big screen's ticker."""
+        when = time.time() if at is None else at
+        return self.execute(tournament_id, tc.MakeAnnouncement(
+            text=text, at=when, actor=actor, command_id=command_id))
 
     def cancel(self, tournament_id: uuid.UUID, *, actor: str = ORGANISER,
                command_id: str) -> Recorded:
@@ -246,9 +266,12 @@ class Tournaments:
         recorded = self.service.apply_once(
             tournament_id, "tournament", command.command_id,
             lambda t: t.execute(command, lambda: self.seating_seed(tournament_id)))
-        tournament = self.tournament(tournament_id)
+        tournament = (recorded.aggregate if recorded.aggregate is not None
+                      else self.tournament(tournament_id))  # as saved, with its events
         first = recorded.version - len(recorded.events)
-        for event in self.service.events_of(tournament_id, gt=first, lte=recorded.version):
+        events = self.service.events_of(tournament_id, gt=first, lte=recorded.version) if (
+            recorded.events) else []
+        for event in events:
             for order in table_orders(tournament, event):
                 send_order(self.service, tournament, order)
         return recorded
@@ -258,10 +281,11 @@ class Tournaments:
         applies once), but those of `skip`'s events; the last version read. For a director
         that died between a tournament command and its table commands, and for the commands
         another process recorded (the organiser's, through an API replica that may have died
-        before sending their table commands, or may be sending them still)."""
-        tournament = self.tournament(tournament_id)
+        before sending their table commands, or may be sending them still). The tournament
+        is read once, with those events."""
+        tournament, events = self.service.load_since(tournament_id, "tournament", gt)
         last = gt
-        for event in self.service.events_of(tournament_id, gt=gt):
+        for event in events:
             last = event.originator_version
             for order in table_orders(tournament, event) if event.actor != skip else ():
                 send_order(self.service, tournament, order)
@@ -333,7 +357,7 @@ class Director:
         epoch = self._lease(tournament_id)
         if epoch is None:
             return Tick.WAITING
-        state = self.tournaments.state(tournament_id)
+        state = self.service.kept(tournament_id, "tournament").state
         if state.epoch < epoch:
             self._do(tournament_id, tc.AppointDirector(
                 epoch=epoch, actor=DIRECTOR, command_id=f"{tournament_id}/epoch/{epoch}"))
@@ -349,7 +373,10 @@ class Director:
             raise
 
     def _step(self, tournament_id: uuid.UUID, epoch: int) -> Tick:
-        return direct(StoreDesk(self, tournament_id, epoch), self.clock())
+        try:
+            return direct(StoreDesk(self, tournament_id, epoch), self.clock())
+        except TournamentPaused:  # paused since the step read the tournament: it waits
+            return Tick.WAITING
 
     def _lease(self, tournament_id: uuid.UUID) -> int | None:
         return self.leases.acquire(tournament_id, self.holder, time.time(), self.lease_seconds)
@@ -360,7 +387,9 @@ class Director:
 
 class StoreDesk:
     """A director's `Desk` on the store for one tournament, under its lease's `epoch`: the
-    automatic tables dealt by the bots (`infra.services.autoplay`), the croupiers' waited for."""
+    automatic tables dealt by the house, the bots playing their seats
+    (`infra.services.autoplay`) and the people theirs (waited for, on their clocks), the
+    croupiers' tables waited for."""
 
     def __init__(self, director: Director, tournament_id: uuid.UUID, epoch: int) -> None:
         self.director, self.tournaments = director, director.tournaments
@@ -368,14 +397,19 @@ class StoreDesk:
         self.tournament_id, self.epoch = tournament_id, epoch
 
     def state(self) -> TournamentState:
-        return self.tournaments.state(self.tournament_id)
+        """The tournament as the tick read it (`Director.tick`), and as this process wrote it
+        since: a command another process recorded in the meantime makes this process's next
+        save of the tournament, or of a run at its table, fail, and decide again on the
+        store's."""
+        tournament: Tournament = self.service.kept(self.tournament_id, "tournament")
+        return tournament.state
 
     def tables(self) -> dict[str, TableState]:
-        return self.tournaments.tables(self.tournament_id)
+        return self.tournaments.tables_of(self.state())
 
     def table(self, name: str) -> TableState | None:
         table_id = Table.create_id(name)
-        return self.service.state(table_id) if self.service.events_of(table_id, lte=1) else None
+        return self.service.state(table_id) if self.tournaments.opened(table_id) else None
 
     def open_table(self, name: str, command_id: str) -> None:
         state = self.state()
@@ -391,16 +425,52 @@ class StoreDesk:
     def deal(self, name: str, until: int) -> bool:
         if self.director._lease(self.tournament_id) != self.epoch:
             raise OutOfTurn("this director's lease has passed on", rule="stale-epoch")
-        if self.state().settings.dealing is Dealing.AUTOMATIC:
-            try:
-                self.play(name, until)
-            except TournamentPaused:  # paused mid-coup: the coup goes on at the resume
-                return False
-            return True
-        return dealt(self.service.state(Table.create_id(name)), until)
+        tournament = self.state()
+        if not tournament.croupier_deals(name):
+            return self.play(name, until)
+        table_id = Table.create_id(name)
+        with suppress(TournamentPaused, RoundOver):  # a bot's stake on the next round's coup
+            self.bots_think(table_id, tournament)
+        return dealt(self.service.state(table_id), until)
 
-    def play(self, name: str, until: int) -> None:
-        play_coups(self.service, Table.create_id(name), self.master(), "bots", until)
+    def bots_think(self, table_id: uuid.UUID, tournament: TournamentState) -> None:
+        """At a croupier's table, the house bot whose decision the table awaits makes it once
+        it has thought `bot_think_seconds` (of play) since the table's last move."""
+        since = self.service.last_move(table_id)
+        if tournament.played(since, self.director.clock()) >= (
+                tournament.settings.bot_think_seconds):
+            play_bot_seat(self.service, table_id, self.master(), "bots",
+                          tournament.room().people)
+
+    def deal_house(self, name: str, until: int, tournament: TournamentState) -> bool:
+        """Deal a table to coup `until`, the bots playing their seats; where the move is a
+        person's, wait for them (False) until their clock has run out (the time of play since
+        the table's last event: a pause stops it), then apply the default as the clock's (or,
+        nobody else punting, leave the table out of the step)."""
+        table_id = Table.create_id(name)
+        while True:
+            try:
+                play_coups(self.service, table_id, self.master(), "bots", until,
+                           people=tournament.room().people)
+                return True
+            except Awaited as awaited:
+                seconds = tournament.settings.person_clock(awaited.command,
+                                                           awaited.state.settings)
+                since = self.service.last_move(table_id)
+                if tournament.played(since, self.director.clock()) < seconds:
+                    return False
+                default = clock_default(awaited.state, table_id, awaited.command,
+                                        awaited.person)
+                if default is None:  # the table cannot play this coup without the person
+                    return True
+                if not self.service.execute(table_id, default).events:
+                    return False  # nothing to default after all: look again next tick
+
+    def play(self, name: str, until: int) -> bool:
+        try:
+            return self.deal_house(name, until, self.state())
+        except TournamentPaused:  # paused mid-coup: the coup goes on at the resume
+            return False
 
     def master(self) -> bytes:
         return self.tournaments.master(self.tournament_id)
@@ -429,103 +499,3 @@ def dealt(table: TableState, coup: int) -> bool:
     """The table has closed coup `coup` and is between coups, or cannot play on."""
     between = table.coup is None and table.phase is not Phase.TAILLE_OVER
     return (table.coup_number >= coup and between) or (between and not playable(table))
-
-
-# --- the shared view -----------------------------------------------------------------
-
-
-class SeatLine(msgspec.Struct, frozen=True):
-    player: str
-    chips: int
-    bot: bool
-
-
-class TableLine(msgspec.Struct, frozen=True):
-    name: str
-    players: list[SeatLine]
-
-
-class DirectorLine(msgspec.Struct, frozen=True, kw_only=True):
-    """Who directs the tournament; `alive` false: its lease ran out (its worker died or was
-    stopped) and no other took it: the tournament waits for a worker."""
-
-    holder: str
-    epoch: int
-    alive: bool
-    seconds_since: float  # since the lease ran out (0 while alive)
-
-
-class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
-    """A tournament as the big screen shows it (`GET /tournaments/{id}`)."""
-
-    id: str
-    name: str
-    variant: str
-    status: str  # registering, running, paused, finished
-    stage: str
-    round: int
-    coups_left: int | None
-    seconds_left: float | None
-    min_stake: int
-    max_stake: int
-    entrants: int
-    players_left: int
-    average_stack: int
-    prize_pool: int
-    payouts: list[int]  # each paid position's prize (first place first), at the pool now
-    secret_bet: bool  # the stage under way allows each player one secret bet a round
-    next_cut: int | None
-    playoff: list[str]
-    winner: str | None
-    director: DirectorLine | None  # None: no director has taken it yet
-    tables: list[TableLine]
-
-
-class Position(msgspec.Struct, frozen=True):
-    player: str
-    position: int
-    tied: int
-    prize: int
-
-
-class Results(msgspec.Struct, frozen=True, kw_only=True):
-    id: str
-    name: str
-    status: str
-    winner: str | None
-    winners: list[str]
-    prize_pool: int
-    positions: list[Position]
-    published: bool = False  # false: provisional, a dispute may still move chips
-    published_by: str | None = None
-    published_at: float | None = None  # seconds since the epoch
-
-
-def view_of(tournament: Tournament, tables: dict[str, TableState], lease: Lease | None,
-            now: float) -> TournamentView:
-    state = tournament.state
-    chips = chips_of(tables.values())
-    winners = [r.player for r in state.results() if r.position == 1]
-    finished = state.phase is TournamentPhase.FINISHED
-    left = winners if finished else state.in_play() if state.seating else list(state.entrants)
-    stacks = [chips.get(p, state.entrants[p].chips or state.settings.starting_chips)
-              for p in left]
-    lines = [TableLine(name=name, players=[
-        SeatLine(player=e.player, chips=chips.get(e.player, e.chips), bot=e.bot)
-        for e in state.seated_at(name)]) for name in state.tables]
-    return TournamentView(
-        id=str(tournament.id), name=state.name, variant=state.settings.variant.value,
-        status=state.status.value, stage=state.current.name, round=state.round,
-        coups_left=state.coups_left(), seconds_left=state.seconds_left(now),
-        min_stake=state.limits.min_stake, max_stake=state.limits.max_stake,
-        entrants=state.entries, players_left=len(left),
-        average_stack=sum(stacks) // len(stacks) if stacks else 0, prize_pool=state.pool,
-        payouts=list(state.settings.fixed_prizes) or prize_table(state.pool,
-                                                                 state.settings.prizes),
-        secret_bet=state.current.secret_bet,
-        next_cut=state.next_cut(), playoff=state.playoff.players if state.playoff else [],
-        winner=winners[0] if finished and len(winners) == 1 else None,
-        director=None if lease is None else DirectorLine(
-            holder=lease.holder, epoch=lease.epoch, alive=lease.expires >= now,
-            seconds_since=round(max(0.0, now - lease.expires), 1)),
-        tables=lines)

@@ -12,9 +12,15 @@ It also carries the tree's frontier (the roots of its perfect subtrees), so that
 verify or witness can continue the tree from it (`--since`) without rereading the events
 before; the frontier is checked against the signed root before use.
 
-A witness (another party, with its own Ed25519 key) co-signs a checkpoint after checking
-that it extends the last one it co-signed (an RFC 9162 consistency proof): `sabot audit
-witness`. A co-signature signs "sabot-witness-v1\\n" || the same text.
+Each checkpoint line also carries the same tree head as a C2SP tlog-checkpoint signed note
+(`note`, `infra.store.checkpoint_notes`), which Go's and the transparency logs' tools check;
+a checkpoint whose note does not hold is not validly signed. Lines written before have none.
+
+A witness (another party, with its own Ed25519 key and its own memory: `infra.store.witness`)
+co-signs a checkpoint after checking that it extends the last one it co-signed (an RFC 9162
+consistency proof): `sabot audit witness`. A co-signature signs "sabot-witness-v1\\n" || the
+same text, and co-signs the note as C2SP tlog-cosignature/v1 says (`note_signature`, a note's
+signature line); it is kept in the checkpoint file beside the checkpoint.
 
 The file is JSON lines, one checkpoint or co-signature a line, appended under an exclusive
 `flock`. Where it is:
@@ -45,6 +51,7 @@ import fcntl
 import logging
 import os
 import threading
+import time
 import weakref
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -53,15 +60,21 @@ from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
-from infra.errors import ChainError, SettingsError, WritersInFlight
+from infra.errors import ChainError, SettingsError
+from infra.store.checkpoint_notes import (
+    checkpoint_note,
+    cosignature_holds,
+    cosignature_line,
+    log_origin,
+    note_holds,
+    note_origin,
+)
 from infra.store.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.store.ledger import PartitionHeads, advance_tree, select_events
 from infra.store.merkle import (
     Frontier,
-    consistency_proof,
     event_leaf,
     inclusion_proof,
-    verify_consistency,
     verify_inclusion,
 )
 from infra.store.signing import HOME, Signer, key_id, signature_valid
@@ -72,6 +85,7 @@ WITNESS_PREFIX = b"sabot-witness-v1\n"
 SUFFIX = ".checkpoints"
 DEFAULT_SECONDS = 10.0
 TAIL_BYTES = 1 << 16
+LOG_EVERY_SECONDS = 60.0  # a writer that keeps failing to checkpoint logs an error this often
 
 log = logging.getLogger("sabot.checkpoints")
 
@@ -97,6 +111,7 @@ class Checkpoint(msgspec.Struct, frozen=True, kw_only=True, tag="checkpoint", ta
     signature: str
     frontier: list[str] = msgspec.field(default_factory=list)
     partitions: list[PartitionHead] = msgspec.field(default_factory=list)
+    note: str = ""
 
     def text(self) -> bytes:
         """What is signed; a checkpoint of before partitions lists none."""
@@ -105,10 +120,13 @@ class Checkpoint(msgspec.Struct, frozen=True, kw_only=True, tag="checkpoint", ta
                           for p in self.partitions)).encode()
 
     def signed_by_its_key(self) -> bool:
+        """Its signature verifies by its key, and so does its note, if it has one."""
         public = bytes.fromhex(self.public_key)
+        signed = CHECKPOINT_PREFIX + self.text()
         return key_id(public) == self.key and signature_valid(
-            public, CHECKPOINT_PREFIX + self.text(), bytes.fromhex(self.signature)
-        )
+            public, signed, bytes.fromhex(self.signature)
+        ) and (not self.note or note_holds(self.note, public, self.size,
+                                           bytes.fromhex(self.root), signed))
 
     def tree(self) -> Frontier:
         """The frontier it carries, if it folds to its root (`ValueError` otherwise)."""
@@ -130,15 +148,34 @@ class Cosignature(msgspec.Struct, frozen=True, kw_only=True, tag="witness", tag_
     time: str
     signature: str
     signed_at: str
+    note_signature: str = ""
 
     def valid_for(self, checkpoint: Checkpoint) -> bool:
+        """Its signature verifies by its key, and so does its co-signature of the
+        checkpoint's note, if it has one. A witness reached over HTTP (C2SP tlog-witness:
+        `infra.store.witness_push`) co-signs only the note (`signature` empty), whose
+        extension line binds the checkpoint's text."""
         public = bytes.fromhex(self.public_key)
-        return key_id(public) == self.witness and signature_valid(
+        if key_id(public) != self.witness or not (self.signature or self.note_signature):
+            return False
+        return (not self.signature or signature_valid(
             public, WITNESS_PREFIX + checkpoint.text(), bytes.fromhex(self.signature)
-        )
+        )) and (not self.note_signature or cosignature_holds(checkpoint.note,
+                                                             self.note_signature, public))
 
 
 Line = Checkpoint | Cosignature
+
+
+def cosigners(lines: list[Line], checkpoint: Checkpoint) -> set[str]:
+    """The public keys (hex) of the witnesses whose co-signature of `checkpoint` in `lines`
+    is valid."""
+    return {line.public_key for line in lines if isinstance(line, Cosignature)
+            and (line.size, line.root, line.time) == (checkpoint.size, checkpoint.root,
+                                                      checkpoint.time)
+            and line.valid_for(checkpoint)}
+
+
 _decoder = msgspec.json.Decoder(Line)
 
 
@@ -247,7 +284,10 @@ def writer_trust(signer: Signer, path: Path | None) -> dict[str, bytes]:
     return trusted
 
 
-def sign_checkpoint(head: TreeHead, signer: Signer, at: datetime | None = None) -> Checkpoint:
+def sign_checkpoint(head: TreeHead, signer: Signer, at: datetime | None = None,
+                    previous: Checkpoint | None = None) -> Checkpoint:
+    """The checkpoint of `head`, and its note (under the origin of `previous`'s note, if
+    `SABOT_LOG_ORIGIN` does not say another)."""
     when = (at or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="milliseconds")
     unsigned = Checkpoint(
         size=head.tree.size, root=head.tree.root().hex(), head=head.head, chain=head.chain.hex(),
@@ -256,16 +296,21 @@ def sign_checkpoint(head: TreeHead, signer: Signer, at: datetime | None = None) 
         partitions=[PartitionHead(key, size, last, chain)
                     for key, (size, last, chain) in sorted(head.partitions.items())],
     )
-    signature = signer.sign(CHECKPOINT_PREFIX + unsigned.text())
-    return msgspec.structs.replace(unsigned, signature=signature.hex())
+    signed = CHECKPOINT_PREFIX + unsigned.text()
+    origin = log_origin(signer, note_origin(previous.note) if previous is not None else None)
+    return msgspec.structs.replace(
+        unsigned, signature=signer.sign(signed).hex(),
+        note=checkpoint_note(origin, head.tree.size, head.tree.root(), signed, signer))
 
 
 def cosign(checkpoint: Checkpoint, witness: Signer) -> Cosignature:
+    """A witness's co-signature of a checkpoint, and of its note if it has one."""
     return Cosignature(
         witness=witness.key_id, public_key=witness.public_key.hex(), size=checkpoint.size,
         root=checkpoint.root, time=checkpoint.time,
         signature=witness.sign(WITNESS_PREFIX + checkpoint.text()).hex(),
         signed_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        note_signature=cosignature_line(checkpoint.note, witness) if checkpoint.note else "",
     )
 
 
@@ -306,59 +351,35 @@ def inclusion(database: Database, checkpoint: Checkpoint, notification_id: int) 
                      checkpoint)
 
 
-class WitnessRefusal(ValueError):
-    """A witness will not co-sign: the checkpoint does not hold, or does not extend the last
-    one it co-signed."""
+class _Witnesses(Protocol):
+    """Where a writer's checkpoints go once written (`infra.store.witness_push.Pusher`)."""
+
+    def checkpointed(self, checkpoint: Checkpoint) -> None: ...
+
+    def close(self) -> None: ...
 
 
-def witness(database: Database, lines: list[Line], signer: Signer,
-            trusted: bytes | None = None) -> Cosignature:
-    """Co-sign the latest checkpoint of `lines`, after checking that it is signed (by the
-    `trusted` operator key, if given), that it extends the last checkpoint this witness
-    co-signed (an RFC 9162 consistency proof from that checkpoint's frontier and the store's
-    leaves in between), and that the store's leaves give its root."""
-    signed = checkpoints(lines)
-    if not signed:
-        raise WitnessRefusal("there is no checkpoint to co-sign")
-    latest = max(signed, key=lambda c: (c.size, c.time))
-    if not latest.signed_by_its_key():
-        raise WitnessRefusal(f"the checkpoint of size {latest.size} is not validly signed")
-    if trusted is not None and key_id(trusted) != latest.key:
-        raise WitnessRefusal(f"the checkpoint is signed by key {latest.key}, not the operator's")
-    mine = [line for line in lines if isinstance(line, Cosignature)
-            and line.witness == signer.key_id]
-    earlier = Checkpoint(size=0, root=Frontier().root().hex(), head=0, chain="", time="",
-                         key="", public_key="", signature="")
-    if mine:
-        last = max(mine, key=lambda c: c.size)
-        earlier = next((c for c in signed if (c.size, c.root, c.time) ==
-                        (last.size, last.root, last.time)), earlier)
-        if earlier.size != last.size:
-            raise WitnessRefusal(f"the checkpoint of size {last.size} this witness co-signed "
-                                 "is no longer in the file")
-    if latest.size < earlier.size:
-        raise WitnessRefusal(f"the latest checkpoint ({latest.size} events) is smaller than "
-                             f"the one this witness co-signed ({earlier.size})")
-    tree = earlier.tree()
-    leaves = leaves_after(database, earlier.head, latest.size - earlier.size)
-    proof = consistency_proof(tree, leaves)
-    extended = tree.copy()
-    for leaf in leaves:
-        extended.append(leaf)
-    if extended.root().hex() != latest.root or not verify_consistency(
-        earlier.size, latest.size, bytes.fromhex(earlier.root), bytes.fromhex(latest.root),
-        proof,
-    ):
-        raise WitnessRefusal(f"the checkpoint of size {latest.size} does not extend the one of "
-                             f"size {earlier.size} this witness co-signed, by the store's events")
-    return cosign(latest, signer)
+class Anchoring(NamedTuple):
+    """How a store's checkpoints fare in this process (`Checkpointer.anchoring`): the store (its
+    checkpoint file's name), the attempts that wrote none, why the last one failed (None: it
+    did not), and the seconds since the file's latest checkpoint was signed (None: none yet)."""
+
+    database: str
+    failures: int
+    failing: str | None
+    age: float | None
 
 
 class Checkpointer:
-    """Writes the checkpoints of one writer: after its writes, at close, at exit."""
+    """Writes the checkpoints of one writer: after its writes, at close, at exit; and hands
+    each to its `witnesses`, if any. One that cannot keeps trying every `seconds`, logs an
+    error at most every `LOG_EVERY_SECONDS`, and says so (`anchoring`, read by `/ready` and the
+    metrics)."""
 
-    def __init__(self, database: Database, path: Path, signer: Signer, seconds: float) -> None:
+    def __init__(self, database: Database, path: Path, signer: Signer, seconds: float,
+                 witnesses: _Witnesses | None = None) -> None:
         self.database = database
+        self.witnesses = witnesses
         self.path = path
         self.signer = signer
         self.seconds = seconds
@@ -371,6 +392,9 @@ class Checkpointer:
         self._writing = threading.RLock()
         self._writer: int | None = None  # the thread in `write`
         self._then: Callable[[], None] | None = None  # what `close` left for `write` to do
+        self._failures = 0
+        self._failing: str | None = None
+        self._logged_at = -LOG_EVERY_SECONDS  # time.monotonic() of the last error logged
         _LIVE.add(self)
 
     def noted(self) -> None:
@@ -393,11 +417,15 @@ class Checkpointer:
             return None
         try:
             return self.write()
-        except Exception as error:  # say so loudly (the events stay unanchored), do not crash
-            reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            log.error("no checkpoint written to %s: %s", self.path, reason)
-            if isinstance(error, WritersInFlight) and not self._closed:
-                self.noted()  # a writer stuck in flight: try again later
+        except Exception:  # say so loudly (the events stay unanchored), do not crash
+            now = time.monotonic()
+            if self._closed or now - self._logged_at >= LOG_EVERY_SECONDS:
+                self._logged_at = now
+                log.error("no checkpoint written to %s: %s (%d attempts failed%s)", self.path,
+                          self._failing, self._failures,
+                          "" if self._closed else f"; trying again every {self.seconds:g} s")
+            if not self._closed:
+                self.noted()
             return None
 
     def write(self, *, force: bool = False) -> Checkpoint | None:
@@ -407,7 +435,17 @@ class Checkpointer:
         with self._writing:
             self._writer = threading.get_ident()
             try:
-                return self._write(force)
+                written = self._write(force)
+            except Exception as error:
+                self._failures += 1
+                self._failing = (str(error).strip().splitlines() or [type(error).__name__])[0]
+                raise
+            else:
+                if self._failing is not None:
+                    log.warning("checkpoints written again to %s after %d failed attempts",
+                                self.path, self._failures)
+                self._failing = None
+                return written
             finally:
                 self._writer = None
                 then, self._then = self._then, None
@@ -421,36 +459,57 @@ class Checkpointer:
             self._last = last_checkpoint(self.path)
         head = tree_head(self.database, self._trusted)
         last = self._last
-        if last is not None and last.key in self._trusted and head.tree.size >= last.size:
+        if last is not None and last.key in self._trusted:
             _require_extends(self.database, last, head)
         if last is not None and head.tree.size == last.size and not force:
             return None
-        checkpoint = sign_checkpoint(head, self.signer)
+        checkpoint = sign_checkpoint(head, self.signer, previous=last)
         append_line(self.path, checkpoint)
         self._last = checkpoint
+        if self.witnesses is not None:
+            self.witnesses.checkpointed(checkpoint)
         return checkpoint
 
+    def anchoring(self) -> Anchoring:
+        try:
+            latest = last_checkpoint(self.path)  # another writer of the store may have written
+        except (OSError, ValueError):
+            latest = None
+        age = None if latest is None else max(
+            0.0, time.time() - datetime.fromisoformat(latest.time).timestamp())
+        return Anchoring(self.path.name.removesuffix(SUFFIX), self._failures, self._failing, age)
+
     def close(self, then: Callable[[], None] = lambda: None) -> None:
-        """Write the last checkpoint, then do `then` (close the store): after the write in
-        flight, if any."""
+        """Write the last checkpoint, push it to the witnesses, then do `then` (close the
+        store): after the write in flight, if any."""
         with self._lock:
             self._closed = True
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
         _LIVE.discard(self)
+
+        def finish() -> None:
+            if self.witnesses is not None:
+                self.witnesses.close()
+            then()
+
         if self._writer == threading.get_ident():
-            self._then = then  # closing from inside `write`: after it
+            self._then = finish  # closing from inside `write`: after it
             return
         with self._writing:
             self.flush()
-        then()
+        finish()
 
 
 def _require_extends(database: Database, last: Checkpoint, head: TreeHead) -> None:
     """`ChainError` unless the stored tree, just folded, is the tree of `last` (a checkpoint
     by a trusted key) extended by the store's events since: a stored frontier altered (e.g.
     randomised) is never signed into a checkpoint."""
+    if head.tree.size < last.size:
+        raise ChainError(f"no checkpoint: the stored Merkle tree (merkle_tree) holds "
+                         f"{head.tree.size} events, fewer than the checkpoint of {last.size}: "
+                         "the store was altered; run `sabot audit verify`")
     try:
         tree = last.tree()
     except ValueError as error:
@@ -465,6 +524,18 @@ def _require_extends(database: Database, last: Checkpoint, head: TreeHead) -> No
 
 
 _LIVE: weakref.WeakSet[Checkpointer] = weakref.WeakSet()
+
+
+def anchoring() -> list[Anchoring]:
+    """How the checkpoints of this process's open writers fare, one a store (its writers'
+    failures added, the reason of any failing, the latest checkpoint's age)."""
+    stores: dict[str, Anchoring] = {}
+    for state in sorted((c.anchoring() for c in list(_LIVE)), key=lambda a: a.database):
+        seen = stores.get(state.database)
+        stores[state.database] = state if seen is None else Anchoring(
+            state.database, seen.failures + state.failures, seen.failing or state.failing,
+            min((a for a in (seen.age, state.age) if a is not None), default=None))
+    return list(stores.values())
 
 
 @atexit.register

@@ -13,8 +13,9 @@ to eventsourcing's. `Database` gives them one way to do it on SQLite and on Post
   database reuses one read transaction (PostgreSQL: each in a savepoint of it), so that a
   reader spread over many transactions (`verify` and its checks) sees one consistent state
   while writers write;
-* `read_one(template)`: the first row of one read, in as few round trips as the database
-  allows (PostgreSQL: one statement on an autocommit connection, no transaction around it);
+* `read_one(template)` / `read_all(template)`: the first row / the rows of one read, in as
+  few round trips as the database allows (PostgreSQL: one statement on an autocommit
+  connection, no transaction around it);
 * `to_db_id` / `from_db_id`: UUIDs as each database stores them (hex text / `uuid`).
 
 Rows are read by column name (`sqlite3.Row` and psycopg's `dict_row` both allow it).
@@ -120,6 +121,15 @@ class Database(ABC):
     def read_one(self, template: str, params: Any = ()) -> Any:
         """The first row (or None) of one read statement, on its own."""
 
+    @abstractmethod
+    def read_all(self, template: str, params: Any = ()) -> list[Any]:
+        """The rows of one read statement, on its own."""
+
+    def write_one(self, template: str, params: Any = ()) -> Any:
+        """The first row (or None) of one write statement, committed on its own."""
+        with self.transaction(write=True) as cursor:
+            return self.execute(cursor, template, params).fetchone()
+
     def execute(self, cursor: Any, template: str, params: Any = ()) -> Any:
         if template.lstrip().upper().startswith("CREATE "):
             self.lock_schema_once(cursor)
@@ -188,6 +198,10 @@ class SQLiteDatabase(Database):
         with self.transaction(write=False) as cursor:
             return self.execute(cursor, template, params).fetchone()
 
+    def read_all(self, template: str, params: Any = ()) -> list[Any]:
+        with self.transaction(write=False) as cursor:
+            return list(self.execute(cursor, template, params).fetchall())
+
     def to_db_id(self, originator_id: UUID) -> str:
         return originator_id.hex
 
@@ -234,6 +248,14 @@ class PostgresDatabase(Database):
 
     def read_one(self, template: str, params: Any = ()) -> Any:
         with self.datastore.get_connection() as connection:  # autocommit: no BEGIN, no ROLLBACK
+            return connection.execute(self.sql(template), params).fetchone()
+
+    def read_all(self, template: str, params: Any = ()) -> list[Any]:
+        with self.datastore.get_connection() as connection:  # autocommit: no BEGIN, no ROLLBACK
+            return connection.execute(self.sql(template), params).fetchall()
+
+    def write_one(self, template: str, params: Any = ()) -> Any:
+        with self.datastore.get_connection() as connection:  # autocommit: one round trip
             return connection.execute(self.sql(template), params).fetchone()
 
     def to_db_id(self, originator_id: UUID) -> UUID:

@@ -4,9 +4,11 @@
   and its partition (`infra.store.partitions`). The `global_digest` column chains the events of
   one partition, in notification order; a store chained before partitions has one, `MAIN`
   (the column was added with that default: such stores read and verify as before).
-* `command_log`: one row per applied command id: the stream and versions it produced.
+* `command_log`: one row per applied command id (`infra.store.command_log`: its claims and
+  their seals).
 * `chain_signatures`: one row per partition a transaction wrote, at its last notification id
-  there: the Ed25519 signature of the partition's digest there
+  there, and one at the last event of each command a run of them logs (`append_chain`): the
+  Ed25519 signature of the partition's digest there
   (`infra.store.signing.head_message`) and the key's id.
 * `signing_keys`: the public keys that signed (by key id), recorded by each writer: data,
   checked against the keys trusted outside the database (`infra.store.trust`), never a root.
@@ -15,10 +17,11 @@
   is one read away.
 
 Their schema is the migrations' (`infra.store.migrations`). The recorders (`infra.store.recorders`)
-call `claim_command` before inserting the events, then `ask_heads` and `append_chain`, inside
-their insert transaction and while they hold the write lock (SQLite `BEGIN IMMEDIATE`,
-PostgreSQL's `LOCK TABLE stored_events IN EXCLUSIVE MODE`): the chain's head they read cannot
-move before they commit.
+call `ask_versions` (the streams a decision read, which must not have moved since: `ReadAt`)
+and `command_log.claim_commands` before inserting the events, then `ask_heads` and
+`append_chain`, inside their insert transaction and while they hold the write lock (SQLite
+`BEGIN IMMEDIATE`, PostgreSQL the partitions' advisory locks, `lock_partitions`): the chain's
+head they read cannot move before they commit.
 
 A stream's head is its chain row of highest version: the new events' versions are higher,
 or their insert fails on the stored events' primary key. A partition's head is its chain row
@@ -34,11 +37,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 from uuid import UUID
 
-from eventsourcing.persistence import PersistenceError, StoredEvent
+from eventsourcing.persistence import IntegrityError, PersistenceError, StoredEvent
 
-from infra.errors import ChainError, DuplicateCommand, RecordedCommand, WritersInFlight
+from infra.errors import ChainError, WritersInFlight
 from infra.settings import writers_wait
 from infra.store.chain import GENESIS, ChainLink, canonical_bytes, digest_canonical, global_digest
+from infra.store.command_log import Claim
 from infra.store.database import Database, PostgresDatabase
 from infra.store.merkle import Frontier, event_leaf
 from infra.store.partitions import MAIN, Partition
@@ -64,6 +68,39 @@ class StoredRow(NamedTuple):
                                self.state)
 
 
+class ReadAt(NamedTuple):
+    """A stream another stream's decision read, at its version then: the decision's events
+    are written only if the stream is still there (e.g. a table's command decided in its
+    tournament's room, not paused: a pause recorded in between decides it again)."""
+
+    originator_id: UUID
+    version: int
+
+
+class StreamMoved(IntegrityError):
+    """A stream a decision read was written since (a version conflict: decide again)."""
+
+
+def ask_versions(database: Database, cursor: Any, read: Sequence[ReadAt]) -> None:
+    """Query the versions of the streams a decision read, inside the insert's transaction
+    once it holds the partitions' locks (the writers of those streams hold them too, so
+    nothing moves them until this transaction ends); `check_versions` reads the rows."""
+    database.execute(
+        cursor,
+        "SELECT originator_id, MAX(originator_version) AS version FROM {stored_events}"
+        f" WHERE originator_id IN ({', '.join('?' for _ in read)}) GROUP BY originator_id",
+        [database.to_db_id(r.originator_id) for r in read])
+
+
+def check_versions(database: Database, rows: Sequence[Any], read: Sequence[ReadAt]) -> None:
+    """Raise `StreamMoved` if a stream `read` names is past the version read."""
+    now = {database.from_db_id(row["originator_id"]): row["version"] for row in rows}
+    moved = [r for r in read if now.get(r.originator_id) != r.version]
+    if moved:
+        raise StreamMoved(f"stream {moved[0].originator_id} moved past version "
+                          f"{moved[0].version} since the decision read it")
+
+
 def select_events(
     database: Database, cursor: Any, after: int, limit: int | None
 ) -> list[StoredRow]:
@@ -81,54 +118,6 @@ def select_events(
                   row["originator_version"], row["topic"], bytes(row["state"]))
         for row in rows
     ]
-
-
-def claim_command(
-    database: Database,
-    cursor: Any,
-    command_id: str | UUID | None,
-    stored_events: Sequence[StoredEvent],
-) -> None:
-    """Record the command id, or raise `DuplicateCommand` (the transaction then rolls back).
-
-    The command is recorded against the stream of its first event and that stream's versions
-    in this batch. A command that records no event is not logged (replaying it is harmless).
-    """
-    if command_id is None or not stored_events:
-        return
-    first = stored_events[0]
-    versions = [
-        s.originator_version for s in stored_events if s.originator_id == first.originator_id
-    ]
-    database.execute(
-        cursor,
-        "INSERT INTO {command_log} (command_id, originator_id, first_version, last_version)"
-        " VALUES (?, ?, ?, ?) ON CONFLICT (command_id) DO NOTHING RETURNING command_id",
-        (
-            str(command_id),
-            database.to_db_id(_uuid(first.originator_id)),
-            min(versions),
-            max(versions),
-        ),
-    )
-    if cursor.fetchone() is None:
-        raise DuplicateCommand(str(command_id), recorded_command(database, cursor, command_id))
-
-
-def recorded_command(
-    database: Database, cursor: Any, command_id: str | UUID
-) -> RecordedCommand | None:
-    row = database.execute(
-        cursor,
-        "SELECT originator_id, first_version, last_version FROM {command_log}"
-        " WHERE command_id = ?",
-        (str(command_id),),
-    ).fetchone()
-    if row is None:
-        return None
-    return RecordedCommand(
-        database.from_db_id(row["originator_id"]), row["first_version"], row["last_version"]
-    )
 
 
 def resolve_partitions(database: Database, cursor: Any, stored_events: Sequence[StoredEvent],
@@ -259,9 +248,13 @@ def append_chain(
     notification_ids: Sequence[int],
     signer: Signer,
     partitions: Mapping[UUID, str],
+    claims: Sequence[Claim] = (),
 ) -> None:
     """Digest the events just inserted, append their links to `event_chain` (each chained in
-    its stream and its partition) and sign each new partition head.
+    its stream and its partition) and sign each new partition head, and the partition's
+    digest at the last event of each command `claims` logs: a command's first event follows
+    a signed one, so that `sabot audit verify` tells a signature row deleted from a run of
+    commands saved at once (`Claim`) as from a command saved alone.
 
     `heads` are the rows of `ask_heads` (given the same `partitions`), read under the
     partitions' write locks.
@@ -283,6 +276,8 @@ def append_chain(
             stream_heads[database.from_db_id(row["originator_id"])] = bytes(row["digest"])
     rows = []
     last: dict[str, tuple[int, bytes]] = {}
+    ends = {(claim.originator_id, claim.last_version) for claim in claims}
+    signed: dict[int, bytes] = {}
     for stored, notification_id in zip(stored_events, notification_ids, strict=True):
         oid = _uuid(stored.originator_id)
         key = partitions[oid]
@@ -293,6 +288,8 @@ def append_chain(
                                                 stream)
         stream_heads[oid] = stream
         last[key] = (notification_id, chained)
+        if (oid, version) in ends:
+            signed[notification_id] = chained
         rows.append((notification_id, database.to_db_id(oid), version, stream, chained, key))
     # Multi-row INSERTs, not executemany: in a PostgreSQL pipeline they travel with COMMIT.
     # There, of at most 8 rows: psycopg caches the parsing of statements of up to 50 values.
@@ -306,12 +303,12 @@ def append_chain(
             + ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(chunk)),
             [value for row in chunk for value in row],
         )
-    signed = sorted(last.values())
+    signed.update(last.values())
     database.execute(
         cursor,
         "INSERT INTO {chain_signatures} (notification_id, key_id, signature) VALUES "
         + ", ".join(["(?, ?, ?)"] * len(signed)),
-        [value for head, digest in signed
+        [value for head, digest in sorted(signed.items())
          for value in (head, signer.key_id, signer.sign_head(head, digest))],
     )
 

@@ -1,11 +1,15 @@
 """The outbox: a command's follow-up effects, recorded in its own transaction, then dispatched.
 
 A table command may call for more than its events: waking the table's live subscribers
-(`Wake`), scheduling the deadline of the decision it now awaits (`Deadline`) or of the turn
-to bet it now awaits (`BetDeadline`, a rotating betting order with a bet clock). The service
+(`Wake`), scheduling the deadline of the decision it now awaits (`Deadline`), of the turn
+to bet it now awaits (`BetDeadline`, a rotating betting order with a bet clock: the seconds its
+`BetTurnBegan` recorded, `domain.table.clocks`) or of the shoe it now offers a person
+(`BankDeadline`, the seconds its `DecisionClockStarted` recorded: the shoe passes on when
+they run out). The service
 works them out from the table it saved (`follow_ups`) and passes them to `save(...,
-outbox=...)`; the recorders (`OutboxSQLiteRecorder`, `OutboxPostgresRecorder`) write them
-to the `outbox` table in the same transaction as the events, so an effect exists exactly
+outbox={command_id: effects})` (a run of bot steps saved at once: each command's); the
+recorders (`OutboxSQLiteRecorder`, `OutboxPostgresRecorder`) write them to the `outbox` table
+in the same transaction as the events, so an effect exists exactly
 when its command does. Once committed, the service hands each effect to the handler this
 process registered for its kind (`Dispatcher.on`), whichever adapter sent the command (an
 HTTP route, the CLI, a worker, the director), and marks it dispatched. A handler that fails
@@ -19,14 +23,25 @@ the request id of the request that happens to relay it), which the tasks it send
 (`workers.logging.trace_headers`).
 A process without a handler for a kind leaves those effects to one that has: the API relays
 what is pending when it starts (a table's wake-ups collapse into its latest).
+
+A busy sender (the director, a command after another) may mark what it sent in batches
+(`Dispatcher.mark_batch`): the effects sent are marked `mark_batch` commands at a time in one
+UPDATE, and at `flush` (the director's turn ends, the process stops, a relay is due); with
+`mark_within` (the API's: `Dispatcher.batch_marks`), also by a timer at most that many seconds
+after the first of them was sent, so that a quiet process leaves none unmarked for long, and
+when it stops (`Dispatcher.close`). Nothing is lost this way: an effect is marked only once
+sent, and one sent but not yet marked when its process died is sent again by a relay, which
+its consumer takes as the duplicate it is (a deadline's default has its own command id,
+applied once; a wake-up wakes).
 """
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, get_args
 
 import msgspec
 import structlog
@@ -34,12 +49,14 @@ import structlog
 from domain.game.coup import Side
 from domain.table.aggregate import Table
 from domain.table.betting_order import bettor
+from domain.table.clocks import offer_awaited
 from infra.settings import outbox_retention
 from infra.store.database import Database
 from infra.store.recorders import (
     ChainedPostgresApplicationRecorder,
     ChainedSQLiteApplicationRecorder,
 )
+from infra.store.senders import HOUSE, sending_as
 
 log = structlog.get_logger("sabot.outbox")
 
@@ -73,7 +90,20 @@ class BetDeadline(msgspec.Struct, frozen=True, tag="bet-deadline"):
     seconds: float
 
 
-Effect = Wake | Deadline | BetDeadline
+class BankDeadline(msgspec.Struct, frozen=True, tag="bank-deadline"):
+    """The shoe is offered to `player` after `coup`: let it pass on after `seconds`."""
+
+    table_id: uuid.UUID
+    coup: int
+    player: str
+    seconds: float
+
+
+Clock = Deadline | BetDeadline | BankDeadline
+"""A clock a table's command starts: the default played when it runs out."""
+CLOCKS: tuple[type[Clock], ...] = get_args(Clock)
+"""Each kind of `Clock`, for the handlers that send them all (`Dispatcher.on`)."""
+Effect = Wake | Clock
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(Effect)
 
@@ -87,9 +117,12 @@ def follow_ups(table: Table) -> list[Effect]:
         effects.append(Deadline(table.id, state.coup_number, side,
                                 state.settings.decision_seconds))
     player = bettor(state)
-    if player is not None and state.settings.bet_seconds:
-        effects.append(BetDeadline(table.id, state.coup_number + 1, player,
-                                   state.settings.bet_seconds))
+    seconds = state.turn_seconds or state.settings.bet_seconds  # BetTurnBegan's clock
+    if player is not None and seconds:
+        effects.append(BetDeadline(table.id, state.coup_number + 1, player, seconds))
+    offer = offer_awaited(state)  # DecisionClockStarted's, a person's only
+    if offer is not None:
+        effects.append(BankDeadline(table.id, *offer))
     return effects
 
 
@@ -108,14 +141,17 @@ def kind_of(effect: type[Any]) -> str:
 
 
 class _Outboxed:
-    """The chained recorders, writing `save(..., outbox=[...])`'s effects with the events."""
+    """The chained recorders, writing `save(..., outbox={command_id: [...]})`'s effects, each
+    command's under its id, with the events."""
 
     database: Database
 
     def _insert_events(self, cursor: Any, stored_events: Sequence[Any], **kwargs: Any) -> Any:
         ids = super()._insert_events(cursor, stored_events, **kwargs)  # type: ignore[misc]
         if stored_events:
-            record(self.database, cursor, kwargs.get("command_id"), kwargs.get("outbox", ()))
+            outbox: Mapping[str, Sequence[Effect]] = kwargs.get("outbox") or {}
+            for command_id, effects in outbox.items():
+                record(self.database, cursor, command_id, effects)
         return ids
 
 
@@ -132,9 +168,14 @@ class Dispatcher:
     """Hands committed effects to this process's handlers, and marks them dispatched."""
 
     def __init__(self, database: Database, *, homes: Sequence[Database] = (),
-                 retention: float | None = None, clock: Callable[[], float] = time.time
-                 ) -> None:
+                 retention: float | None = None, clock: Callable[[], float] = time.time,
+                 mark_batch: int = 1) -> None:
         self.databases = [database, *homes]  # each home's outbox (`infra.store.homes`)
+        self.mark_batch = mark_batch  # commands whose sent effects are marked at once
+        self.mark_within: float | None = None  # seconds an effect sent may wait for its mark
+        self._timer: threading.Timer | None = None
+        self._unmarked: dict[Database | None, dict[str, set[str]]] = {}  # home: id: kinds
+        self._unmarked_lock = threading.Lock()
         self.handlers: dict[type[Any], Callable[[Any], object]] = {}
         self.failed = False  # an effect is known pending: relay before the next dispatch
         self.retention = outbox_retention() if retention is None else retention
@@ -142,9 +183,22 @@ class Dispatcher:
         self.next_expiry = 0.0  # the first dispatch expires what is due
 
     def on(self, kind: type[Any], handler: Callable[[Any], object]) -> None:
-        """Dispatch the effects of `kind` (`Wake`, `Deadline`, `BetDeadline`) to `handler` in
+        """Dispatch the effects of `kind` (`Wake`, or a `Clock`'s) to `handler` in
         this process."""
         self.handlers[kind] = handler
+
+    def batch_marks(self, commands: int, within: float) -> None:
+        """Mark what is sent `commands` commands at a time, and at most `within` seconds after
+        the first of them was sent (a timer): no transaction of its own for each command."""
+        self.mark_batch, self.mark_within = commands, within
+
+    def close(self) -> None:
+        """Mark what was sent and is not yet: the process (or its service) stops."""
+        with self._unmarked_lock:
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+        self.flush()
 
     def dispatch(self, command_id: str, effects: Sequence[Effect],
                  home: Database | None = None) -> None:
@@ -156,11 +210,41 @@ class Dispatcher:
             self.relay(before=command_id)
         handled = [e for e in effects if type(e) in self.handlers]
         if handled and all([self._send(e, command_id) for e in handled]):
-            kinds = sorted({kind_of(type(e)) for e in handled})
-            self._mark(f"command_id = ? AND kind IN ({', '.join('?' * len(kinds))})",
-                       (command_id, *kinds), None if home is None else [home])
+            with self._unmarked_lock:
+                self._unmarked.setdefault(home, {}).setdefault(command_id, set()).update(
+                    kind_of(type(e)) for e in handled)
+                due = sum(map(len, self._unmarked.values())) >= self.mark_batch
+                if not due and self.mark_within is not None and self._timer is None:
+                    self._timer = threading.Timer(self.mark_within, self._flush_on_time)
+                    self._timer.daemon = True
+                    self._timer.start()
+            if due:
+                self.flush()
         if self.clock() >= self.next_expiry:
             self.expire()
+
+    def flush(self) -> None:
+        """Mark dispatched the effects sent and not yet marked: one transaction a home, an
+        UPDATE for each set of kinds the commands sent (`dispatch` marks none of a command
+        with one failed, so each command's kinds sent select its effects sent)."""
+        with self._unmarked_lock:
+            unmarked, self._unmarked = self._unmarked, {}
+        for home, commands in unmarked.items():
+            by_kinds: dict[tuple[str, ...], list[str]] = {}
+            for command_id, kinds in commands.items():
+                by_kinds.setdefault(tuple(sorted(kinds)), []).append(command_id)
+            self._mark([(f"command_id IN ({', '.join('?' * len(ids))})"
+                         f" AND kind IN ({', '.join('?' * len(kinds))})", (*ids, *kinds))
+                        for kinds, ids in by_kinds.items()], None if home is None else [home])
+
+    def _flush_on_time(self) -> None:
+        with self._unmarked_lock:
+            self._timer = None
+        try:
+            self.flush()
+        except Exception as error:  # the store away: they stay pending, relayed (sent again
+            self.failed = True  # and marked) by the next dispatch
+            log.warning("outbox.mark-failed", error=type(error).__name__)
 
     def expire(self) -> int:
         """Delete the effects dispatched more than `retention` seconds ago (and those
@@ -186,6 +270,7 @@ class Dispatcher:
     def relay(self, before: str = "") -> int:
         """Send the pending effects this process has handlers for (but those of the command
         `before`, sent next); how many were sent or found superseded."""
+        self.flush()  # what was sent is not sent again
         kinds = sorted(kind_of(kind) for kind in self.handlers)
         self.failed = False
         effects: list[tuple[Database, int, str, Effect]] = []
@@ -209,12 +294,13 @@ class Dispatcher:
         for database in self.databases:
             ids = tuple(row_id for home, row_id in sent if home is database)
             if ids:
-                self._mark(f"id IN ({', '.join('?' * len(ids))})", ids, [database])
+                self._mark([(f"id IN ({', '.join('?' * len(ids))})", ids)], [database])
         return len(sent)
 
     def _send(self, effect: Effect, command_id: str) -> bool:
         try:
-            with structlog.contextvars.bound_contextvars(command_id=command_id):
+            with (structlog.contextvars.bound_contextvars(command_id=command_id),
+                  sending_as(HOUSE)):  # what follows a command is the house's
                 self.handlers[type(effect)](effect)
         except Exception as error:  # a broker outage: the effect waits, the command stands
             self.failed = True
@@ -223,11 +309,13 @@ class Dispatcher:
             return False
         return True
 
-    def _mark(self, where: str, params: tuple[Any, ...],
+    def _mark(self, marks: Sequence[tuple[str, tuple[Any, ...]]],
               databases: Sequence[Database] | None = None) -> None:
-        """Mark dispatched what `where` selects, in `databases` (default: every home's
-        outbox, since a command's effects are in the home its events went to)."""
+        """Mark dispatched what each `where` of `marks` selects, in `databases` (default: every
+        home's outbox, since a command's effects are in the home its events went to)."""
         for database in self.databases if databases is None else databases:
             with database.transaction(write=True) as cursor:
-                database.execute(cursor, "UPDATE {outbox} SET dispatched = ?, dispatched_at = ?"
-                                 f" WHERE {where}", (True, self.clock(), *params))
+                for where, params in marks:
+                    database.execute(cursor, "UPDATE {outbox} SET dispatched = ?,"
+                                     f" dispatched_at = ? WHERE {where}",
+                                     (True, self.clock(), *params))

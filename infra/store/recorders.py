@@ -2,13 +2,19 @@
 
 Each insert of stored events, in one transaction:
 
+0. checks that the streams the decision read (`save(..., unchanged=[ReadAt, ...])`) have not
+   moved since (`ledger.StreamMoved`, an `IntegrityError`: decide again), under the lock that
+   their writers take too: a table's command decided before its tournament's pause is written
+   before the pause or decided again after it, never written after it;
 1. records the command id, if `Application.save(..., command_id=...)` gave one (eventsourcing
-   passes `save()`'s keyword arguments down to `insert_events`): an id already recorded
-   raises `DuplicateCommand` and nothing is written;
+   passes `save()`'s keyword arguments down to `insert_events`), or each of a run's command
+   ids with its versions (`save(..., claims=[command_log.Claim, ...])`: a house table's bot steps):
+   an id already recorded raises `DuplicateCommand` and nothing is written;
 2. inserts the events (a version already taken raises eventsourcing's `IntegrityError`);
 3. appends one `event_chain` row per event (stream and partition digests, `infra.store.chain`;
    the partitions `save(..., partitions=...)` gives, `infra.store.partitions`) and signs each new
-   partition head (`chain_signatures`) with the store's signing key (`infra.store.signing`).
+   partition head (`chain_signatures`) with the store's signing key (`infra.store.signing`);
+4. keeps the command's answer, if `save(..., answer=...)` gave one (`infra.store.answers`).
 
 After the commit, the writer's `Checkpointer` (`infra.store.checkpoints`) is told, and writes a
 signed tree head to the checkpoint file within `SABOT_CHECKPOINT_SECONDS`, when the store is
@@ -22,15 +28,19 @@ writer at a time); PostgreSQL one advisory lock per partition written
 EXCLUSIVE MODE`: writers to different partitions never wait on each other, and may commit
 out of notification order, so that readers in that order read up to `ledger.committed_head`.
 The Merkle tree is folded by the checkpoints (`ledger.advance_tree`), off the write path.
-The command id is claimed after the lock (`INSERT ... ON CONFLICT DO NOTHING`): a racing
-duplicate waits for the first to commit or roll back, then knows.
+The command id is claimed after the lock (SQLite `INSERT ... ON CONFLICT DO NOTHING`;
+PostgreSQL a plain INSERT, whose unique violation fails the transaction: its answer is not
+waited for before the events' insert is sent): a racing duplicate waits for the first to
+commit or roll back, then knows.
 
 On PostgreSQL the insert is one psycopg pipeline in psycopg's own transaction (the pooled
 connection leaves autocommit for it: psycopg begins with the first statement, `commit()` sends
-COMMIT with the chain's rows): three round trips (four when an auction's or a dispute's
-partition is first read from its table's chain), against five for eventsourcing's own insert.
+COMMIT with the chain's rows): two round trips (three when an auction's or a dispute's
+partition is first read from its table's chain), against five for eventsourcing's own insert;
+without eventsourcing's NOTIFY, which nothing here listens to (`_notify_channel`).
 Never BEGIN, COMMIT or ROLLBACK as SQL text: psycopg prepares a statement the fifth time it
-runs, and in a pipeline that fails (an insert that lost the race for a version) the server
+runs, and in a pipeline that fails (an insert that lost the race for a version or for a
+command id) the server
 skips the statements queued after the failure, their PREPARE included; psycopg's `rollback()`
 forgets the statements it believes prepared, a ROLLBACK sent as text does not, and the next
 insert on that connection failed with `prepared statement "_pg3_N" does not exist` (a 500
@@ -60,11 +70,13 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQL
 from eventsourcing.utils import retry
 from psycopg.pq import TransactionStatus
 
-from infra.errors import DuplicateCommand, RecordedCommand
-from infra.store import ledger, migrations
+from infra.errors import DuplicateCommand, RecordedCommand, StoreError
+from infra.store import command_log, ledger, migrations
+from infra.store.answers import KeptAnswer
 from infra.store.checkpoints import Checkpoint, Checkpointer, checkpoint_path, interval
 from infra.store.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.store.signing import Signer, SigningKeyError, key_env, key_path, signer_for
+from infra.store.witness_push import Pusher, configured
 
 __all__ = [
     "ChainedPostgresApplicationRecorder",
@@ -74,6 +86,12 @@ __all__ = [
     "DuplicateCommand",
     "RecordedCommand",
 ]
+
+
+def claims(stored_events: Sequence[StoredEvent], kwargs: dict[str, Any]) -> list[command_log.Claim]:
+    """The command ids a save claims: `save(..., claims=[...])`'s, else `command_id`'s."""
+    given: list[command_log.Claim] | None = kwargs.get("claims")
+    return given if given else command_log.claims_of(kwargs.get("command_id"), stored_events)
 
 
 class _Ledgered:
@@ -89,7 +107,7 @@ class _Ledgered:
     def recorded_command(self, command_id: str | UUID) -> RecordedCommand | None:
         """The stream and versions a command produced, or None if it was never applied."""
         with self.database.transaction(write=False) as cursor:
-            return ledger.recorded_command(self.database, cursor, command_id)
+            return command_log.recorded_command(self.database, cursor, command_id)
 
     def upgrade_schema(self) -> None:
         """Upgrade the store's schema (`infra.store.migrations`: the ledger's tables are in it),
@@ -122,7 +140,10 @@ class _Ledgered:
             path = checkpoint_path(self.database)
             if path is None:
                 return None
-            self._checkpointer = Checkpointer(self.database, path, self.signer(), interval())
+            to = configured()
+            self._checkpointer = Checkpointer(
+                self.database, path, self.signer(), interval(),
+                Pusher(self.database, path, to) if to else None)
         return self._checkpointer
 
     def close_checkpoints(self) -> None:
@@ -143,7 +164,9 @@ class _Ledgered:
             ledger.record_key(self.database, cursor, signer)
         return signer
 
-    def _committed(self) -> None:
+    def _committed(self, answer: KeptAnswer[Sequence[int]] | None, kept: bool) -> None:
+        if answer is not None:
+            answer.committed(kept)
         self._key_recorded = True
         checkpointer = self.checkpointer()
         if checkpointer is not None:
@@ -160,8 +183,15 @@ class ChainedSQLiteApplicationRecorder(_Ledgered, SQLiteApplicationRecorder):
         self.upgrade_schema()
 
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
+        answer: KeptAnswer[Sequence[int]] | None = kwargs.get("answer") if stored_events else None
+        kept = False
         with self.database.transaction(write=True) as cursor:
-            ledger.claim_command(self.database, cursor, kwargs.get("command_id"), stored_events)
+            read = kwargs.get("unchanged", ())
+            if read and stored_events:
+                ledger.ask_versions(self.database, cursor, read)
+                ledger.check_versions(self.database, cursor.fetchall(), read)
+            claimed = claims(stored_events, kwargs)
+            command_log.claim_commands(self.database, cursor, claimed, self.signer())
             notification_ids = list(self._insert_events(cursor, stored_events, **kwargs) or ())
             if stored_events:
                 partitions = ledger.resolve_partitions(self.database, cursor, stored_events,
@@ -169,9 +199,12 @@ class ChainedSQLiteApplicationRecorder(_Ledgered, SQLiteApplicationRecorder):
                 ledger.ask_heads(self.database, cursor, stored_events, partitions)
                 heads = cursor.fetchall()
                 ledger.append_chain(self.database, cursor, heads, stored_events, notification_ids,
-                                    self._sign(cursor), partitions)
+                                    self._sign(cursor), partitions, claimed)
+                if answer is not None:
+                    kept = self.database.execute(
+                        cursor, *answer.statement(notification_ids)).fetchone() is not None
         if stored_events:
-            self._committed()
+            self._committed(answer, kept)
         return notification_ids
 
 
@@ -200,22 +233,40 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
         of a partition, and readers in notification order wait for the writers in flight
         (`ledger.committed_head`)."""
 
+    def _notify_channel(self, curs: Any) -> None:
+        """No NOTIFY: nothing listens (the views' follower and the live pages look at the
+        head), and at commit a NOTIFY takes a lock shared by every notifying transaction of the
+        server, held through the commit's WAL flush: writers to different partitions committed
+        one at a time, and each paid the notification queue's work."""
+
+    def subscribe(self, gt: int | None = None, topics: Sequence[str] = ()) -> Any:
+        """Refused: eventsourcing's subscription waits for the NOTIFY Sabot does not send, and
+        reads in notification order without waiting for the writers in flight
+        (`ledger.committed_head`); follow the store as `projections.follower` does."""
+        raise StoreError("subscribe() is not served by Sabot's PostgreSQL recorder: "
+                         "follow the store's committed head (projections.follower)")
+
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
         notification_ids: Sequence[int] = []
         failure: BaseException | None = None
+        answer: KeptAnswer[Sequence[int]] | None = kwargs.get("answer") if stored_events else None
+        kept = False
         with self.datastore.get_connection() as connection:
             with connection.cursor() as cursor:  # before the locks: a stream never moves
                 partitions = ledger.resolve_partitions(self.database, cursor, stored_events,
                                                        kwargs.pop("partitions", None))
             connection.autocommit = False  # psycopg's own transaction (see the docstring)
             try:
-                with connection.pipeline() as pipeline:
+                with connection.pipeline() as pipeline, connection.cursor() as keeping:
                     try:
                         notification_ids = self._insert_chained(
                             connection, pipeline, stored_events, partitions, **kwargs
                         )
+                        if answer is not None:  # with the chain's rows and the COMMIT
+                            self.database.execute(keeping, *answer.statement(notification_ids))
                         connection.commit()
+                        kept = answer is not None and keeping.fetchone() is not None
                     except BaseException as error:
                         failure = error  # raised once out of the pipeline, as eventsourcing does
                         with contextlib.suppress(psycopg.Error):
@@ -225,10 +276,14 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
                     if connection.info.transaction_status != TransactionStatus.IDLE:
                         connection.rollback()
                     connection.autocommit = True
-            if failure is not None:
+            if failure is not None and not command_log.claimed_before(failure):
                 raise failure
+        if failure is not None:  # the command log holds an id: committed before, read now
+            with self.database.transaction(write=False) as cursor:
+                raise command_log.first_claimed(self.database, cursor,
+                                                claims(stored_events, kwargs))
         if stored_events:
-            self._committed()
+            self._committed(answer, kept)
         return notification_ids
 
     def _insert_chained(
@@ -240,24 +295,32 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
         **kwargs: Any,
     ) -> Sequence[int]:
         """The transaction's statements, in two round trips: the partitions' locks, the
+        versions of the streams the decision read (`save(..., unchanged=[ReadAt])`), the
         command's claim, the events' insert and the chain's heads; then the chain's rows, sent
         with the COMMIT (the caller's `commit()`)."""
-        with connection.cursor() as cursor, connection.cursor() as insert:
+        read = kwargs.get("unchanged", ()) if stored_events else ()
+        with (connection.cursor() as cursor, connection.cursor() as insert,
+              connection.cursor() as versions):
             if stored_events:
                 ledger.lock_partitions(self.database, cursor, partitions.values())
-            ledger.claim_command(self.database, cursor, kwargs.get("command_id"), stored_events)
+            if read:
+                ledger.ask_versions(self.database, versions, read)
+            claimed = claims(stored_events, kwargs)
+            command_log.claim_commands(self.database, cursor, claimed, self.signer())
             self._insert_events(cursor, stored_events, **kwargs)
             notification_ids: list[int] = []
             if stored_events:
                 self._insert_stored_events(insert, stored_events, **kwargs)
                 ledger.ask_heads(self.database, cursor, stored_events, partitions)
                 pipeline.sync()
+                if read:
+                    ledger.check_versions(self.database, versions.fetchall(), read)
                 notification_ids = list(
                     self._fetch_ids_after_insert_events(insert, stored_events, **kwargs) or ()
                 )
                 heads = cursor.fetchall()
                 ledger.append_chain(self.database, cursor, heads, stored_events, notification_ids,
-                                    self._sign(cursor), partitions)
+                                    self._sign(cursor), partitions, claimed)
         return notification_ids
 
 

@@ -20,6 +20,8 @@ What is signed (a 64-byte Ed25519 signature each):
                                                                  notification n: infra.store.chain)
     checkpoint      = "sabot-checkpoint-v1\\n" || its text     (`infra.store.checkpoints`)
     witness         = "sabot-witness-v1\\n" || the checkpoint's text
+    command         = "sabot-command-v1\\n" || the command log row's id, stream, first and
+                      last versions and sender, each followed by "\\n" (`command_message`)
 
 A key is named by its id: the first 8 bytes of SHA-256(raw public key), in hex.
 """
@@ -33,6 +35,7 @@ import secrets
 import threading
 from collections.abc import Mapping
 from pathlib import Path
+from uuid import UUID
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
@@ -84,6 +87,16 @@ class Signer:
 
 def head_message(notification_id: int, digest: bytes) -> bytes:
     return HEAD_PREFIX + notification_id.to_bytes(8, "big") + digest
+
+
+COMMAND_PREFIX = b"sabot-command-v1\n"
+
+
+def command_message(command_id: str, originator_id: UUID, first: int, last: int,
+                    sender: str) -> bytes:
+    """What seals a command log row: who sent the command, and what it produced."""
+    fields = (command_id, originator_id.hex, str(first), str(last), sender)
+    return COMMAND_PREFIX + b"".join(f"{field}\n".encode() for field in fields)
 
 
 def signature_valid(public_key: bytes, message: bytes, signature: bytes) -> bool:

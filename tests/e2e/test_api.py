@@ -103,6 +103,17 @@ class Api:
             row = database.execute(cursor, "SELECT count(*) AS n FROM {stored_events}").fetchone()
         return int(row["n"])
 
+    def settled_events(self, quiet: float = 0.5, bound: float = 30.0) -> int:
+        """The event count once the writes under way are done (the same over `quiet`
+        seconds): what a click started may still be writing when its page says so."""
+        count, until = self.events(), time.monotonic() + bound
+        while time.monotonic() < until:
+            time.sleep(quiet)
+            if (now := self.events()) == count:
+                return count
+            count = now
+        raise AssertionError(f"the store kept growing for {bound} s")
+
 
 @contextmanager
 def following(service: TableService) -> Iterator[Follower]:

@@ -8,6 +8,8 @@ import pytest
 from playwright.sync_api import BrowserContext, expect
 
 from infra.store.checkpoints import Checkpoint, write_checkpoint
+from infra.store.notes import open_note, parse_vkey
+from infra.store.tlog import parse_checkpoint_body
 from tests.e2e.test_api import Api, Game, api, game
 from tests.e2e.test_page import WAIT_MS, browser
 
@@ -28,6 +30,11 @@ def test_checkpoints_are_served_with_the_key_and_a_fingerprint(api: Api, game: G
     assert body["fingerprint"] == made.fingerprint()
     assert body["checkpoints"][-1]["root"] == made.root
     assert api.call("GET", "/audit/checkpoints?last=0").status_code == 400
+    # the latest as the transparency logs write it: a C2SP note, and the vkey to check it
+    opened = open_note(body["note"], [parse_vkey(body["vkey"])])
+    checkpoint = parse_checkpoint_body(opened.text)
+    assert (checkpoint.size, checkpoint.root.hex()) == (made.size, made.root)
+    assert body["vkey"].startswith(checkpoint.origin + "+")
 
 
 @pytest.mark.browser

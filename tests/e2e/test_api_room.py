@@ -1,8 +1,8 @@
 """A tournament's table over HTTP stands in the tournament's room: while the tournament is
 paused every play command is refused (409 `tournament-paused`) by every role and writes
 nothing, the organiser's interventions still go through, and after the resume the same
-command succeeds; the croupier plays the table and the house bots, never a person's chips
-(403 `not-your-seat`)."""
+command succeeds; the croupier plays the table, and the house bots only where the format
+says so (`croupier_plays_bots`), never a person's chips (403 `not-your-seat`)."""
 
 from __future__ import annotations
 
@@ -26,13 +26,14 @@ class Room:
     """The evening: chloe (a person) and two house bots at one croupier-dealt table, its shoe
     shuffled and burned, betting open."""
 
-    def __init__(self, api: Api) -> None:  # noqa: F811
+    def __init__(self, api: Api, **format: Any) -> None:  # noqa: F811
         self.api = api
         self.organiser = api.token(Role.ORGANISER)
         self.croupier = api.token(Role.CROUPIER, tables=(TABLE,))
         self.chloe = api.token(Role.PLAYER, player="chloe")
         created = api.call("POST", "/tournaments", self.organiser,
-                           json={"name": "evening", "format": FORMAT, "seed": "5eed"})
+                           json={"name": "evening", "format": FORMAT | format,
+                                 "seed": "5eed"})
         assert created.status_code == 201, created.text
         self.path = f"/tournaments/{created.json()['id']}"
         for body in ({"player": "chloe"}, {"player": "bot-a", "bot": True},
@@ -74,8 +75,9 @@ def room(api: Api) -> Room:  # noqa: F811
     return Room(api)
 
 
-def test_the_croupier_plays_the_bots_never_a_persons_chips(room: Room) -> None:
-    r = room
+def test_the_croupier_plays_the_bots_if_the_format_says_so_never_a_persons_chips(
+        api: Api) -> None:  # noqa: F811
+    r = Room(api, croupier_plays_bots=True)
     r.refused(403, "not-your-seat", r.croupier, "bet", player="chloe", spot="banker",
               amount=50)
     placed = r.send(r.croupier, "bet", player="bot-a", spot="punter", amount=20)
@@ -84,6 +86,19 @@ def test_the_croupier_plays_the_bots_never_a_persons_chips(room: Room) -> None:
     mine = r.send(r.chloe, "bet", player="chloe", spot="banker", amount=50)
     assert [(e["player"], e["actor"]) for e in mine["events"]] == [("chloe", "chloe")]
     r.send(r.croupier, "close-betting")  # the table's own step stays the croupier's
+
+
+def test_by_default_the_croupier_may_not_play_a_bots_seat(room: Room) -> None:
+    """Issue 26: "A croupier acts for the table (deal, burn, close betting, settle, pay) and for
+    house bots only if the format says so"; the bots act by themselves (their think time)."""
+    r = room
+    r.refused(403, "not-your-seat", r.croupier, "bet", player="bot-a", spot="punter",
+              amount=20)
+    r.refused(403, "not-your-seat", r.croupier, "bet", player="chloe", spot="banker",
+              amount=50)
+    r.send(r.chloe, "bet", player="chloe", spot="banker", amount=50)
+    closed = r.send(r.croupier, "close-betting")  # the table's own step stays the croupier's
+    assert closed["events"][0]["type"] == "BettingClosed"
 
 
 def test_a_pause_stops_every_table_command_but_the_organisers_interventions(

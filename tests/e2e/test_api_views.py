@@ -150,7 +150,7 @@ def test_opening_with_an_idempotency_key_opens_once(api: Api, game: Game) -> Non
 
 
 def test_a_lost_race_is_409(api: Api, game: Game, monkeypatch: pytest.MonkeyPatch) -> None:
-    def always_beaten(*_: Any) -> None:
+    def always_beaten(*_: Any, **__: Any) -> None:
         raise Conflict("the table changed under this command too often; try again",
                        rule="conflict")
 

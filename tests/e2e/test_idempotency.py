@@ -1,9 +1,11 @@
 """The `Idempotency-Key` header as the IETF draft has it, over real HTTP on PostgreSQL: keys
 belong to a token, a key reused for another request is 422, a key whose request still runs
-is 409, a replay says so; and 33 clients on one table queue instead of failing."""
+is 409, a replay says so; two concurrent duplicates get the same answer and record once; and 33
+clients on one table queue instead of failing."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
@@ -31,6 +33,26 @@ def test_a_key_reused_for_another_request_is_422(api: Api, game: Game) -> None:
     assert api.events() == before
 
 
+def test_a_command_s_answer_is_kept_in_its_own_transaction(
+        api: Api, game: Game, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The answer travels with the command's events (`infra.store.answers`): with the key's
+    own write (the path of a command that records nothing, or of a duplicate) failing, a
+    command is answered and its retry replays that answer."""
+    database = api.service.database
+
+    def refused(*_: object) -> None:
+        raise AssertionError("an answer written in a transaction of its own")
+
+    monkeypatch.setattr(database, "write_one", refused)
+    game.to_betting()
+    bet = {"kind": "bet", "player": "carol", "spot": "banker", "amount": 20}
+    first = game.send(game.carol, bet, key="kept")
+    before = api.events()
+    again = game.send(game.carol, bet, key="kept")
+    assert again.headers[REPLAYED] == "true" and again.json() == first.json()
+    assert api.events() == before
+
+
 def test_two_croupiers_keys_are_their_own(api: Api, game: Game) -> None:
     one, two = (api.token(Role.CROUPIER, tables=("t1",)) for _ in range(2))
     first = game.send(one, {"kind": "shuffle"}, key="same")
@@ -52,6 +74,29 @@ def test_a_key_whose_request_still_runs_is_409(api: Api, game: Game) -> None:
                         headers={"Idempotency-Key": "busy"})
     assert response.status_code == 409 and response.json()["rule"] == "idempotency-key-in-use"
     assert response.headers["Retry-After"] == "1" and api.events() == before
+
+
+def test_two_concurrent_duplicates_get_the_first_answer_and_record_once(
+        api: Api, game: Game) -> None:
+    """The key is not claimed in a transaction of its own: the second waits on the command
+    log's row within the first's transaction, then answers what the first recorded."""
+    body = {"kind": "adjust-chips", "player": "alice", "delta": 1, "reason": "twice"}
+    before = api.events()
+    for round_ in range(5):
+        start = threading.Barrier(2)
+
+        def send(_: int, key: str = f"twice-{round_}",
+                 start: threading.Barrier = start) -> dict[str, object]:
+            start.wait(timeout=10)
+            answer = game.send(game.organiser, body, key=key)
+            return dict(answer.json())
+
+        with ThreadPoolExecutor(2) as pool:
+            first, second = pool.map(send, range(2))
+        assert first == second and len(first["events"]) == 1  # type: ignore[arg-type]
+    assert api.events() == before + 5
+    alice = next(s for s in game.view(None)["seats"] if s["player"] == "alice")
+    assert alice["chips"] == 500 + 5
 
 
 def test_a_refused_request_frees_its_key(api: Api, game: Game) -> None:

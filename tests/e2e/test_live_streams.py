@@ -194,3 +194,59 @@ def test_a_stream_the_server_stops_ends_with_a_named_message(
     assert json.loads(rest[ended + 1][5:]) == {"reason": "store-unavailable",
                                                "last_event_id": int(rest[ended - 3][3:])}
     settle(api, "sabot_live_subscribers", 0)
+
+
+def test_the_streams_that_see_a_batch_alike_share_its_bytes(
+        api: Api, game: Game, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch is encoded once a view: two anonymous streams get the very same bytes, the
+    player whose hand was dealt gets their own, with the card the others do not see."""
+    monkeypatch.setattr(live_readers, "POLL_SECONDS", 60.0)
+    game.to_betting()
+    game.send(game.croupier, {"kind": "close-betting"})
+    table_id = uuid.UUID(game.table_id)
+    head = game.view(None)["version"]
+
+    async def scenario() -> tuple[list[bytes], set[int], int]:
+        channels = channels_plugin("")
+        await channels._on_startup()
+        reads = Counter("reads", "reads", ["kind"], registry=CollectorRegistry())
+        readers = LiveReaders(api.service, channels, reads)
+        try:
+            grants = [Grant(role=Role.ANONYMOUS), Grant(role=Role.ANONYMOUS),
+                      Grant(role=Role.PLAYER, player="bob")]
+            streams = [readers.join(table_id, grant, head, head) for grant in grants]
+            await anyio.to_thread.run_sync(
+                lambda: game.send(game.croupier, {"kind": "deal"}))
+            wake_subscribers(channels, table_id, 0)
+            chunks, lasts, views = [], set(), 0
+            for stream in streams:
+                batch = await asyncio.wait_for(stream.queue.get(), timeout=10)
+                assert isinstance(batch, Batch)
+                chunk, last = stream.messages(batch, head)
+                chunks.append(chunk)
+                lasts.add(last)
+                views = len(batch.encoded)
+            return chunks, lasts, views
+        finally:
+            await readers.close()
+            await channels._on_shutdown()
+
+    (first, second, bob), lasts, views = asyncio.run(scenario())
+    assert first is second and views == 2
+    assert lasts == {game.view(None)["version"]}
+    dealt = game.view(game.bob)["coup"]["hands"]
+    punter = next(h["cards"] for h in dealt if h["side"] == "punter")
+    assert b'"card":null' in first and b'"card":null' not in bob
+    assert f'"card":"{punter[0]}"'.encode() in bob
+    assert first.startswith(f"id: {head + 1}\r\ndata: ".encode()) and first.endswith(b"\r\n\r\n")
+
+
+def test_a_quiet_stream_gets_keep_alive_comments(api: Api, game: Game,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """No event for `POLL_SECONDS`: the table's reader has each stream send a comment."""
+    monkeypatch.setattr(live_readers, "POLL_SECONDS", 0.2)
+    with httpx.stream("GET", f"{api.base_url}/tables/{game.table_id}/events",
+                      timeout=10) as response:
+        lines = response.iter_lines()
+        assert next(lines) == ": keep-alive" and next(lines) == ""
+        assert next(lines) == ": keep-alive"

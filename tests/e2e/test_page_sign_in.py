@@ -108,6 +108,8 @@ def test_the_organiser_prints_slips_and_a_player_signs_in_by_link_on_a_phone(
 
     page.get_by_role("button", name="Make the slips").click()  # new slips withdraw the old
     expect(page.locator("#status")).to_have_text(f"{len(PLAYERS)} slips made", timeout=WAIT_MS)
+    expect(slips.filter(has_text="ben").locator(".slip-link")).not_to_have_text(
+        ben_old, timeout=WAIT_MS)  # the status said so of the first slips already
     withdrawn = chromium.new_context(**PHONE).new_page()
     withdrawn.goto(ben_old)
     expect(withdrawn.locator("#refusal")).to_contain_text("withdrawn")

@@ -212,6 +212,7 @@ def test_a_player_places_a_secret_bet_and_reveals_it_after_the_deal(
     final = TournamentSettings(
         variant=Variant.PUNTO_BANCO, seats_per_table=6, starting_chips=1000, min_stake=10,
         max_stake=100, coups_per_round=3, prizes=(10000,), buy_in=10,
+        people_bet_seconds=1,  # ann bets nothing at the table: betting closes on her clock
         stages=(Stage(name="final", rounds=2, secret_bet=True),))
     director = Director(TableService(url=postgres_url))
     tournaments = director.tournaments

@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 
@@ -17,7 +19,7 @@ import httpx
 import pytest
 
 from api.cli import main
-from api.tokens import Grant, Role
+from api.tokens import GENERATION_FRESH_SECONDS, Grant, Role
 from tests.e2e.test_api import Api
 from tests.e2e.test_deploy import KEY, ROOT, free_port
 
@@ -73,10 +75,9 @@ def test_a_croupier_of_an_unknown_table_is_refused(api: Api, postgres_url: str,
     assert usage.value.code == 2 and "not a duration" in capsys.readouterr().err
 
 
-def test_a_revocation_reaches_every_api_process_on_its_next_request(
-        postgres_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Two `sabot serve` processes have the token cached; `sabot token revoke` (a third
-    process) revokes it; each refuses it on its next request."""
+@contextmanager
+def two_servers(postgres_url: str, tmp_path: Path, token: str) -> Iterator[list[str]]:
+    """Two `sabot serve` processes, each with `token` cached: the URL each answers it at."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SABOT_SECRET_KEY": KEY}
     ports = [free_port(), free_port()]
     servers: list[subprocess.Popen[bytes]] = []
@@ -87,25 +88,58 @@ def test_a_revocation_reaches_every_api_process_on_its_next_request(
                  "--database", postgres_url],
                 cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=log))
     try:
-        assert main(["token", "create", "--role", "auditor", "--database", postgres_url]) == 0
-        token = capsys.readouterr().out.strip()
-        urls = [f"http://127.0.0.1:{port}/tables/nowhere" for port in ports]
+        urls = [f"http://127.0.0.1:{port}" for port in ports]
         headers = {"Authorization": f"Bearer {token}"}
         deadline = time.monotonic() + 60
         for url in urls:
             while True:
                 try:
-                    answer = httpx.get(url, headers=headers, timeout=5)
+                    answer = httpx.get(url + "/tables/nowhere", headers=headers, timeout=5)
                     break
                 except httpx.TransportError:
                     assert time.monotonic() < deadline, f"{url} never answered"
                     time.sleep(0.3)
             assert answer.json()["rule"] == "unknown-table"  # the token opens; now cached
-        assert main(["token", "revoke", token, "--database", postgres_url]) == 0
-        for url in urls:
-            answer = httpx.get(url, headers=headers, timeout=5)
-            assert (answer.status_code, answer.json()["rule"]) == (401, "token-revoked")
+        yield urls
     finally:
         for server in servers:
             server.terminate()
             server.wait(timeout=20)
+
+
+def refusal(url: str, token: str) -> tuple[int, str]:
+    answer = httpx.get(url + "/tables/nowhere", headers={"Authorization": f"Bearer {token}"},
+                       timeout=5)
+    return answer.status_code, answer.json()["rule"]
+
+
+def test_a_revocation_reaches_every_api_process_on_its_next_request(
+        postgres_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two `sabot serve` processes have the token cached; `sabot token revoke` (a third
+    process) revokes it; each refuses it on its next request."""
+    assert main(["token", "create", "--role", "auditor", "--database", postgres_url]) == 0
+    token = capsys.readouterr().out.strip()
+    with two_servers(postgres_url, tmp_path, token) as urls:
+        assert main(["token", "revoke", token, "--database", postgres_url]) == 0
+        for url in urls:
+            assert refusal(url, token) == (401, "token-revoked")
+
+
+def test_a_revocation_through_one_replica_reaches_the_other_within_a_second(
+        postgres_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The API keeps the tokens' generation `GENERATION_FRESH_SECONDS` (no round trip for a
+    token), yet a token revoked through one replica (its sign-out) is refused by the other
+    within a second: the revocation's notice, not the staleness, made it forget."""
+    assert GENERATION_FRESH_SECONDS >= 1
+    assert main(["token", "create", "--role", "auditor", "--database", postgres_url]) == 0
+    token = capsys.readouterr().out.strip()
+    with two_servers(postgres_url, tmp_path, token) as (one, other):
+        assert refusal(other, token) == (404, "unknown-table")  # cached, generation fresh
+        out = httpx.post(one + "/sign-out", cookies={"sabot_session": token},
+                         headers={"X-Requested-With": "sabot"}, timeout=5)
+        assert out.status_code == 200
+        revoked = time.monotonic()
+        assert refusal(one, token) == (401, "token-revoked")
+        while refusal(other, token) != (401, "token-revoked"):
+            assert time.monotonic() - revoked < 1.0, "the other replica still takes the token"
+            time.sleep(0.05)

@@ -48,9 +48,10 @@ from tests.integration.test_tournament_run import SETTINGS
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 CYCLES = int(os.environ.get("SABOT_FAULT_CYCLES", "1"))  # rounds of faults (a soak: more)
-# coups a round: a cycle of faults lasted up to 1,600 events (the director plays on while
-# processes restart), 40 coups a round make about 3,300
-COUPS = 40 * CYCLES
+# coups a round: a cycle of faults lasted up to 1,600 events when directors played a coup a
+# transaction; in runs they play several times faster, and 40 coups a round (about 3,300 events)
+# finished before the last fault of a CI run: 120 make about 10,000
+COUPS = 120 * CYCLES
 FORMAT = msgspec.structs.replace(SETTINGS, coups_per_round=COUPS)
 PLAYERS = 14
 SEED = "fa017ed5"

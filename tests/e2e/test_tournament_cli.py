@@ -6,6 +6,7 @@ line naming what was typed, and exit 1."""
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +122,27 @@ def test_a_tournament_is_cancelled_before_its_start_and_archived_after_its_finis
     assert [(t["name"], t["status"]) for t in every] == [("trial", "cancelled"),
                                                          ("club", "finished")]
     assert "trial" in cli(capsys, "list", "--all", *db)
+
+
+def test_create_takes_the_clocks_the_dealing_and_any_field_over_a_preset(
+        sqlite_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    db = ["--database", sqlite_url]
+    created = cli(capsys, "create", "--preset", "punto-banco-eight", "--name", "eve",
+                  "--dealing", "croupier", "--minutes-per-round", "30", "--bet-seconds", "45",
+                  "--set", "tie_break=share", "--set", "prizes=[6000, 4000]", "--json", *db)
+    tournament_id = as_json(created)["id"]
+    service = TableService(url=sqlite_url)
+    try:
+        settings = Tournaments(service).state(uuid.UUID(tournament_id)).settings
+    finally:
+        service.close()
+    expected = msgspec.structs.replace(
+        PRESETS["punto-banco-eight"], dealing="croupier", minutes_per_round=30, bet_seconds=45,
+        tie_break="share", prizes=(6000, 4000))
+    assert msgspec.to_builtins(settings) == msgspec.to_builtins(expected)
+    with pytest.raises(SystemExit, match="no format field 'colour'"):
+        main(["tournament", "create", "--preset", "punto-banco-eight", "--set", "colour=red",
+              *db])
+    err = cli(capsys, "create", "--preset", "punto-banco-eight", "--bet-seconds", "5000", *db,
+              code=1)
+    assert "[settings-bet-clock]" in err

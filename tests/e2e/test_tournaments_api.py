@@ -1,11 +1,12 @@
 """Tournaments run by an organiser over HTTP, directed by a real worker (a subprocess).
 
-From each preset: create, register people (a player registering themselves, the organiser
-registering another) and house bots, start, intervene, and let a `sabot worker` direct the
-tournament to its end; then one winner, every position once (ties shared), prizes summing to
-the pool, the standings' order equal to the results', every intervention in the record with
-its actor, reason and chips before and after. Bad input: a problem-details 4xx, and not one
-event recorded.
+From each preset (its people's clocks at one second): create, register people (a player
+registering themselves, the organiser registering another) and house bots, start, intervene,
+and let a `sabot worker` direct the tournament to its end, the people never acting (their
+clocks run out, nothing at a table is recorded as theirs); then one winner, every position once
+(ties shared), prizes summing to the pool, the standings' order equal to the results', every
+intervention in the record with its actor, reason and chips before and after. Bad input: a
+problem-details 4xx, and not one event recorded.
 """
 
 from __future__ import annotations
@@ -19,11 +20,14 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from api.commands.worker import running_worker
 from api.tokens import Role
+from domain.table.aggregate import Table
 from domain.tournament.aggregate import Tournament
+from domain.tournament.formats import Dealing
 from domain.tournament.presets import PRESETS
 from domain.tournament.state import secret_commitment
 from tests.e2e.test_api import KEY, PROBLEM, Api, api, free_port  # noqa: F401 - the fixture
@@ -52,14 +56,19 @@ def refused(api: Api, status: int, rule: str, method: str, path: str,  # noqa: F
     assert api.events() == before
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+# The croupier-dealt presets wait for croupiers (tests/integration/test_preset_evenings.py).
+@pytest.mark.parametrize("preset", [name for name, settings in PRESETS.items()
+                                    if settings.dealing is Dealing.AUTOMATIC])
 def test_a_tournament_from_a_preset_is_played_to_the_end_by_a_worker(
         api: Api, postgres_url: str, tmp_path: Path, preset: str) -> None:  # noqa: F811
     organiser = api.token(Role.ORGANISER)
     alice = api.token(Role.PLAYER, player="alice")
+    clocks = {"people_bet_seconds": 1, "decision_seconds": 1}  # the people never act
+    if PRESETS[preset].bet_seconds:
+        clocks["bet_seconds"] = 1
     created = api.call("POST", "/tournaments", organiser, json={
-        "name": "open", "preset": preset, "coups_per_round": 2, "tables": 2,
-        "starting_chips": 2000, "seed": "5eed"})
+        "name": "open", "seed": "5eed", "format": msgspec.to_builtins(msgspec.structs.replace(
+            PRESETS[preset], coups_per_round=2, tables=2, starting_chips=2000, **clocks))})
     assert created.status_code == 201, created.text
     shown = created.json()
     assert shown["status"] == "registering" and shown["entrants"] == 0
@@ -123,6 +132,11 @@ def test_a_tournament_from_a_preset_is_played_to_the_end_by_a_worker(
     assert [(e.kind, e.player, e.actor, e.reason, e.chips_before, e.chips_after)
             for e in made] == [("penalise", "bob", "@organiser", "slow play", 2000, 1900)]
     assert any(isinstance(e, Tournament.TournamentFinished) for e in events)
+    people = {"alice", "bob", "carol"}  # never acted: nothing at a table is theirs
+    state = api.service.load(uuid.UUID(shown["id"]), "tournament").state
+    for number in range(1, state.tables_opened + 1):
+        table = Table.create_id(state.table_name(number))
+        assert not [e for e in api.service.events_of(table) if e.actor in people]
     placed = {e.player: e for e in events if isinstance(e, Tournament.SecretBetPlaced)}
     revealed = [e for e in events if isinstance(e, Tournament.SecretBetRevealed)]
     assert bool(revealed) == PRESETS[preset].plan()[-1].secret_bet  # the bots' secret bets

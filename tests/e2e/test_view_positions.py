@@ -3,8 +3,9 @@
 A command's answer gives its `position`; a read given it as `?at=` waits for the views'
 runner (`projections.follower`) to reach it and shows the command; a read without it answers
 at once with the position its view is at, even when no runner runs (then 503 for a position
-not reached in time, 422 for one past the store's head); a reader waiting for a position
-holds up no other reader; and
+not reached in time, 422 for one past the store's head; a table the view has not reached is
+read at its last event: 503 too, never a 404 for a table that exists); a reader waiting for
+a position holds up no other reader; and
 `sabot serve` with its embedded worker keeps the views fresh for a newcomer.
 """
 
@@ -57,6 +58,8 @@ def test_a_read_at_a_command_s_position_shows_that_command(api: Api) -> None:
     assert [t["name"] for t in lobby.json()] == ["kept"] and position(lobby) >= opened
     recall = api.call("GET", f"/tables/kept/recall?last=3&at={seated}")
     assert recall.json() == [] and position(recall) >= seated
+    unknown = api.call("GET", f"/tables/never-opened/recall?at={seated}")  # no coups: asked
+    assert unknown.status_code == 404 and unknown.json()["rule"] == "unknown-table"
 
 
 def test_a_read_answers_at_once_with_its_position_when_no_runner_runs(
@@ -70,6 +73,10 @@ def test_a_read_answers_at_once_with_its_position_when_no_runner_runs(
         behind = api.call("GET", f"/tables/unseen/rotation?at={seated}")
         assert behind.status_code == 503 and behind.headers["retry-after"] == "1"
         assert behind.json()["rule"] == "view-behind" and position(behind) < opened
+        unseen = api.call("GET", "/tables/unseen/rotation")  # in the store, not yet in the view
+        assert unseen.status_code == 503 and unseen.json()["rule"] == "view-behind"
+        never = api.call("GET", "/tables/never-opened/rotation")
+        assert never.status_code == 404 and never.json()["rule"] == "unknown-table"
         nowhere = api.call("GET", f"/tables?at={api.head() + 1000}")
         assert nowhere.status_code == 422 and nowhere.json()["rule"] == "unknown-position"
         runner = Runner(api.service, VIEWS)
@@ -77,6 +84,7 @@ def test_a_read_answers_at_once_with_its_position_when_no_runner_runs(
         runner.catch_up_together(NAMES)  # `sabot projections run`, once
         lobby = api.call("GET", "/tables")
         assert [t["name"] for t in lobby.json()] == ["unseen"] and position(lobby) >= seated
+        assert api.call("GET", "/tables/unseen/rotation").json()["seated"] == ["alice"]
 
 
 def test_a_reader_waiting_for_a_position_holds_up_no_other_reader(postgres_url: str) -> None:

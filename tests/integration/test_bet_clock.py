@@ -19,6 +19,7 @@ from domain.game.settings import BettingOrder, TableSettings, Variant
 from domain.table import commands as c
 from domain.table.aggregate import Table
 from domain.table.betting_order import PassReason, bettor
+from domain.table.defaults import bet_deadline_command_id
 from domain.table.state import Phase
 from domain.tournament.aggregate import Tournament
 from domain.tournament.formats import Advance, Stage
@@ -27,9 +28,8 @@ from infra.services.tables import TableService, seeds_from
 from infra.services.tournaments import Director, Tournaments
 from infra.store.outbox import BetDeadline, Deadline, kind_of
 from tests.integration.test_director import prepared
-from tests.integration.test_workers import SECRET, Worker, wait_until
-from workers.app import make_app
-from workers.deadlines import ACTOR, bet_deadline_command_id
+from tests.integration.test_workers import SECRET, clocks_on_sqlite, wait_until
+from workers.deadlines import ACTOR
 from workers.director import director_deadlines
 from workers.services import send_deadline
 
@@ -37,11 +37,7 @@ SECONDS = 1
 
 
 def test_the_worker_passes_a_turn_whose_clock_ran_out(tmp_path: Path) -> None:
-    store = f"sqlite:///{tmp_path}/sabot.db"
-    TableService(url=store).close()
-    producer = make_app("", home=tmp_path / ".sabot")
-    worker = Worker(tmp_path, "--database", store, "--no-director")
-    service = TableService(url=store, secret_key=SECRET)
+    producer, worker, service = clocks_on_sqlite(tmp_path)
     try:
         service.seed_source = seeds_from(b"sabot-test-bet-clock")
         service.effects.on(BetDeadline, lambda deadline: send_deadline(deadline, via=producer))

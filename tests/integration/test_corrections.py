@@ -46,7 +46,7 @@ def until_a_misread(service: TableService,
     tournaments = director.tournaments
     tournament_id = tournaments.create(name, SETTINGS, seed=b"fix", command_id="create")
     for n in range(10):
-        tournaments.register(tournament_id, f"p{n:02d}", command_id=f"reg-{n}")
+        tournaments.register(tournament_id, f"p{n:02d}", bot=True, command_id=f"reg-{n}")
     tournaments.start(tournament_id, command_id="draw")
     found = None
     while found is None:

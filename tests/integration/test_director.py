@@ -1,7 +1,8 @@
 """The director through the store: two directors against one tournament, handing the lease
 back and forth, play the same tournament as one director alone (same results, the same
 events at every table, no command applied twice); a director from an older epoch is
-fenced off; a round by minutes runs on the recorded clock."""
+fenced off; a lease held is trusted until half its time is left; a round by minutes runs on
+the recorded clock."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from infra.services.autoplay import play_coups
 from infra.services.direction import Tick
 from infra.services.tables import TableService
 from infra.services.tournaments import Director, Tournaments
+from infra.store.leases import Leases
 from tests.integration.test_tournament_run import SETTINGS
 from workers.director import Failures, turn
 
@@ -122,6 +124,26 @@ def test_a_director_of_an_older_epoch_is_fenced_off(sqlite_url: str) -> None:
             coups={}, chips={p: 1 for p in state.in_play()}, actor="@director",
             command_id="late", epoch=1))
     assert caught.value.rule == "stale-epoch"
+
+
+def test_a_lease_held_is_trusted_until_half_its_time_is_left(sqlite_url: str) -> None:
+    service = TableService(url=sqlite_url)
+    tournament_id = uuid.uuid4()
+    mine, theirs = Leases(service.database), Leases(service.database)
+    assert mine.acquire(tournament_id, "mine", 100.0, 10.0) == 1  # until 110
+    # another holder takes it on a clock ahead (as if this one had stalled past 110): this
+    # holder, trusting its lease until 105, does not ask the store, and the epoch recorded in
+    # the tournament is what fences it off
+    assert theirs.acquire(tournament_id, "theirs", 111.0, 10.0) == 2
+    assert mine.acquire(tournament_id, "mine", 104.9, 10.0) == 1
+    assert mine.acquire(tournament_id, "mine", 105.1, 10.0) is None  # asked: it passed on
+    assert theirs.acquire(tournament_id, "theirs", 112.0, 10.0) == 2
+    theirs.release(tournament_id, "theirs")  # forgotten here too: taken again at once
+    assert mine.acquire(tournament_id, "mine", 112.0, 10.0) == 3
+    assert theirs.acquire(tournament_id, "theirs", 113.0, 10.0) is None
+    assert mine.acquire(tournament_id, "mine", 118.0, 10.0) == 3  # renewed at 118: until 128
+    assert theirs.acquire(tournament_id, "theirs", 124.0, 10.0) is None
+    service.close()
 
 
 def test_a_round_by_minutes_ends_on_the_recorded_clock(sqlite_url: str) -> None:

@@ -23,7 +23,7 @@ KILLS = 5
 FINISH = 240.0
 # Long enough that five directors, each killed 0.3 to 2.5 s after it starts, leave it unfinished
 # however fast the machine: the kills must land mid-tournament, not after its end.
-LONG = msgspec.structs.replace(SETTINGS, coups_per_round=40)
+LONG = msgspec.structs.replace(SETTINGS, coups_per_round=160)
 
 
 def wait_for_director(cwd: Path) -> None:

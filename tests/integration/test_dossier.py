@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from api.cli import main
 from domain.game.settings import Variant
 from infra.audit import offline_check
+from infra.store.notes import CosignatureVerifier, Ed25519Verifier
 from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table, play
 
 COUP = 3
@@ -128,3 +129,78 @@ def test_any_changed_byte_of_a_card_stake_proof_or_signature_fails(
     except ValueError:
         return  # no longer JSON at all: refused too
     assert not report.ok, f"{kind} at {position}: {text[position]} -> {other}"
+
+
+def test_each_event_has_a_c2sp_tlog_proof_that_checks(written: tuple[str, Path]) -> None:
+    _, out = written
+    document = json.loads(out.read_text())
+    note = document["checkpoint_note"]
+    proofs = document["tlog_proofs"]
+    assert len(proofs) == len(document["events"]) and note.startswith("sabot.")
+    for proof, event in zip(proofs, document["events"], strict=True):
+        assert proof.startswith(f"c2sp.org/tlog-proof@v1\nindex {event['leaf']}\n")
+        assert proof.endswith("\n\n" + note)  # the checkpoint note, verbatim (no witness yet)
+    report = offline_check.check_dossier(document)
+    assert report.ok and any("C2SP tlog-proofs" in line for line in report.checked)
+
+    def changed(n: int, old: str, new: str) -> dict[str, object]:
+        altered = list(proofs)
+        assert old in altered[n]
+        altered[n] = altered[n].replace(old, new, 1)
+        return {**document, "tlog_proofs": altered}
+
+    hash_line = proofs[2].split("\n")[2]
+    other_line = proofs[2].split("\n")[3]
+    size = f"\n{document['checkpoint']['size']}\n"
+    for forged, why in (
+            (changed(2, hash_line, other_line), "does not lead from event 3"),
+            (changed(1, f"index {document['events'][1]['leaf']}\n",
+                     f"index {document['events'][1]['leaf'] + 1}\n"), "does not lead"),
+            (changed(0, size, f"\n{document['checkpoint']['size'] + 1}\n"), "not the dossier's"),
+            ({**document, "tlog_proofs": proofs[1:]}, "not one tlog-proof an event"),
+            ({**document, "checkpoint_note": note.replace(size, "\n1\n")}, "its note")):
+        report = offline_check.check_dossier(forged)
+        assert not report.ok and any(why in line for line in report.failures), report.failures
+    assert not offline_check.check_dossier(document, witnesses=[bytes(32)]).ok
+    # a checker handed out before reads the checkpoint's fields strictly: they are the same
+    assert set(document["checkpoint"]) == {"size", "root", "head", "chain", "time", "key",
+                                           "public_key", "signature", "partitions"}
+    before = {k: v for k, v in document.items()
+              if k not in ("checkpoint_note", "tlog_proofs", "witnesses")}
+    assert offline_check.check_dossier(before).ok  # and a dossier of before still checks
+
+
+def test_a_witness_co_signature_travels_in_the_dossier(
+        written: tuple[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url, _ = written
+    key, other = tmp_path / "witness.key", tmp_path / "other.key"
+    assert main(["keys", "create", "--out", str(other)]) == 0
+    assert main(["keys", "create", "--out", str(key)]) == 0
+    other_public, public = re.findall(r"public key: ([0-9a-f]{64})", capsys.readouterr().out)
+    assert main(["audit", "witness", "--key", str(key), "--database", url]) == 0
+    out = tmp_path / "cosigned.json"
+    assert main(["audit", "dossier", "dossier", str(COUP), "--out", str(out),
+                 "--database", url]) == 0
+    document = json.loads(out.read_text())
+    (witness,) = document["witnesses"]
+    assert witness["public_key"] == public
+    assert f"\n— {witness['name']} " in document["tlog_proofs"][0]
+    capsys.readouterr()
+    assert main(["audit", "check-dossier", str(out), "--witness", public]) == 0
+    assert "co-signed by 1 witness(es) (trusted)" in capsys.readouterr().out
+    report = offline_check.check_dossier(document, witnesses=[bytes.fromhex(other_public)])
+    assert not report.ok and "not co-signed by the witness" in report.failures[0]
+    forged = {**document, "witnesses": [{**witness, "name": "sabot-witness.impostor"}]}
+    assert not offline_check.check_dossier(forged).ok
+    # the keys as the transparency logs configure them: verifier keys (vkeys)
+    witness_vkey = CosignatureVerifier(witness["name"], bytes.fromhex(public)).vkey()
+    origin = document["checkpoint_note"].split("\n", 1)[0]
+    operator = document["checkpoint"]["public_key"]
+    log_vkey = Ed25519Verifier(origin, bytes.fromhex(operator)).vkey()
+    assert main(["audit", "check-dossier", str(out), "--public-key", log_vkey,
+                 "--witness", witness_vkey]) == 0
+    other_vkey = CosignatureVerifier(witness["name"], bytes.fromhex(other_public)).vkey()
+    assert main(["audit", "check-dossier", str(out), "--witness", other_vkey]) == 1
+    assert main(["audit", "check-dossier", str(out), "--witness", log_vkey]) == 2  # type 0x01
+    assert main(["audit", "check-dossier", str(out), "--public-key",
+                 log_vkey.replace("+", "+0", 1)[:-1]]) == 2

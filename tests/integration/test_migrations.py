@@ -105,6 +105,7 @@ def test_a_store_of_schema_1_upgrades_verifies_and_plays_on(
     assert capsys.readouterr().out.endswith(f"store schema {migrations.LATEST} is up to date\n")
 
 
+@pytest.mark.serial  # holds the schema lock of the whole server (tests/conftest.py)
 def test_two_upgrades_at_once_apply_each_step_once(database_url: str, tmp_path: Path) -> None:
     """The lock is held while both start: both wait; then one applies, the other finds it
     done."""

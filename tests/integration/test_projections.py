@@ -517,6 +517,20 @@ def test_views_run_together_equal_each_run_alone(service: TableService, store: S
         assert dump(runner, name) == together[name], name
 
 
+def test_the_views_are_at_the_heads_when_every_one_of_them_is(service: TableService,
+                                                               store: Store) -> None:
+    runner = Runner(store, VIEWS, batch_size=64)
+    games(service)[0].coups(1)
+    heads = runner.heads()
+    assert not runner.at_heads(NAMES, heads)
+    runner.catch_up("recall")
+    assert runner.at_heads(["recall"], heads) and not runner.at_heads(NAMES, heads)
+    runner.catch_up_together(NAMES)
+    assert runner.at_heads(NAMES, heads)
+    assert runner.tracking.notification_ids(["recall", "no-such-view"]) == {
+        "recall": runner.head(), "no-such-view": 0}
+
+
 class PoisonedRecall(RecallView):
     """The recall view, unable to apply one event (its table and version)."""
 

@@ -27,7 +27,9 @@ from projections.runner import Runner
 from tests.conftest import POSTGRES_URL
 from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table
 
-pytestmark = pytest.mark.postgres
+# serial: a bound of seconds against the checkpointer's own retry (every 10 s), which a
+# loaded machine can make write first (tests/conftest.py)
+pytestmark = [pytest.mark.postgres, pytest.mark.serial]
 
 WAIT = 1  # seconds the readers wait for writers in flight
 IDLE = 8  # seconds before the server ends a session idle in its transaction

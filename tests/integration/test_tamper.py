@@ -31,20 +31,19 @@ from infra.audit.verify import AuditReport, Finding, Problem, verify
 from infra.services.tables import TableService
 from infra.store.chain import canonical_bytes, global_digest, stream_digest
 from infra.store.checkpoints import (
-    WitnessRefusal,
     append_line,
     checkpoint_path,
     checkpoints,
     read_lines,
     sign_checkpoint,
     tree_head,
-    witness,
     write_checkpoint,
     writer_trust,
 )
 from infra.store.merkle import Frontier, event_leaf, verify_inclusion
 from infra.store.opening import open_store
 from infra.store.signing import Signer, SigningKeyError, create_key
+from infra.store.witness import WitnessRefusal, state_path, witness
 from projections.audit_port import PROJECTIONS
 from projections.registry import VIEWS
 from projections.runner import Runner
@@ -122,7 +121,8 @@ def test_the_untouched_store_verifies(played: Played,
     assert report.tree_size == report.events == played.count
     assert report.checkpoints >= 1
     assert report.trust == "the store's key file"
-    assert report.checks == ("chain", "shoes", "snapshots", "vault", "commands", "views")
+    assert report.checks == ("chain", "shoes", "snapshots", "vault", "commands", "attribution",
+                             "views")
     assert main(["audit", "verify", "--database", played.url]) == 0
     out = capsys.readouterr().out
     assert "intact" in out and "checkpoints: 1 matched" in out
@@ -352,7 +352,8 @@ def test_a_checkpoint_on_demand_and_a_witness(played: Played, tmp_path: Path) ->
         assert path is not None and path.exists()
         assert write_checkpoint(store) is None  # the file already holds this size
         witness_key = create_key(tmp_path / "witness.key")
-        first = witness(store.database, read_lines(path), witness_key)
+        state = state_path(tmp_path / "witness.key")
+        first = witness(store.database, latest(path), witness_key, state)
         append_line(path, first)
         assert first.size == played.count
     with a_service(played.url) as service:
@@ -361,7 +362,7 @@ def test_a_checkpoint_on_demand_and_a_witness(played: Played, tmp_path: Path) ->
         assert made is not None and made.size > played.count
         assert made.fingerprint().startswith(f"#{made.size} ")
     with open_store(played.url) as store:
-        second = witness(store.database, read_lines(path), witness_key)
+        second = witness(store.database, latest(path), witness_key, state)
         assert second.size == made.size and second.valid_for(made)
         append_line(path, second)
         # a store rewritten after the witness saw it: the witness refuses the next checkpoint
@@ -370,7 +371,12 @@ def test_a_checkpoint_on_demand_and_a_witness(played: Played, tmp_path: Path) ->
         resign(played.url, store.recorder.signer())  # even signed with the real key
         append_line(path, write_and_read(store))
         with pytest.raises(WitnessRefusal, match="does not extend"):
-            witness(store.database, read_lines(path), witness_key)
+            witness(store.database, latest(path), witness_key, state)
+
+
+def latest(path: Path) -> Any:
+    """The latest checkpoint of the file: the candidate a witness is asked to co-sign."""
+    return max(checkpoints(read_lines(path)), key=lambda c: (c.size, c.time))
 
 
 def write_and_read(store: Any) -> Any:

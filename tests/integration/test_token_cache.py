@@ -29,3 +29,30 @@ def test_a_cached_token_follows_what_another_process_did(
         assert there.issue(Grant(role=Role.ORGANISER)) == unknown
         assert here.grant(unknown) == Grant(role=Role.ORGANISER,
                                             token_id=tokens.digest(unknown)[:tokens.ID_DIGITS])
+
+
+def test_the_generation_read_again_stays_fresh_for_its_seconds(
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once its freshness ran out, a lookup of a cached token reads the generation again, and
+    the lookups after it take it from the cache for another `fresh_seconds` (a request costs
+    no round trip for its token: it read it on every request, once the first ran out)."""
+    with TableService(url=database_url) as service:
+        store = TokenStore(service.database, fresh_seconds=60.0)
+        token = store.issue(Grant(role=Role.AUDITOR))
+        clock = [1000.0]
+        monkeypatch.setattr(tokens.time, "monotonic", lambda: clock[0])
+        reads = []
+        read_generation = store._read_generation
+
+        def counted() -> int:
+            reads.append(clock[0])
+            return read_generation()
+
+        monkeypatch.setattr(store, "_read_generation", counted)
+        for _ in range(3):
+            assert store.grant(token) is not None
+        assert reads == [1000.0]
+        clock[0] += 61  # stale: read again, once
+        for _ in range(3):
+            assert store.grant(token) is not None
+        assert reads == [1000.0, 1061.0]

@@ -33,7 +33,7 @@ def run_tournament(url: str, seed: bytes, settings: TournamentSettings = SETTING
     tournaments = director.tournaments
     tournament_id = tournaments.create(name, settings, seed=seed, command_id=f"{name}-create")
     for n in range(players):
-        tournaments.register(tournament_id, f"p{n:02d}", command_id=f"{name}-reg-{n}")
+        tournaments.register(tournament_id, f"p{n:02d}", bot=True, command_id=f"{name}-reg-{n}")
     tournaments.start(tournament_id, command_id=f"{name}-draw")
     spreads: list[int] = []
 
@@ -122,6 +122,7 @@ def test_sabot_demo_with_an_embedded_worker(tmp_path: Path, monkeypatch: pytest.
     assert report["tournament"] == "demo-chemin-de-fer-0d"
 
 
+@pytest.mark.serial  # its worker consumes the default queue of Redis db 0 (tests/conftest.py)
 def test_sabot_demo_on_postgresql_and_redis(postgres_url: str, redis_url: str,
                                             tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:

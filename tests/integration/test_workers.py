@@ -39,14 +39,14 @@ from domain.game.coup import Side
 from domain.game.settings import TableSettings, Variant
 from domain.table import commands as c
 from domain.table.aggregate import Table
-from domain.table.defaults import default_draw
+from domain.table.defaults import deadline_command_id, default_draw
 from domain.table.state import CROUPIER
 from infra.audit.verify import verify
 from infra.services.disputes import DisputeService
 from infra.services.tables import TableService, seeds_from
 from tests.conftest import REDIS_URL, need_server
 from workers.app import make_app
-from workers.deadlines import ACTOR, deadline_command_id, schedule_deadline
+from workers.deadlines import ACTOR, schedule_deadline
 from workers.disputes import request_replay
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -282,8 +282,9 @@ def test_a_deadline_whose_worker_dies_mid_way_is_delivered_again(postgres_url: s
             with psycopg.connect(base) as blocker, psycopg.connect(base) as watcher:
                 blocker.execute(f'LOCK TABLE "{schema}".stored_events IN ACCESS EXCLUSIVE MODE')
                 task_id = schedule_deadline(table_id, state, seconds=0.1, via=producer)
-                wait_until(lambda: watcher.execute(
-                    "SELECT count(*) FROM pg_locks WHERE NOT granted").fetchone() != (0,))
+                wait_until(lambda: watcher.execute(  # the task's own wait, no other test's
+                    "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = %s::regclass",
+                    (f'"{schema}".stored_events',)).fetchone() != (0,))
                 for child in children(worker.process.pid):
                     os.kill(child, signal.SIGKILL)
                 worker.wait_for(lambda line: "WorkerLostError" in line["event"]
@@ -305,6 +306,23 @@ def test_a_deadline_whose_worker_dies_mid_way_is_delivered_again(postgres_url: s
 def children(pid: int) -> list[int]:
     text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
     return [int(child) for child in text.split()]
+
+
+class Clocks(NamedTuple):
+    """A `sabot worker` playing the clocks of a SQLite store (no director), the producer that
+    sends them on its embedded broker, and the store's service."""
+
+    producer: Celery
+    worker: Worker
+    service: TableService
+
+
+def clocks_on_sqlite(tmp_path: Path) -> Clocks:
+    store = f"sqlite:///{tmp_path}/sabot.db"
+    TableService(url=store).close()  # the schema, before the worker opens the store
+    producer = make_app("", home=tmp_path / ".sabot")
+    worker = Worker(tmp_path, "--database", store, "--no-director")
+    return Clocks(producer, worker, TableService(url=store, secret_key=SECRET))
 
 
 def wait_until(condition: Callable[[], bool]) -> None:

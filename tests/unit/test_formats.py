@@ -146,6 +146,22 @@ def test_a_round_ends_after_its_minutes_and_a_pause_stops_the_clock() -> None:
     refused(run, "not-paused", ResumeTournament, at=1700.0)
 
 
+def test_a_paused_tournament_neither_ends_its_step_nor_its_round() -> None:
+    """The director that read the tournament before the pause is refused after it: nothing
+    of the tournament is written while it is paused but the organiser's orders."""
+    run = Run(fmt(Stage(name="only", rounds=2, coups=3, limits=LEVELS)), 4)
+    run.start()
+    run.do(StartRound, at=1000.0)
+    chips = {p: 1000 for p in run.s.in_play()}
+    run.do(StartStep, coups={}, chips=chips)
+    run.do(PauseTournament, at=1010.0)
+    refused(run, "paused", EndStep)
+    refused(run, "paused", EndRound, chips=chips)
+    run.do(ResumeTournament, at=1020.0)
+    run.do(EndStep)
+    run.do(EndRound, chips=chips)
+
+
 def test_the_limits_rise_round_by_round_and_the_last_level_holds() -> None:
     run = Run(fmt(Stage(name="only", rounds=3, limits=LEVELS)), 4).start()
     for _ in range(3):

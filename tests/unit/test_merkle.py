@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from infra.store.merkle import (
     EMPTY_ROOT,
@@ -13,6 +15,7 @@ from infra.store.merkle import (
     inclusion_proof,
     inclusion_proofs,
     leaf_hash,
+    node_hash,
     root_of,
     verify_consistency,
     verify_inclusion,
@@ -83,3 +86,67 @@ def test_batched_inclusion_proofs_are_the_rfc_paths() -> None:
     for n in range(1, 41):
         proofs = inclusion_proofs(LEAVES[:n], range(n))
         assert all(proofs[i] == inclusion_proof(LEAVES[:n], i) for i in range(n)), n
+
+
+# --- RFC 9162 section 2.1.5's example tree, and properties ----------------------------
+
+
+def rfc_example() -> dict[str, bytes]:
+    """The 7-leaf tree of RFC 9162 section 2.1.5 (d0..d6), its nodes by the figure's names:
+
+                hash
+               /    \\
+              k      l
+             / \\    / \\
+            g   h  i   j
+           / \\ / \\ / \\  |
+           a b c d e f  d6
+    """
+    a, b, c, d, e, f, j = (LEAVES[i] for i in range(7))
+    g, h, i = node_hash(a, b), node_hash(c, d), node_hash(e, f)
+    k, l_ = node_hash(g, h), node_hash(i, j)
+    return {"a": a, "b": b, "c": c, "d": d, "e": e, "f": f, "g": g, "h": h, "i": i,
+            "j": j, "k": k, "l": l_, "root": node_hash(k, l_)}
+
+
+def test_the_consistency_proofs_of_the_rfc_example() -> None:
+    """RFC 9162 2.1.5: 'The consistency proof between hash0 and hash is PROOF(3, D[7]) =
+    [c, d, g, l] ... between hash1 and hash is PROOF(4, D[7]) = [l] ... between hash2 and
+    hash is PROOF(6, D[7]) = [i, j, k].'"""
+    node = rfc_example()
+    assert root_of(LEAVES[:7]) == node["root"]
+    for m, names in ((3, "cdgl"), (4, "l"), (6, "ijk")):
+        proof = consistency_proof(frontier(m), LEAVES[m:7])
+        assert proof == [node[name] for name in names], m
+        assert verify_consistency(m, 7, root_of(LEAVES[:m]), node["root"], proof)
+
+
+def test_the_inclusion_proofs_of_the_rfc_example() -> None:
+    """RFC 9162 2.1.5: 'The inclusion proof for d0 is [b, h, l]', 'for d3 is [c, g, l]',
+    'for d4 is [f, j, k]', 'for d6 is [i, k]'."""
+    node = rfc_example()
+    for index, names in ((0, "bhl"), (3, "cgl"), (4, "fjk"), (6, "ik")):
+        assert inclusion_proof(LEAVES[:7], index) == [node[name] for name in names], index
+
+
+@given(st.integers(1, 300), st.integers(0, 300), st.data())
+@settings(max_examples=60, deadline=None)
+def test_a_consistency_proof_holds_and_any_change_breaks_it(m: int, grow: int,
+                                                            data: st.DataObject) -> None:
+    n = m + grow
+    leaves = [leaf_hash(i.to_bytes(4, "big")) for i in range(n)]
+    old = Frontier()
+    for leaf in leaves[:m]:
+        old.append(leaf)
+    proof = consistency_proof(old, leaves[m:])
+    old_root, new_root = old.root(), mth(leaves)
+    assert verify_consistency(m, n, old_root, new_root, proof)
+    if m == n:
+        return
+    changed = data.draw(st.integers(0, n - 1))  # any leaf rewritten: old or new part
+    forged = [*leaves[:changed], leaf_hash(b"forged"), *leaves[changed + 1:]]
+    assert not verify_consistency(m, n, old_root, mth(forged), proof)
+    if proof:
+        at = data.draw(st.integers(0, len(proof) - 1))
+        bent = [*proof[:at], hashlib.sha256(proof[at]).digest(), *proof[at + 1:]]
+        assert not verify_consistency(m, n, old_root, new_root, bent)

@@ -45,17 +45,21 @@ def offered(result: Odds, bet: Outcome) -> Fraction:
     return edge
 
 
-def dealt_card_by_card(settings: TableSettings) -> tuple[int, int, int]:
-    """An independent count: every ordered deal P, B, P, B, then the third cards, no shortcuts."""
+def dealt_card_by_card(settings: TableSettings) -> tuple[int, int, int, int]:
+    """An independent count: every ordered deal P, B, P, B, then the third cards, no shortcuts;
+    banker wins, player wins, ties, and the banker's wins on six."""
     shoe = value_counts(settings.decks)
     cards = sum(shoe)
     wins = {Outcome.BANKER: 0, Outcome.PLAYER: 0, Outcome.TIE: 0}
+    on_six = 0
 
     def settle(punter: int, banker: int, weight: int, used: int) -> None:
+        nonlocal on_six
         for position in range(used, 6):
             weight *= cards - position
         if banker > punter:
             wins[Outcome.BANKER] += weight
+            on_six += weight if banker == 6 else 0
         elif punter > banker:
             wins[Outcome.PLAYER] += weight
         else:
@@ -102,7 +106,7 @@ def dealt_card_by_card(settings: TableSettings) -> tuple[int, int, int]:
                 shoe[p2] += 1
             shoe[b1] += 1
         shoe[p1] += 1
-    return wins[Outcome.BANKER], wins[Outcome.PLAYER], wins[Outcome.TIE]
+    return wins[Outcome.BANKER], wins[Outcome.PLAYER], wins[Outcome.TIE], on_six
 
 
 @pytest.mark.parametrize("decks", sorted(PUBLISHED))
@@ -137,7 +141,8 @@ def test_counts_sum_to_every_ordered_six_card_sequence(variant: Variant, decks: 
 def test_one_deck_matches_a_card_by_card_deal(variant: Variant, overrides: dict[str, Any]) -> None:
     settings = TableSettings.default(variant, decks=1, **overrides)
     result = exact_odds(settings)
-    assert (result.banker, result.player, result.tie) == dealt_card_by_card(settings)
+    assert (result.banker, result.player, result.tie, result.banker_six) == dealt_card_by_card(
+        settings)
 
 
 def test_punto_banco_edges_match_the_published_counts_and_percentages() -> None:

@@ -1,5 +1,6 @@
 """The standalone checker's own copies (`infra/audit/offline_check/`) against Sabot's: the shoe,
-the Merkle proofs, MessagePack; and the package itself imports nothing of Sabot."""
+the Merkle proofs, MessagePack, C2SP notes and tlog-proofs; and the package itself imports
+nothing of Sabot."""
 
 from __future__ import annotations
 
@@ -8,14 +9,18 @@ import datetime
 from pathlib import Path
 
 import msgspec
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.game.cards import CARDS_PER_DECK
 from domain.game.shoe import order
 from infra.audit import offline_check
+from infra.audit.offline_check import note as checker_note
 from infra.store import merkle
 from infra.store.chain import canonical_bytes
+from infra.store.notes import Cosigner, NoteSigner, add_signatures, sign_note
+from infra.store.tlog import CheckpointBody, TlogProof
 
 SEED = bytes(range(32))
 
@@ -98,3 +103,32 @@ def test_the_checker_imports_only_the_standard_library_and_cryptography() -> Non
     import sys
 
     assert roots - {"cryptography", "__future__"} <= set(sys.stdlib_module_names)
+
+
+NAMES = st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E,
+                                       blacklist_characters="+"), min_size=1, max_size=30)
+
+
+@given(NAMES, NAMES, st.integers(0, 2**40), st.binary(min_size=32, max_size=32),
+       st.lists(st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E),
+                        min_size=1, max_size=20), max_size=3),
+       st.integers(0, 2**40), st.lists(st.binary(min_size=32, max_size=32), max_size=6))
+def test_the_checkers_reading_of_notes_is_sabots_writing(
+        origin: str, witness_name: str, size: int, root: bytes, extensions: list[str],
+        when: int, hashes: list[bytes]) -> None:
+    log, witness = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    log_public, witness_public = (k.public_key().public_bytes_raw() for k in (log, witness))
+    body = CheckpointBody(origin, size, root, tuple(extensions))
+    note = add_signatures(sign_note(body.text(), NoteSigner(origin, log_public, log.sign)),
+                          Cosigner(witness_name, witness_public, witness.sign, lambda: when))
+    read = checker_note.read_note(note.decode())
+    assert read.signed_by(origin, log_public)
+    assert not read.signed_by(origin, witness_public)
+    assert read.cosigned_by(witness_name, witness_public) == when
+    assert read.cosigned_by(witness_name, log_public) is None
+    assert checker_note.read_checkpoint(read.text) == (origin, size, root, extensions)
+    proof = checker_note.read_proof(TlogProof(size, tuple(hashes), note.decode()).text())
+    assert proof == (size, hashes, note.decode())
+    assert checker_note.vkey_public(
+        Cosigner(witness_name, witness_public, witness.sign).verifier.vkey(), 0x04) == \
+        witness_public

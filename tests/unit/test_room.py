@@ -1,9 +1,10 @@
 """The room a table decides in: a paused tournament refuses every play command, whoever sends
-it, but the tournament's orders; the croupier plays the table and the house bots, never a
-person's seat; a free table's croupier acts for anyone."""
+it, but the tournament's orders; the croupier plays the table, the house bots only if the
+format says so, never a person's seat; a free table's croupier acts for anyone."""
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from domain.errors import DomainError
@@ -69,7 +70,7 @@ def test_the_croupier_never_plays_a_persons_seat(command: c.TableCommand) -> Non
     require_room("@croupier", command, STATE, FREE_ROOM)  # a free table: anyone's
 
 
-def test_the_croupier_plays_the_bots_and_the_tables_steps() -> None:
+def test_the_croupier_plays_the_bots_where_allowed_and_the_tables_steps() -> None:
     room = Room(people=PEOPLE)
     for command in (bet("@croupier", "bot-a"),
                     c.PlaceStake(command_id="x", player="bot-a", tableau=Side.PUNTER,
@@ -86,4 +87,31 @@ def test_a_tournaments_room_knows_its_pause_and_its_people() -> None:
                                   coups_per_round=4)
     state = TournamentState(name="cup", settings=settings, paused=True, entrants={
         "chloe": Entrant(player="chloe"), "bot-a": Entrant(player="bot-a", bot=True)})
-    assert state.room() == Room(paused=True, people=frozenset({"chloe"}))
+    assert state.room() == Room(paused=True, people=frozenset({"chloe"}),
+                                people_bet_seconds=60, croupier_plays_bots=False)
+    allowing = msgspec.structs.replace(settings, croupier_plays_bots=True)
+    assert msgspec.structs.replace(state, settings=allowing).room().croupier_plays_bots
+
+
+BOTS_SEATS = [
+    bet("@croupier", "bot-a"),
+    c.PlaceStake(command_id="x", player="bot-a", tableau=Side.PUNTER, amount=500),
+    c.CallBanco(command_id="x", player="bot-a"),
+    c.PassBetTurn(command_id="x", player="bot-a", coup=1),
+    c.DeclineBank(command_id="x", player="bot-a"),
+    c.RetireBank(command_id="x", player="bot-a"),
+]
+
+
+@pytest.mark.parametrize("command", BOTS_SEATS)
+def test_the_croupier_plays_a_bots_seat_only_if_the_format_says_so(
+        command: c.TableCommand) -> None:
+    """Issue 26: "A croupier acts for the table (deal, burn, close betting, settle, pay) and
+    for house bots only if the format says so"."""
+    barred = Room(people=PEOPLE, croupier_plays_bots=False)
+    assert refused("@croupier", command, barred) == (403, "not-your-seat")
+    require_room("@croupier", command, STATE, Room(people=PEOPLE, croupier_plays_bots=True))
+    for step in (c.CloseBetting(command_id="x"), c.DealCard(command_id="x"),
+                 c.SettleCoup(command_id="x"), c.PayCoup(command_id="x")):
+        require_room("@croupier", step, STATE, barred)  # the table's steps stay the croupier's
+    require_room("bot-a", msgspec.structs.replace(command, actor="bot-a"), STATE, barred)

@@ -1,6 +1,6 @@
 """Check a Sabot coup dossier or regulator export offline, without Sabot or its database.
 
-    python3 sabot-check.pyz DOSSIER.json [--public-key HEX]
+    python3 sabot-check.pyz DOSSIER.json [--public-key KEY] [--witness KEY]
     python3 sabot-check.pyz EXPORT_DIR   [--public-key HEX]
 
 One file to hand over, the Python standard library and `cryptography` (`pip install
@@ -14,7 +14,9 @@ What it checks (the formats are in Sabot's docs/audit.md, "Coup dossiers" and "R
 exports"):
 
 1. the checkpoint's Ed25519 signature, by the public key the file carries (and, with
-   `--public-key`, that this is the key the operator published);
+   `--public-key`, that this is the key the operator published), and its C2SP checkpoint
+   note; a dossier's C2SP tlog-proofs and the witnesses' co-signatures in them (with
+   `--witness KEY`, that this witness co-signed);
 2. each event's Merkle leaf, SHA-256(0x00 || u64 notification || canonical bytes), and its
    RFC 9162 inclusion proof against the checkpoint's signed root;
 3. each event's `fields` against its signed MessagePack bytes (`state`), so the readable form
@@ -29,9 +31,11 @@ exports"):
 
 The modules, by concept: `msgpack` (the MessagePack reader and `readable`), `record`
 (canonical bytes, Merkle leaves, inclusion proofs, signatures, checkpoint text, canonical
-JSON, hex), `shoe` (sabot-shoe-v1, a copy of `domain/game/shoe.py`: a test holds them equal),
-`checks` (the report and the checks of a dossier or an export), `cli` (`main`). They import
-each other relatively and nothing of Sabot, so the package runs from the zipapp alone.
+JSON, hex), `note` (C2SP signed notes, checkpoints and tlog-proofs, read apart from Sabot's
+own writer of them), `shoe` (sabot-shoe-v1, a copy of `domain/game/shoe.py`: a test holds
+them equal), `checks` (the report and the checks of a dossier or an export), `cli`
+(`main`). They import each other relatively and nothing of Sabot, so the package runs from
+the zipapp alone.
 """
 
 from __future__ import annotations

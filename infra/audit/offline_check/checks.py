@@ -4,6 +4,7 @@ file's events against its signed checkpoint (`_Record`) and of a table's shoes (
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import uuid
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .msgpack import readable
+from .note import NoteError, read_checkpoint, read_note, read_proof
 from .record import (
     CHECKPOINT_PREFIX,
     MANIFEST_PREFIX,
@@ -34,6 +36,8 @@ TABLE_TOPIC = "domain.table_aggregate:Table."
 CARD_EVENTS = ("CardBurned", "CardDealt", "ThirdCardDrawn")
 EVENT_KEYS = {"n", "leaf", "stream", "version", "topic", "event", "state", "fields", "proof"}
 CHECKPOINT_KEYS = {"size", "root", "head", "chain", "time", "key", "public_key", "signature"}
+OPTIONAL_CHECKPOINT_KEYS = {"frontier", "partitions"}
+EXTENSION = "sabot-checkpoint-v1"
 
 
 class Unreadable(Exception):
@@ -48,6 +52,32 @@ def _partition_heads(heads: Any) -> bool:
         and isinstance(p["key"], str) and isinstance(p["chain"], str)
         and all(isinstance(p[n], int) and not isinstance(p[n], bool) for n in ("size", "head"))
         for p in heads)
+
+
+def note_problem(cp: dict[str, Any], public: bytes, text: Any) -> str | None:
+    """What is wrong with a checkpoint's C2SP note (None: it is the checkpoint's own, signed
+    by its key under its origin, its extension line binding the checkpoint's signed text)."""
+    try:
+        note = read_note(text)
+        body = read_checkpoint(note.text)
+    except (NoteError, TypeError, AttributeError) as error:
+        return f"its note is malformed ({error})"
+    if not note.signed_by(body.origin, public):
+        return f"its note is not signed by its key as {body.origin}"
+    digest = hashlib.sha256(CHECKPOINT_PREFIX + checkpoint_text(cp)).digest()
+    if (body.size, body.root.hex()) != (cp["size"], cp["root"]) or body.extensions != [
+            f"{EXTENSION} {base64.b64encode(digest).decode()}"]:
+        return "its note is not the checkpoint's tree head and signed text"
+    return None
+
+
+def cosigned(note: str, line: str, public: bytes) -> bool:
+    """Whether the signature `line` is a witness's valid tlog-cosignature/v1 of `note`."""
+    try:
+        ((name, _, _),) = read_note(f"x\n\n{line}\n").signatures
+        return read_note(note + line + "\n").cosigned_by(name, public) is not None
+    except (NoteError, ValueError):
+        return False
 
 
 class Report:
@@ -74,16 +104,18 @@ class _Record:
     """The events of one file, checked against one signed checkpoint."""
 
     def __init__(self, report: Report, checkpoint: Any, keys: Any,
-                 trusted: Sequence[bytes]) -> None:
+                 trusted: Sequence[bytes], note: Any = None) -> None:
         self.report = report
         self.size = -1
         self.root = b""
+        self.note: str | None = None
+        self.public = b""
         self.fields: dict[tuple[str, int], dict[str, Any]] = {}
-        self._checkpoint(checkpoint, keys, trusted)
+        self._checkpoint(checkpoint, keys, trusted, note)
 
-    def _checkpoint(self, cp: Any, keys: Any, trusted: Sequence[bytes]) -> None:
+    def _checkpoint(self, cp: Any, keys: Any, trusted: Sequence[bytes], note: Any) -> None:
         report = self.report
-        if not isinstance(cp, dict) or set(cp) - {"frontier", "partitions"} != CHECKPOINT_KEYS \
+        if not isinstance(cp, dict) or set(cp) - OPTIONAL_CHECKPOINT_KEYS != CHECKPOINT_KEYS \
                 or not _partition_heads(cp.get("partitions", [])):
             report.fail("the checkpoint is missing or malformed")
             return
@@ -108,9 +140,14 @@ class _Record:
         if not signed(public, CHECKPOINT_PREFIX + checkpoint_text(cp), signature):
             report.fail(f"the signature of checkpoint {size} does not verify")
             return
-        self.size, self.root = size, root
+        problem = note_problem(cp, public, note) if note is not None else None
+        if problem is not None:
+            report.fail(f"checkpoint {size}: {problem}")
+            return
+        self.size, self.root, self.public, self.note = size, root, public, note
         report.checked.append(f"checkpoint of {size} events, root {cp['root'][:16]}…, signed "
-                              f"by key {cp['key']}" + (" (trusted)" if trusted else ""))
+                              f"by key {cp['key']}" + (" (trusted)" if trusted else "")
+                              + (", and as a C2SP checkpoint note" if self.note else ""))
 
     def event(self, e: Any, where: str) -> dict[str, Any] | None:
         """The event's signed fields, if its leaf, proof and readable form all check."""
@@ -232,12 +269,61 @@ def check_points(report: Report, events: Sequence[tuple[str, str, dict[str, Any]
     return settled
 
 
-def check_dossier(doc: Any, trusted: Sequence[bytes] = ()) -> Report:
+def _check_tlog_proofs(report: Report, record: _Record, doc: dict[str, Any],
+                       witnesses: Sequence[bytes]) -> None:
+    """Each event's C2SP tlog-proof: its checkpoint note is the checkpoint's (signed by its
+    key), its index and inclusion proof lead from the event's leaf to the note's root; the
+    witnesses listed co-signed that note, and so did every witness key given."""
+    proofs, events = doc.get("tlog_proofs"), doc["events"]
+    if proofs is None and not witnesses:
+        return  # a dossier of before
+    if record.note is None or not isinstance(proofs, list) or len(proofs) != len(events):
+        report.fail("the dossier has no C2SP checkpoint note or not one tlog-proof an event")
+        return
+    expected = read_note(record.note).text
+    cosigners: set[bytes] = set()
+    for n, (text, e) in enumerate(zip(proofs, events, strict=True)):
+        try:
+            proof = read_proof(text)
+            note = read_note(proof.checkpoint)
+            body = read_checkpoint(note.text)
+            state = hex_bytes(e["state"], "its state")
+            leaf = leaf_hash(e["n"], canonical(e["stream"], e["version"], e["topic"], state))
+        except (NoteError, ValueError, TypeError) as error:
+            report.fail(f"tlog-proof {n + 1}: {error}")
+            continue
+        if note.text != expected or not note.signed_by(body.origin, record.public):
+            report.fail(f"tlog-proof {n + 1}: its checkpoint is not the dossier's, signed")
+        elif proof.leaf != e["leaf"] or not verify_inclusion(leaf, proof.leaf, body.size,
+                                                             body.root, proof.hashes):
+            report.fail(f"tlog-proof {n + 1}: its proof does not lead from event {n + 1} to "
+                        "the checkpoint's root")
+        elif n == 0:
+            for w in doc.get("witnesses") or []:
+                public = hex_bytes(w.get("public_key"), "a witness's key", 32)
+                if key_id(public) != w.get("key") or note.cosigned_by(w["name"], public) is None:
+                    report.fail(f"witness {w.get('name')}: no valid co-signature of the "
+                                "checkpoint")
+                cosigners.add(public)
+    missing = [w.hex()[:16] for w in witnesses if w not in cosigners]
+    if missing:
+        report.fail(f"the checkpoint is not co-signed by the witness key(s) {', '.join(missing)}")
+    if report.failures:
+        return
+    report.checked.append(
+        f"{len(proofs)} C2SP tlog-proofs: each event's leaf is in the checkpoint note's tree"
+        + (f"; co-signed by {len(cosigners)} witness(es)" if cosigners else "")
+        + (" (trusted)" if witnesses else ""))
+
+
+def check_dossier(doc: Any, trusted: Sequence[bytes] = (),
+                  witnesses: Sequence[bytes] = ()) -> Report:
     report = Report()
     if not isinstance(doc, dict) or doc.get("format") != DOSSIER_FORMAT:
         report.fail(f"not a {DOSSIER_FORMAT} dossier")
         return report
-    record = _Record(report, doc.get("checkpoint"), doc.get("public_keys"), trusted)
+    record = _Record(report, doc.get("checkpoint"), doc.get("public_keys"), trusted,
+                     doc.get("checkpoint_note"))
     table, coup = doc.get("table"), doc.get("coup")
     events = doc.get("events")
     if not isinstance(table, dict) or not isinstance(events, list) or not events:
@@ -261,6 +347,7 @@ def check_dossier(doc: Any, trusted: Sequence[bytes] = ()) -> Report:
         return report
     report.checked.append(f"{len(events)} events: each in the signed tree, each readable form "
                           "equal to its signed bytes")
+    _check_tlog_proofs(report, record, doc, witnesses)
     _complete(report, events, coup)
     summary = {k: v for k, v in (shoes.tailles[-1] if shoes.tailles else {}).items()
                if k not in ("physical",)}
@@ -363,24 +450,32 @@ def check_bundle(directory: Path, trusted: Sequence[bytes] = ()) -> Report:
 
 
 def _check_checkpoints(report: Report, data: bytes) -> None:
-    """Every checkpoint of the operator's file, and every witness's co-signature of one."""
+    """Every checkpoint of the operator's file, and every witness's co-signature of one (a
+    witness reached over HTTP, C2SP tlog-witness, co-signs the note only: no `signature`)."""
     lines = [json.loads(line) for line in data.splitlines() if line.strip()]
     texts = {(c["size"], c["root"], c["time"]): checkpoint_text(c)
+             for c in lines if c.get("kind") == "checkpoint"}
+    notes = {(c["size"], c["root"], c["time"]): c.get("note") or ""
              for c in lines if c.get("kind") == "checkpoint"}
     for n, c in enumerate(lines):
         try:
             public = hex_bytes(c["public_key"], "a key", 32)
-            signature = hex_bytes(c["signature"], "a signature", 64)
+            note_only = c.get("kind") == "witness" and c["signature"] == "" and bool(
+                c.get("note_signature"))
+            signature = b"" if note_only else hex_bytes(c["signature"], "a signature", 64)
         except ValueError as error:
             report.fail(f"checkpoints.jsonl line {n + 1}: {error}")
             continue
         if c.get("kind") == "checkpoint":
             good = c["key"] == key_id(public) and signed(
-                public, CHECKPOINT_PREFIX + checkpoint_text(c), signature)
+                public, CHECKPOINT_PREFIX + checkpoint_text(c), signature) and (
+                not c.get("note") or note_problem(c, public, c["note"]) is None)
         else:
-            text = texts.get((c["size"], c["root"], c["time"]))
-            good = text is not None and c["witness"] == key_id(public) and signed(
-                public, WITNESS_PREFIX + text, signature)
+            at = (c["size"], c["root"], c["time"])
+            text = texts.get(at)
+            good = text is not None and c["witness"] == key_id(public) and (
+                note_only or signed(public, WITNESS_PREFIX + text, signature)) and (
+                not c.get("note_signature") or cosigned(notes[at], c["note_signature"], public))
         if not good:
             report.fail(f"checkpoints.jsonl line {n + 1}: its signature does not verify")
     report.checked.append(f"{len(lines)} lines of the checkpoint file: every signature holds "
@@ -410,13 +505,14 @@ def _check_recall(report: Report, data: bytes,
     report.checked.append(f"{coups} recalled coups: cards and payouts are the signed events'")
 
 
-def check_path(path: Path, trusted: Sequence[bytes] = ()) -> Report:
+def check_path(path: Path, trusted: Sequence[bytes] = (),
+               witnesses: Sequence[bytes] = ()) -> Report:
     """Check a dossier file or an export directory."""
     try:
         if path.is_dir():
             return check_bundle(path, trusted)
         doc = json.loads(path.read_bytes())
-        return check_dossier(doc, trusted)
+        return check_dossier(doc, trusted, witnesses)
     except (OSError, ValueError) as error:
         raise Unreadable(f"{path}: {error}") from None
     except (KeyError, TypeError, IndexError, AttributeError) as error:

@@ -1,0 +1,255 @@
+"""The evening's pages in Chromium (tests/e2e/test_evening.py): a tournament of people and house
+bots started with each person's page, the organiser's console, the big screen, each table's
+screen and each croupier's console open, each in a browser context of its own; the people's and
+the croupiers' clicks; the organiser's pause and publish by click; the check of the whole
+record."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from api.commands.worker import running_worker
+from api.deadlines import DeadlineClock
+from api.tokens import Role
+from domain.table import commands as c
+from domain.table.aggregate import Table
+from domain.tournament.aggregate import Tournament
+from infra.audit.checks import complete_checks
+from infra.audit.verify import verify
+from infra.store.senders import HOUSE, player_sender
+from infra.store.signing import create_key
+from projections.audit_port import PROJECTIONS
+from tests.e2e.test_api import KEY, Api, a_service, serving
+from tests.e2e.test_evening_api import BOTS, PEOPLE, SILENT, body_of
+from tests.e2e.test_page import WAIT_MS
+from workers.app import make_app
+
+PAUSED_MS = 2000  # every page shows the pause within this
+CLICK_MS = 1000  # a click's wait: a step may close (a clock, a bot) between a look and a click
+OpenPage = Callable[[str, str | None], Page]
+SEAT_MOVES = ("BetPlaced", "StakePlaced", "BancoCalled")  # a seat's own, never a clock's
+
+
+@pytest.fixture(autouse=True)
+def one_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server, the worker and verify share one signing key, checkpoint file and vault key
+    (set before the server's store opens)."""
+    create_key(tmp_path / "signing.key")
+    monkeypatch.setenv("SABOT_SECRET_KEY", KEY.hex())
+    monkeypatch.setenv("SABOT_SIGNING_KEY", str(tmp_path / "signing.key"))
+    monkeypatch.setenv("SABOT_CHECKPOINTS", str(tmp_path / "checkpoints"))
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def queue_of(tmp_path: Path) -> str:
+    """The evening's own queue on the embedded broker of `tmp_path` (no other test's)."""
+    return f"evening-{tmp_path.name[-40:]}"
+
+
+def evening_server(postgres_url: str, tmp_path: Path) -> Iterator[Api]:
+    """The API whose clocks (a person's decision, the bank offered to them: the deadlines a
+    croupier's and a person's commands start) go to the worker of `evening_worker`, as
+    `sabot serve` and its worker share a broker."""
+    clock = DeadlineClock(make_app("", home=tmp_path / ".sabot", queue=queue_of(tmp_path)))
+    with serving(a_service(postgres_url), deadlines=clock) as running:
+        yield running
+
+
+def evening_worker(api: Api, tmp_path: Path) -> AbstractContextManager[subprocess.Popen[bytes]]:
+    """A `sabot worker` directing the store, on the server's broker and queue."""
+    return running_worker("", api.service.database_url, tmp_path / "worker.log", "--pool",
+                          "solo", "--queue", queue_of(tmp_path), cwd=tmp_path,
+                          env={"PYTHONPATH": str(ROOT), "SABOT_SECRET_KEY": KEY.hex()})
+
+
+def page_opener(api: Api, chromium: Browser) -> Iterator[OpenPage]:
+    """Opens a path of the server in a browser context of its own (its own storage: one
+    person, one browser), signed in with `token` if given; closed before the server stops."""
+    contexts: list[BrowserContext] = []
+
+    def open_path(path: str, token: str | None) -> Page:
+        context = chromium.new_context(viewport={"width": 390, "height": 844})
+        contexts.append(context)
+        if token is not None:  # signed in before the page's scripts run: one navigation
+            context.add_init_script(f"sessionStorage.setItem('sabot.token', {json.dumps(token)})")
+        page = context.new_page()
+        page.goto(api.base_url + path, wait_until="domcontentloaded")
+        return page
+
+    yield open_path
+    for context in contexts:
+        context.close()
+
+
+def click(page: Page, name: str) -> bool:
+    """Click the button named `name` if the page still offers it."""
+    try:
+        page.get_by_role("button", name=name, exact=True).click(timeout=CLICK_MS)
+    except PlaywrightTimeout:
+        return False
+    return True
+
+
+@dataclass
+class Evening:
+    """A started tournament of PEOPLE and BOTS and its pages: each person's, each croupier's
+    console, each table's screen, the organiser's console and the big screen."""
+
+    name: str
+    organiser: str
+    tokens: dict[str, str]  # each person's own
+    table_of: dict[str, str]
+    pages: dict[str, Page]
+    console: Page
+    screen: Page
+    croupiers: dict[str, Page] = field(default_factory=dict)  # a croupier-dealt table's
+    croupier_tokens: dict[str, str] = field(default_factory=dict)
+    screens: list[Page] = field(default_factory=list)  # each table's screen
+
+    @property
+    def path(self) -> str:
+        return f"/tournaments/{self.name}"
+
+    @property
+    def tables(self) -> list[str]:
+        return sorted(set(self.table_of.values()))
+
+    def at(self, table: str) -> list[str]:
+        return [p for p, t in self.table_of.items() if t == table]
+
+    def every_page(self) -> list[Page]:
+        return [self.console, self.screen, *self.screens, *self.croupiers.values(),
+                *self.pages.values()]
+
+
+def start_evening(api: Api, open_page: OpenPage, settings: dict[str, Any],
+                  croupier_dealt: Callable[[list[str]], list[str]] = lambda tables: [],
+                  seed: str | None = None, name: str | None = None) -> Evening:
+    """Create, register (each person with their own token), start; open the pages, a croupier's
+    console (with a croupier's token for that table) at each of `croupier_dealt(tables)`. The
+    draw seats by the tournament's `name` and `seed`."""
+    tokens = {person: api.token(Role.PLAYER, player=person) for person in PEOPLE}
+    organiser = api.token(Role.ORGANISER)
+    name = name or f"evening-{uuid.uuid4().hex[:6]}"
+    body: dict[str, Any] = {"name": name, "format": settings}
+    if seed is not None:
+        body["seed"] = seed
+    created = api.call("POST", "/tournaments", organiser, json=body)
+    assert created.status_code == 201, created.text
+    path = f"/tournaments/{name}"
+    for person in PEOPLE:
+        assert api.call("POST", f"{path}/players", tokens[person],
+                        json={"player": person}).status_code == 201
+    for bot in BOTS:
+        assert api.call("POST", f"{path}/players", organiser,
+                        json={"player": bot, "bot": True}).status_code == 201
+    view = api.call("POST", f"{path}/start", organiser).json()
+    table_of = {p["player"]: t["name"] for t in view["tables"] for p in t["players"]}
+    pages = {person: open_page(f"/player?table={table_of[person]}", tokens[person])
+             for person in PEOPLE}
+    evening = Evening(name, organiser, tokens, table_of, pages,
+                      open_page(f"/organiser?tournament={name}", organiser),
+                      open_page(f"/?tournament={name}", None))
+    for table in croupier_dealt(evening.tables):
+        token = api.token(Role.CROUPIER, tables=(table,))
+        evening.croupier_tokens[table] = token
+        evening.croupiers[table] = open_page(f"/croupier?table={table}", token)
+    evening.screens = [open_page(f"/screen?table={table}", None) for table in evening.tables]
+    return evening
+
+
+def where_it_stands(api: Api, evening: Evening, log: Path) -> str:
+    """What a stalled evening shows: the tournament, each table, what each page says, the
+    worker's last words."""
+    shown = api.call("GET", evening.path).json()
+    lines = [f"{shown['status']} round {shown['round']} coups left {shown['coups_left']}"]
+    for table in evening.tables:
+        view = api.call("GET", f"/tables/{table}", evening.organiser).json()
+        lines.append(f"{table}: {view['phase']} coup {view['coup_number']} banker "
+                     f"{view['banker']} offered {view['bank_offered_to']} round over "
+                     f"{view.get('round_over')} stakes {view['stakes']} banco "
+                     f"{view['banco_calls']} {view['legal_actions']}")
+    for who, page in [*evening.croupiers.items(), *evening.pages.items()]:
+        steps = page.locator("#actions button, #steps button, #place:enabled")
+        lines.append(f"{who}: {page.locator('#phase').inner_text()!r} "
+                     f"{page.locator('#error').inner_text()!r} {steps.all_inner_texts()}")
+    return "\n".join(lines) + "\n" + log.read_text()[-1500:]
+
+
+def pause_by_click(api: Api, evening: Evening, tries: dict[str, tuple[str, c.TableCommand]],
+                   frozen: float) -> None:
+    """The organiser's Pause click: every page shows Paused; every table command in `tries`
+    (a token's: its table and command) is 409 `tournament-paused`, and nothing is written for
+    `frozen` seconds (longer than any clock: none runs out while paused); then Resume."""
+    console = evening.console
+    console.get_by_role("button", name="Pause").click()
+    expect(console.locator("#summary")).to_contain_text("paused", timeout=PAUSED_MS)
+    for page in evening.every_page():
+        expect(page.locator("#paused-banner")).to_be_visible(timeout=PAUSED_MS)
+    for croupier in evening.croupiers.values():  # and offers no step
+        expect(croupier.locator("#phase")).to_have_text(
+            "The tournament is paused: no step until it resumes", timeout=PAUSED_MS)
+        expect(croupier.locator("#steps button, #apart button")).to_have_count(0)
+    before = api.head()
+    for token, (table, command) in tries.items():
+        answer = api.call("POST", f"/tables/{table}/commands", token, json=body_of(command))
+        assert answer.status_code == 409 and answer.json()["rule"] == "tournament-paused", \
+            answer.text
+    time.sleep(frozen)
+    database = api.service.database
+    with database.transaction(write=False) as cursor:
+        written = database.execute(cursor, "SELECT topic FROM {stored_events} WHERE {nid} > %s",
+                                   (before,)).fetchall()
+    assert not written, written
+    console.get_by_role("button", name="Resume").click()
+    expect(console.locator("#summary")).to_contain_text("running", timeout=PAUSED_MS)
+    for page in evening.every_page():
+        expect(page.locator("#paused-banner")).to_be_hidden(timeout=PAUSED_MS)
+    for croupier in evening.croupiers.values():
+        expect(croupier.locator("#phase")).not_to_contain_text("paused", timeout=PAUSED_MS)
+
+
+def publish_by_click(api: Api, evening: Evening) -> None:
+    evening.console.get_by_role("button", name="Publish results").click()
+    expect(evening.console.locator("#results-state")).to_contain_text("Results published by",
+                                                                      timeout=WAIT_MS)
+    assert api.call("GET", f"{evening.path}/results").json()["published"] is True
+
+
+def check_the_record(api: Api, evening: Evening) -> list[Any]:
+    """Every person's event came from their own token, every bot's from the house; the silent
+    person made no move (what was hers to do the clock did); `sabot audit verify`, attribution
+    included, finds the store intact. The record's events, for the test's own checks."""
+    service = api.service
+    events = [e for stream in (Tournament.create_id(evening.name),
+                               *map(Table.create_id, evening.tables))
+              for e in service.events_of(stream)]
+    with service.database.transaction(write=False) as cursor:
+        senders = {row["command_id"]: row["sender"] for row in service.database.execute(
+            cursor, "SELECT command_id, sender FROM {command_log}").fetchall()}
+    for event in events:
+        if event.actor in PEOPLE:
+            assert senders[event.command_id] == player_sender(event.actor), event
+        elif event.actor in BOTS:
+            assert senders[event.command_id] == HOUSE, event
+        if type(event).__name__ in SEAT_MOVES and event.player in BOTS:
+            assert event.actor == event.player, event  # a bot's move names the bot
+    assert [type(e).__name__ for e in events if e.actor == SILENT] == ["PlayerRegistered"]
+    report = verify(service.database_url, extra_checks=complete_checks(PROJECTIONS))
+    assert report.ok, (report.first_break, report.findings)
+    assert "attribution" in report.checks and not report.notices
+    return events
