@@ -16,6 +16,7 @@ follows a command (live push, a decision's deadline) is the service's to dispatc
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
@@ -40,7 +41,7 @@ from api.schemas import OpenTable, Recorded, TableView
 from api.tokens import Grant, TokenStore
 from api.visibility import table_view, visible_events
 from domain.game.settings import TableSettings
-from domain.limits import MAX_COMMAND_ID
+from domain.limits import MAX_COMMAND_ID, PRINTABLE
 from domain.table.commands import TableCommand
 from infra.services.references import table_id_of
 from infra.services.tables import Recorded as Recording
@@ -111,14 +112,23 @@ def settings_of(body: OpenTable) -> TableSettings:
         raise invalid(error, "settings") from None
 
 
+def body_command_id(raw: dict[str, Any]) -> Any:
+    """The body's own `command_id`, refused (422, naming it) when a string that is not 1 to
+    `MAX_COMMAND_ID` printable characters: it may become the request's idempotency key, read
+    before the command is decoded."""
+    given = raw.get("command_id")
+    if isinstance(given, str) and not (0 < len(given) <= MAX_COMMAND_ID
+                                       and re.fullmatch(PRINTABLE, given)):
+        raise ApiProblem(422, f"a command id is 1 to {MAX_COMMAND_ID} printable characters",
+                         rule="invalid-field", field="command_id")
+    return given
+
+
 def command_of(raw: Any, grant: Grant, key: str | None) -> TableCommand:
     """The domain command of a decoded body, its id scoped to the caller, its actor theirs."""
     if not isinstance(raw, dict):
         raise ApiProblem(422, "a command is a JSON object with a `kind`", rule="invalid-field")
-    given = raw.get("command_id")
-    if isinstance(given, str) and not 0 < len(given) <= MAX_COMMAND_ID:
-        raise ApiProblem(422, f"a command id is 1 to {MAX_COMMAND_ID} characters",
-                         rule="invalid-field", field="command_id")
+    given = body_command_id(raw)
     if key is not None:
         if "command_id" in raw and not isinstance(given, str):
             raise ApiProblem(422, "a command id is a string", rule="invalid-field",
@@ -232,7 +242,7 @@ class TablesController(Controller):
             return answer_of(service.execute(
                 table_id, command, answer=None if answer is None else answer.given(answer_of)))
 
-        body_id = raw.get("command_id") if isinstance(raw, dict) else None
+        body_id = body_command_id(raw) if isinstance(raw, dict) else None
         key = idempotency_key or (body_id if isinstance(body_id, str) and body_id else None)
         return await once(request, grant, key, raw, 200, send, applied_once=True)
 

@@ -38,8 +38,11 @@ AnnouncementText = Annotated[str, msgspec.Meta(
     min_length=1, max_length=MAX_ANNOUNCEMENT, pattern=PRINTABLE,
     description=f"1 to {MAX_ANNOUNCEMENT} printable characters")]
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_COMMAND_ID * 2,
-                                        description="the caller's id of this command")]
-"""Twice `MAX_COMMAND_ID`: the API prefixes the caller's key with who sent it."""
+                                        pattern=PRINTABLE,
+                                        description="the caller's id of this command: printable "
+                                        "characters")]
+"""Twice `MAX_COMMAND_ID`: the API prefixes the caller's key with who sent it. Printable, as
+the store keeps it as text (PostgreSQL's text holds no NUL)."""
 
 
 def is_name(text: str) -> bool:

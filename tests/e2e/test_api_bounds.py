@@ -33,6 +33,9 @@ BAD_BODIES: list[tuple[str, bytes | dict[str, Any], int, str | None]] = [
     ("JSON nested 979 deep", DEEP, 400, None),
     ("invalid UTF-8", b'{"kind": "seat", "player": "\xff\xfe", "chips": 10}', 400, None),
     ("an empty command id", {"kind": "shuffle", "command_id": ""}, 422, "command_id"),
+    ("a NUL in a command id", {"kind": "shuffle", "command_id": "a\x00b"}, 422, "command_id"),
+    ("a line break in a command id", {"kind": "shuffle", "command_id": "a\nb"}, 422,
+     "command_id"),
 ]
 
 
