@@ -93,7 +93,7 @@ async def _subscribe(urls: Sequence[tuple[int, str]], ready: Event, window: Even
         try:
             _, stream = await loop.create_connection(
                 partial(_Stream, index, request, window, received, opened, counted),
-                parts.hostname, parts.port)
+                parts.hostname or "127.0.0.1", parts.port or 80)
             streams.append(stream)
         except OSError as error:
             received.errors.append(f"stream {index}: {error!r}")

@@ -1,20 +1,24 @@
-"""Benchmark of the directors: 16 tournaments of house bots (8 in quick mode; 2 tables each)
-on PostgreSQL,
-directed by one `sabot worker` process, then by four (real processes, their leases spread:
-`infra.store.leases.Census`): coups a second each and their ratio (goal: four at least 2.5
-times one); and the director's transactions a coup, its outbox marks batched (`MARK_BATCH`)
-against one transaction a command (`mark_batch` 1, as before), counted by PostgreSQL
-(`pg_stat_database`, a database of its own). Goals are rows of the table, never asserted: since
-a run of bot steps records one set of effects, batching the marks saves some 2 transactions of
-25-30 a coup, within the noise of two timed measures."""
+"""Benchmark of the directors: 16 tournaments of house bots (8 in quick mode; 2 tables each) on
+PostgreSQL, directed by one `sabot worker` process, then by four (real processes, their leases
+spread: `infra.store.leases.Census`): coups a second each and their ratio (goal: four at least
+2.5 times one), the cores the directors and their PostgreSQL backends kept busy, and coups a CPU
+second (a ratio near 1 says four processes lose nothing to each other: on a machine with the
+cores for them, four make about four times one's coups; on 2 cores one already fills it); and
+the director's transactions a coup, its outbox marks batched (`MARK_BATCH`) against one
+transaction a command (`mark_batch` 1, as before), counted by PostgreSQL (`pg_stat_database`, a
+database of its own). Goals are rows of the table, never asserted: since a run of bot steps
+records one set of effects, batching the marks saves some 2 transactions of 25-30 a coup, within
+the noise of two timed measures."""
 
 from __future__ import annotations
 
 import math
+import os
 import time
 import uuid
 from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
@@ -27,6 +31,7 @@ from infra.services.tournaments import Director, Tournaments
 from infra.store.live_push import RedisWake
 from infra.store.outbox import Wake
 from tests.bench.harness import QUICK, Results, at_least, at_most, sized
+from tests.bench.pg_cpu import BackendCpu, process_cpu
 from tests.e2e.test_api import KEY
 from tests.integration.test_director_crash import wait_for_director
 from tests.integration.test_director_spread import live
@@ -73,19 +78,39 @@ def transactions(url: str) -> int:
     return int(row[0])
 
 
+@dataclass
+class Directed:
+    """What `processes` directors did in a window: coups a second, and the cores they and
+    their PostgreSQL backends kept busy."""
+
+    coups_per_second: float
+    director_cores: float
+    database_cores: float
+
+    @property
+    def coups_a_cpu_second(self) -> float:
+        """Coups a CPU second of the directors and of the backends serving them: flat from one
+        process to four means nothing is lost to their contention, so that with a core for each
+        (and PostgreSQL's) four make about four times one's coups."""
+        return self.coups_per_second / max(0.01, self.director_cores + self.database_cores)
+
+
 def directed_by(url: str, ids: list[uuid.UUID], processes: int, seconds: float,
-                logs: Path) -> float:
+                logs: Path) -> Directed:
     """Coups a second over `seconds` with `processes` workers directing, once their leases
-    are spread (every tournament held, none over its share)."""
+    are spread (every tournament held, none over its share), with the CPU they and their
+    backends spent meanwhile."""
     with psycopg.connect(url, autocommit=True) as connection:  # the last run's go at once
         connection.execute("UPDATE tournament_leases SET expires = 0")
+    application = f"bench-directors-{processes}"
     with TableService(url=url, secret_key=KEY) as service, ExitStack() as stack:
+        workers = []
         for n in range(processes):
             cwd = logs / f"{processes}-{n}"
             cwd.mkdir(parents=True)
-            stack.enter_context(running_worker(
+            workers.append(stack.enter_context(running_worker(
                 "", url, cwd / "worker.log", "--pool", "solo", "--no-views", "--queue",
-                f"b-{uuid.uuid4().hex[:8]}", cwd=cwd, env=ENV))
+                f"b-{uuid.uuid4().hex[:8]}", cwd=cwd, env={**ENV, "PGAPPNAME": application})))
         for n in range(processes):
             wait_for_director(logs / f"{processes}-{n}")
         share = math.ceil(len(ids) / processes)
@@ -98,10 +123,16 @@ def directed_by(url: str, ids: list[uuid.UUID], processes: int, seconds: float,
                 break
             assert time.monotonic() < deadline, (holders, owners)
             time.sleep(0.2)
+        backends = BackendCpu(url, application)
+        backends.start()
+        own = [process_cpu(w.pid) or 0.0 for w in workers]
         first, started = coups(url, ids), time.monotonic()
         time.sleep(seconds)
         dealt, elapsed = coups(url, ids) - first, time.monotonic() - started
-    return dealt / elapsed
+        spent = sum((process_cpu(w.pid) or 0.0) - cpu for w, cpu in zip(workers, own,
+                                                                         strict=True))
+        database = backends.stop()
+    return Directed(dealt / elapsed, spent / elapsed, database / elapsed)
 
 
 def transactions_a_coup(url: str, redis: str, mark_batch: int, turns: int) -> float:
@@ -138,10 +169,17 @@ def test_four_director_processes_against_one(results: Results, new_database: Cal
     seconds = sized(40, 6)
     one = directed_by(url, ids, 1, seconds, tmp_path)
     four = directed_by(url, ids, 4, seconds, tmp_path)
-    results.report(f"{TOURNAMENTS} bot tournaments, 4 director processes (postgres)", four,
-                   "coups/s", baseline=one, baseline_label="1 director process",
-                   goal=at_least(2.5))
-    assert one > 0 and four > 0
+    results.report(f"{TOURNAMENTS} bot tournaments, 4 director processes (postgres)",
+                   four.coups_per_second, "coups/s", baseline=one.coups_per_second,
+                   baseline_label="1 director process", goal=at_least(2.5))
+    for count, directed in ((1, one), (4, four)):
+        results.report(f"{count} director processes: cores busy (directors + their backends)",
+                       directed.director_cores + directed.database_cores, "cores",
+                       baseline=float(os.cpu_count() or 1), baseline_label="the machine's")
+    results.report("coups a CPU second (directors + their backends), 4 processes",
+                   four.coups_a_cpu_second, "coups/CPU s", baseline=one.coups_a_cpu_second,
+                   baseline_label="1 process")
+    assert one.coups_per_second > 0 and four.coups_per_second > 0
 
     turns = sized(10, 3)
     unbatched = transactions_a_coup(new_database(), redis_url, 1, turns)
