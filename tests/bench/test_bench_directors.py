@@ -40,7 +40,8 @@ from workers.director import MARK_BATCH, Failures, director_deadlines, turn
 
 TOURNAMENTS = sized(16, 8)  # quick: two a process for the four
 BOTS = 10  # two tables of five
-ENDLESS = msgspec.structs.replace(SETTINGS, coups_per_round=10_000)  # none ends in the run
+ENDLESS = msgspec.structs.replace(  # none ends, nobody busts, no table closes in the run
+    SETTINGS, coups_per_round=100_000, starting_chips=100_000, min_stake=1, max_stake=10)
 ENV = {"SABOT_SECRET_KEY": KEY.hex()}
 
 
