@@ -12,7 +12,9 @@ its figures are its best step's, with each replica's commands/s and commands a C
 
 It prints one table, a row a run: commands/s, coups/s, events/s, POST and GET p50/p95/p99,
 push p50/p95, 5xx and 409 counts, CPU seconds and RSS (after warm-up, at the end) of each
-process, PostgreSQL's backends' CPU an event, and raw psycopg's rate for the same
+process, PostgreSQL's backends' CPU an event, the replicas' own p95 of a command (from their
+`sabot_command_seconds` histograms: what a POST's time is without the queueing for a core
+around it), the client's own loop lag, and raw psycopg's rate for the same
 transactions (as many rows a transaction as the installation's events a command, on as many
 connections as it held) measured in the same run, after the installation stopped. The
 issue's goals are reported as rows of `make bench`'s table, never asserted; what is asserted
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import random
 import time
@@ -37,6 +40,7 @@ from pathlib import Path
 import httpx
 import msgspec
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from api.tokens import Grant, Role, TokenStore
 from domain.bots import next_command
@@ -73,7 +77,7 @@ from tests.e2e.test_api import KEY, free_port
 
 BROKER = REDIS_URL.rsplit("/", 1)[0] + "/13"  # a Redis database of the benchmark's own
 SECONDS = sized(30, 10)  # the measured window of a run
-WARM_UP = sized(8, 2)
+WARM_UP = sized(30, 2)  # sampled over 2 minutes, the processes' RSS settles 20-30 s in
 HUMAN_TABLES = sized(4, 2)
 PLAYERS = 3  # a human table's players
 THINK = 0.3  # seconds a human waits between two moves
@@ -171,6 +175,43 @@ async def poller(client: httpx.AsyncClient, load: Load, replicas: list[str],
         await asyncio.sleep(rng.uniform(0.1, 0.3))
 
 
+async def handled(client: httpx.AsyncClient, replicas: list[str]) -> dict[float, float]:
+    """The replicas' commands so far by the upper bound of their time-to-answer bucket (s),
+    all kinds together, from their own histograms (`sabot_command_seconds`)."""
+    buckets: dict[float, float] = {}
+    for replica in replicas:
+        text = (await client.get(f"{replica}/metrics", timeout=30)).text
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name == "sabot_command_seconds_bucket":
+                    bound = float(sample.labels["le"])
+                    buckets[bound] = buckets.get(bound, 0.0) + sample.value
+    return buckets
+
+
+def subtract(after: dict[float, float], before: dict[float, float]) -> dict[float, float]:
+    return {bound: count - before.get(bound, 0.0) for bound, count in after.items()}
+
+
+def bucket_percentile(buckets: dict[float, float], q: int) -> float:
+    """The bound (ms) of the bucket holding the `q`th percentile of cumulative `buckets`."""
+    total = buckets.get(math.inf, 0.0)
+    for bound in sorted(buckets):
+        if total and buckets[bound] >= total * q / 100:
+            return bound * 1000
+    return 0.0
+
+
+async def ticker(load: Load, stop: asyncio.Event) -> None:
+    """The client's own loop lag while the window is open: a request's time as measured
+    includes it (the answer waits for the loop)."""
+    while not stop.is_set():
+        before = time.perf_counter()
+        await asyncio.sleep(0.01)
+        if load.measuring:
+            load.loop_lags.append(time.perf_counter() - before - 0.01)
+
+
 async def play(replicas: list[str], service: TableService, tokens: dict[str, str],
                run: Run, meter: Meter) -> tuple[Load, list[Step]]:
     """Set the tournaments and tables up, then load the installation: a window of paced
@@ -188,6 +229,7 @@ async def play(replicas: list[str], service: TableService, tokens: dict[str, str
         stop = asyncio.Event()
         tasks = [asyncio.create_task(poller(client, load, replicas, paths, n, stop))
                  for n in range(POLLERS)]
+        tasks.append(asyncio.create_task(ticker(load, stop)))
         players: list[asyncio.Task[None]] = []
 
         def add_players(count: int) -> None:
@@ -202,10 +244,12 @@ async def play(replicas: list[str], service: TableService, tokens: dict[str, str
         try:
             await asyncio.to_thread(streams.wait_open, 60)
             await asyncio.sleep(WARM_UP)
+            before = await handled(client, replicas)
             streams.window(True)
             steps = (await saturate(add_players, meter, load) if run.capacity
                      else [await measure(len(run.tables), meter, load, SECONDS)])
             streams.window(False)
+            load.handled = subtract(await handled(client, replicas), before)
             meter.finish()
         finally:
             stop.set()
@@ -350,6 +394,8 @@ def measure_run(run: Run, database: str, home: Path) -> None:
         **{f"GET p{q} ms": percentile(sample.get, q) for q in (50, 95, 99)},
         **{f"push p{q} ms": percentile(load.push, q) for q in (50, 95)},
         "push client lag p95 ms": load.client_lag,
+        "POST p95 in the replica ms (bucket bound)": bucket_percentile(load.handled, 95),
+        "client lag p95 ms": percentile(load.loop_lags, 95),
         "5xx": sum(n for s, n in sample.statuses.items() if s >= 500),
         "409": sample.statuses[409], "resent": load.resent,
         "PG CPU ms/event": pg * 1000, "raw PG CPU ms/row": raw_cpu * 1000,

@@ -37,6 +37,8 @@ class Load:
     measuring: bool = False
     resent: int = 0  # requests sent again on a connection the server had closed
     client_lag: float = 0.0  # the SSE subscribers' own loop lag p95, ms
+    loop_lags: list[float] = field(default_factory=list)  # the HTTP clients' loop's, s
+    handled: dict[float, float] = field(default_factory=dict)  # the replicas' own times
 
     def note(self, started: float, answer: httpx.Response, times: list[float],
              what: str) -> None:
