@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from multiprocessing.sharedctypes import Synchronized
@@ -73,11 +73,14 @@ class _Stream(asyncio.Protocol):
             self.closed.set_result(None)
 
 
-async def _tick(window: Event, stop: Event, lags: list[float]) -> None:
-    while not stop.is_set():
+async def loop_lags(measuring: Callable[[], bool], stopped: Callable[[], bool],
+                    lags: list[float]) -> None:
+    """This asyncio loop's lag (s), noted while `measuring()`, until `stopped()`: how late a
+    `TICK` sleep wakes up; an answer waits as long for the loop."""
+    while not stopped():
         before = time.monotonic()
         await asyncio.sleep(TICK)
-        if window.is_set():
+        if measuring():
             lags.append(time.monotonic() - before - TICK)
 
 
@@ -97,7 +100,7 @@ async def _subscribe(urls: Sequence[tuple[int, str]], ready: Event, window: Even
             streams.append(stream)
         except OSError as error:
             received.errors.append(f"stream {index}: {error!r}")
-    ticker = asyncio.create_task(_tick(window, stop, received.lags))
+    ticker = asyncio.create_task(loop_lags(window.is_set, stop.is_set, received.lags))
     while not stop.is_set():
         if opened[0] == len(urls) or received.errors:
             ready.set()

@@ -48,6 +48,7 @@ from infra.services.tables import TableService
 from infra.store.signing import create_key
 from tests.bench.harness import QUICK, Results, at_least, at_most, format_table, sized
 from tests.bench.pg_profile import scan_deltas
+from tests.bench.sse_subscribers import loop_lags
 from tests.bench.topology import (
     OWN,
     Child,
@@ -202,16 +203,6 @@ def bucket_percentile(buckets: dict[float, float], q: int) -> float:
     return 0.0
 
 
-async def ticker(load: Load, stop: asyncio.Event) -> None:
-    """The client's own loop lag while the window is open: a request's time as measured
-    includes it (the answer waits for the loop)."""
-    while not stop.is_set():
-        before = time.perf_counter()
-        await asyncio.sleep(0.01)
-        if load.measuring:
-            load.loop_lags.append(time.perf_counter() - before - 0.01)
-
-
 async def play(replicas: list[str], service: TableService, tokens: dict[str, str],
                run: Run, meter: Meter) -> tuple[Load, list[Step]]:
     """Set the tournaments and tables up, then load the installation: a window of paced
@@ -229,7 +220,8 @@ async def play(replicas: list[str], service: TableService, tokens: dict[str, str
         stop = asyncio.Event()
         tasks = [asyncio.create_task(poller(client, load, replicas, paths, n, stop))
                  for n in range(POLLERS)]
-        tasks.append(asyncio.create_task(ticker(load, stop)))
+        tasks.append(asyncio.create_task(loop_lags(  # a request's time as measured includes it
+            lambda: load.measuring, stop.is_set, load.loop_lags)))
         players: list[asyncio.Task[None]] = []
 
         def add_players(count: int) -> None:
