@@ -40,6 +40,7 @@ from api.routes_health import health, ready
 from api.routes_live import table_events
 from api.routes_page import page, role_page, static_router
 from api.routes_paper import payout_slips, seating_chart
+from api.routes_receipts import RECEIPT_ROUTES
 from api.routes_results import publish_tournament_results, tournament_disputes_list
 from api.routes_sheet import results_sheet
 from api.routes_sign_in import (
@@ -92,7 +93,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     app = Litestar(
         route_handlers=[health, ready, metrics, TablesController, table_events,
                         TournamentsController, table_rotation, table_recall, audit_checkpoints,
-                        DisputesController, coup_dossier,
+                        DisputesController, coup_dossier, *RECEIPT_ROUTES,
                         tournament_disputes_list, publish_tournament_results,
                         # the pages and what they read (api.routes_page, api.routes_views)
                         table_roads, table_tableau, list_tables, who_am_i, page, role_page,
