@@ -4,9 +4,10 @@
                                 coup they had a part in, with the installation's keys
     GET /me/receipts/download   the same, as a file to keep (`sabot-receipts-PLAYER-DATE.json`),
                                 one an evening; `sabot audit check-receipts FILE` checks it
-    GET /audit/consistency?from=SIZE
+    GET /audit/consistency?from=SIZE&leaves=I,J
                                 public: an RFC 9162 consistency proof from the checkpoint of
-                                SIZE events to the latest (`infra.audit.consistency`)
+                                SIZE events to the latest, and the inclusion proofs of leaves
+                                I, J in the latest (`infra.audit.consistency`)
 
 The receipts are the player's own: a player's token or sign-in cookie (401 without one, 403
 for another role).
@@ -32,6 +33,9 @@ from infra.services.tables import TableService
 
 From = Annotated[int, QueryParameter(ge=1, name="from",
                                      description="the size of the checkpoint held")]
+Leaves = Annotated[str, QueryParameter(pattern=r"^(\d{1,12}(,\d{1,12}){0,199})?$",
+                                       description="leaf indices to prove in the latest "
+                                       "checkpoint, comma-separated (at most 200)")]
 
 
 async def _player(request: Request[Any, Any, State]) -> str:
@@ -71,13 +75,14 @@ async def my_receipts_file(request: Request[Any, Any, State]) -> Response[dict[s
 
 @get("/audit/consistency", summary="A consistency proof to the latest checkpoint",
      tags=["audit"], responses=problems(400, 404))
-async def audit_consistency(request: Request[Any, Any, State],
-                            size: From) -> dict[str, Any]:
-    """The latest checkpoint (its C2SP note co-signed by the witnesses) and the RFC 9162
-    proof that its tree extends the tree of `from` events, computed from the store's events
-    as they are now."""
+async def audit_consistency(request: Request[Any, Any, State], size: From,
+                            leaves: Leaves = "") -> dict[str, Any]:
+    """The latest checkpoint (its C2SP note co-signed by the witnesses), the RFC 9162 proof
+    that its tree extends the tree of `from` events, and the inclusion proof of each of
+    `leaves` in it, computed from the store's events as they are now."""
     service: TableService = request.app.state.service
-    return await blocking(consistency, service, size)
+    indices = [int(leaf) for leaf in leaves.split(",") if leaf]
+    return await blocking(consistency, service, size, indices)
 
 
 RECEIPT_ROUTES = [my_receipts, my_receipts_file, audit_consistency]

@@ -32,7 +32,7 @@ from typing import Any
 
 import msgspec
 
-from api.commands import SUMMARIES, _audit_proofs, _witness_serve
+from api.commands import SUMMARIES, _audit_proofs, _audit_receipts, _witness_serve
 from api.commands._common import add_database
 from infra.audit.checks import complete_checks
 from infra.audit.shoes import ShoeAudit
@@ -138,6 +138,7 @@ def register(subparsers: Any) -> None:
     witness.set_defaults(handler=run_witness)
     _witness_serve.register(witness)
     _audit_proofs.register(actions)
+    _audit_receipts.register(actions)
 
     prove = actions.add_parser(
         "prove", help="an event's RFC 9162 inclusion proof in the latest checkpoint",

@@ -14,10 +14,12 @@ import pytest
 from api.cli import main
 from api.tokens import Role
 from infra.audit.offline_check.receipts import RECEIPTS_FORMAT, check_receipt, words
-from infra.store.checkpoints import write_checkpoint
+from infra.store.checkpoints import checkpoint_path, write_checkpoint
 from infra.store.merkle import verify_consistency
+from infra.store.opening import open_store
 from tests.e2e.test_api import Api, api
 from tests.e2e.test_page import open_table
+from tests.integration.test_witness import rewrite_a_payout
 
 __all__ = ["api"]  # the fixture this module uses
 
@@ -29,8 +31,8 @@ BETS = (("banker", 300), ("punter", 120), ("tie", 20))
 def play_coups(api: Api, table: str = "salon", player: str = "alice",
                bets: tuple[tuple[str, int], ...] = BETS, *, reveal: bool = True) -> None:
     """Open `table` (punto-banco), seat `player` and bob, and play one coup a bet of
-    `player`'s (bob bets 50 on the punter in the first); then end the taille, which reveals
-    its seed (unless `reveal` is False)."""
+    `player`'s (bob bets 50 on the punter in the last: the store's first payout is
+    `player`'s); then end the taille, which reveals its seed (unless `reveal` is False)."""
     croupier = open_table(api, table, "punto-banco")
     for seated in (player, "bob"):
         croupier.send("seat", player=seated, chips=5000)
@@ -39,7 +41,7 @@ def play_coups(api: Api, table: str = "salon", player: str = "alice",
     croupier.play_while("burning")
     for n, (spot, amount) in enumerate(bets):
         croupier.send("bet", player=player, spot=spot, amount=amount)
-        if n == 0:
+        if n == len(bets) - 1:
             croupier.send("bet", player="bob", spot="punter", amount=50)
         croupier.send("close-betting")
         croupier.play_while("dealing")
@@ -63,6 +65,18 @@ def cosign(url: str, tmp_path: Path, witnesses: int = 2) -> list[Path]:
                      "--state", str(tmp_path / f"witness-{n}.state")]) == 0
         keys.append(key)
     return keys
+
+
+def rewrite_and_recheckpoint(url: str) -> None:
+    """The key holder doubles the store's first payout, deletes the checkpoint file and signs
+    a checkpoint of the rewritten record (the witnesses' state kept aside: they co-sign it
+    not)."""
+    rewrite_a_payout(url)
+    with open_store(url, create=False) as store:
+        path = checkpoint_path(store.database)
+        assert path is not None
+        path.unlink()
+        assert write_checkpoint(store) is not None
 
 
 def fetched(api: Api, token: str | None, path: str = "/me/receipts") -> dict[str, Any]:
@@ -165,3 +179,48 @@ def test_a_receipt_edited_by_hand_says_what_does_not_hold(
     assert not report.ok and EDITS[what] in " ".join(report.failures), report.failures
     if what == "proof":
         assert "its inclusion proof does not lead to the signed root" in report.failures[0]
+
+
+def test_check_receipts_names_the_coup_a_key_holder_rewrote(
+        api: Api, postgres_url: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    play_coups(api)
+    assert write_checkpoint(api.service) is not None
+    cosign(postgres_url, tmp_path)
+    download = api.call("GET", "/me/receipts/download", api.token(Role.PLAYER, player="alice"))
+    file = tmp_path / "receipts.json"
+    file.write_bytes(download.content)
+    capsys.readouterr()
+    assert main(["audit", "check-receipts", str(file), "--url", api.base_url]) == 0
+    out = capsys.readouterr().out
+    assert "ok:     your bet of 300 on the banker, coup 1 of table salon" in out, out
+    assert "3 of 3 receipts check and the record still holds them" in out, out
+
+    rewrite_and_recheckpoint(postgres_url)
+    assert main(["audit", "check-receipts", str(file), "--url", api.base_url]) == 1
+    out = capsys.readouterr().out
+    failed = [line for line in out.splitlines() if line.startswith("FAILED: coup")]
+    assert len(failed) == 1 and failed[0].startswith(
+        "FAILED: coup 1 of table salon: your receipt no longer matches the record: its "
+        "PayoutMade at #"), out
+    assert "ok:     your bet of 120 on the punter, coup 2" in out, out
+    assert "FAILED: the record: checkpoint #" in out and "was rewritten" in out, out
+    # offline, the file itself still checks: only the record changed
+    assert main(["audit", "check-receipts", str(file)]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("what", sorted(EDITS))
+def test_check_receipts_says_what_a_hand_edit_breaks(
+        api: Api, what: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    play_coups(api, bets=BETS[:1])
+    body = fetched(api, api.token(Role.PLAYER, player="alice"))
+    body["receipts"][0] = edited(body["receipts"][0], what)
+    file = tmp_path / "receipts.json"
+    file.write_text(json.dumps(body))
+    assert main(["audit", "check-receipts", str(file)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("FAILED: coup 1 of table salon: ") and EDITS[what] in out, out
+    file.write_text("not json")
+    assert main(["audit", "check-receipts", str(file)]) == 2
+    assert "sabot: " in capsys.readouterr().err
