@@ -308,6 +308,7 @@
         const caller = await api("/me");
         if (caller.role !== "player") throw new Error(t("player.sign-in"));
         me = caller.player;
+        SabotReceipts.mount(me);  // "My coups": the player's receipts, checked here (receipts.js)
       }
       return refresh();
     }, known, byId("log"), 8);

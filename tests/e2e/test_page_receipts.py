@@ -1,0 +1,134 @@
+"""The player's "My coups" in headless Chromium, with real clicks: every receipt checks on the
+phone (Ed25519 and SHA-256 through WebCrypto, the cards re-dealt from the seed) with the
+network cut off once they are fetched; after a key holder rewrites one of the player's coups
+and re-checkpoints, the next visit names that coup; receipts edited by hand say what does not
+hold (the amount, a card, a proof)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+
+from api.tokens import Role
+from infra.store.checkpoints import write_checkpoint
+from tests.conftest import IN_CI
+from tests.e2e.test_api import Api, api
+from tests.e2e.test_page import ARGS, CHROMIUM, OVERFLOW
+from tests.e2e.test_receipts_api import cosign, edited, play_coups, rewrite_and_recheckpoint
+
+__all__ = ["api"]  # the fixture this module uses
+
+pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+CHECK_MS = 20000  # three receipts' proofs and shoes, checked by the phone's own WebCrypto
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        message = f"{CHROMIUM} is missing (`make browser` installs it as root)"
+        if IN_CI:
+            pytest.fail(f"{message}, and CI=true forbids skipping")
+        pytest.skip(message)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                             args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def phone(chromium: Browser) -> Iterator[BrowserContext]:
+    """A phone of its own: its local storage kept from one visit to the next."""
+    context = chromium.new_context(**PHONE)
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+def visit(api: Api, phone: BrowserContext, token: str) -> Page:
+    """The player's page, signed in (the tab's token, as the lobby keeps it)."""
+    page = phone.new_page()
+    page.goto(api.base_url + "/static/sabot.css")
+    page.evaluate("token => sessionStorage.setItem('sabot.token', token)", token)
+    page.goto(api.base_url + "/player?table=salon")
+    expect(page.locator("#receipts-open")).to_be_visible(timeout=CHECK_MS)
+    return page
+
+
+def receipt(page: Page, coup: int) -> str:
+    item = page.locator(f'#receipts-list li[data-coup="salon/{coup}"]')
+    expect(item).not_to_contain_text("checking", timeout=CHECK_MS)
+    return item.text_content() or ""
+
+
+def test_every_receipt_checks_on_the_phone_offline_and_a_rewrite_is_named(
+        api: Api, phone: BrowserContext, postgres_url: str, tmp_path: Path) -> None:
+    play_coups(api)
+    assert write_checkpoint(api.service) is not None
+    cosign(postgres_url, tmp_path)
+    token = api.token(Role.PLAYER, player="alice")
+    page = visit(api, phone, token)
+    page.get_by_role("button", name="My coups").click()
+    expect(page.locator("#receipts-list li.ok")).to_have_count(3, timeout=CHECK_MS)
+    found = page.evaluate(OVERFLOW)
+    assert found["wide"] == [] and found["unlabelled"] == [], found
+
+    phone.set_offline(True)  # from here the phone alone checks them
+    try:
+        page.get_by_role("button", name="Check again").click()
+        expect(page.locator("#receipts-record")).to_contain_text(
+            "could not be asked now", timeout=CHECK_MS)
+        expect(page.locator("#receipts-list li.ok")).to_have_count(3, timeout=CHECK_MS)
+        first = receipt(page, 1)
+        assert re.fullmatch(r"your bet of 300 on the banker, coup 1 of table salon, is in the "
+                            r"record at #\d+, co-signed by 2 witnesses; the cards follow from "
+                            r"the seed", first), first
+        assert receipt(page, 2).startswith("your bet of 120 on the punter, coup 2")
+        assert page.locator("#receipts-state").text_content() == (
+            "3 of 3 receipts hold, checked on this phone.")
+    finally:
+        phone.set_offline(False)
+    page.close()
+
+    rewrite_and_recheckpoint(postgres_url)  # coup 1's payout doubled, the witnesses left out
+    later = visit(api, phone, token)
+    later.get_by_role("button", name="My coups").click()
+    expect(later.locator("#receipts-list li.bad")).to_have_count(1, timeout=CHECK_MS)
+    flagged = receipt(later, 1)
+    assert re.fullmatch(r"your receipt for coup 1 of table salon no longer matches the record: "
+                        r"checkpoint #\d+ held it, checkpoint #\d+ does not", flagged), flagged
+    assert "your bet of 120 on the punter" in receipt(later, 2)  # its own events still hold
+    expect(later.locator("#receipts-record")).to_contain_text(
+        "The record was rewritten: checkpoint #", timeout=CHECK_MS)
+
+
+def test_a_receipt_edited_by_hand_says_what_does_not_hold_on_the_phone(
+        api: Api, phone: BrowserContext) -> None:
+    play_coups(api)
+    page = visit(api, phone, api.token(Role.PLAYER, player="alice"))
+    page.get_by_role("button", name="My coups").click()
+    expect(page.locator("#receipts-list li.ok")).to_have_count(3, timeout=CHECK_MS)
+    kept = page.evaluate("() => JSON.parse(localStorage.getItem('sabot.receipts.alice'))")
+    for key, r in kept["receipts"].items():
+        kept["receipts"][key] = edited(r, {1: "amount", 2: "card", 3: "proof"}[r["coup"]])
+    page.evaluate("kept => localStorage.setItem('sabot.receipts.alice', kept)", json.dumps(kept))
+    page.get_by_role("button", name="Check again").click()
+    expect(page.locator("#receipts-list li.bad")).to_have_count(3, timeout=CHECK_MS)
+    assert receipt(page, 1) == ("your receipt for coup 1 of table salon does not hold: the "
+                                "amount: it says 1,300 on the banker, the record 300 on the "
+                                "banker")
+    assert re.fullmatch(r"your receipt for coup 2 of table salon does not hold: its CardDealt "
+                        r"at #\d+ says other than its signed bytes \(card\)", receipt(page, 2))
+    assert re.fullmatch(r"your receipt for coup 3 of table salon does not hold: the inclusion "
+                        r"proof of its BetPlaced at #\d+ does not lead to the signed root",
+                        receipt(page, 3))
