@@ -43,7 +43,10 @@ def consistency(writer: Any, size: int, leaves: Sequence[int] = ()) -> dict[str,
     if size < 1:
         raise NotFound("a consistency proof starts from a checkpoint of at least one event",
                        rule="unknown-checkpoint")
-    latest, cosignatures = covering_checkpoint(writer, size)
+    latest, cosignatures = covering_checkpoint(writer, 1)
+    if size > latest.size:
+        raise NotFound(f"no checkpoint of {size} events: the latest holds {latest.size}",
+                       rule="unknown-checkpoint")
     hashes = leaves_after(writer.recorder.database, 0, latest.size)
     beyond = [leaf for leaf in leaves if not 0 <= leaf < latest.size]
     if beyond:

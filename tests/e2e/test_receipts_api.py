@@ -146,6 +146,11 @@ def test_the_consistency_proof_leads_from_a_receipt_s_checkpoint_to_the_latest(
     assert not verify_consistency(first.size, latest.size, bytes(32),
                                   bytes.fromhex(latest.root), proof)
     assert api.call("GET", "/audit/consistency?from=0").status_code == 400
+    beyond = api.call("GET", f"/audit/consistency?from={latest.size + 1}")
+    assert beyond.status_code == 404 and beyond.json()["rule"] == "unknown-checkpoint"
+    wrong = api.call("GET", f"/audit/consistency?from={first.size}&leaves={latest.size}")
+    assert wrong.status_code == 404 and wrong.json()["rule"] == "unknown-leaf"
+    assert api.call("GET", "/audit/consistency?from=1&leaves=a").status_code == 400
 
 
 def edited(receipt: dict[str, Any], what: str) -> dict[str, Any]:
