@@ -27,15 +27,16 @@ from api.openapi import BEARER, problems
 from api.problems import ApiProblem
 from api.routes_tables import blocking, grant_of
 from api.tokens import Role
-from infra.audit.consistency import consistency
+from infra.audit.consistency import MAX_LEAVES, consistency
 from infra.audit.receipts import receipts
 from infra.services.tables import TableService
 
 From = Annotated[int, QueryParameter(ge=1, name="from",
                                      description="the size of the checkpoint held")]
-Leaves = Annotated[str, QueryParameter(pattern=r"^(\d{1,12}(,\d{1,12}){0,199})?$",
-                                       description="leaf indices to prove in the latest "
-                                       "checkpoint, comma-separated (at most 200)")]
+LEAVES = rf"^(\d{{1,12}}(,\d{{1,12}}){{0,{MAX_LEAVES - 1}}})?$"
+Leaves = Annotated[str, QueryParameter(pattern=LEAVES, description="leaf indices to prove in "
+                                       f"the latest checkpoint, comma-separated (at most "
+                                       f"{MAX_LEAVES})")]
 
 
 async def _player(request: Request[Any, Any, State]) -> str:

@@ -18,10 +18,11 @@ import json
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from infra.audit.consistency import extends, includes, latest_of
+from infra.audit.consistency import MAX_LEAVES, NotTheRecord, extends, includes, latest_of
 from infra.audit.offline_check.cli import public_key
 from infra.audit.offline_check.receipts import (
     RECEIPT_FORMAT,
@@ -29,6 +30,7 @@ from infra.audit.offline_check.receipts import (
     check_receipt,
     words,
 )
+from infra.store.checkpoints import Checkpoint
 
 TIMEOUT = 30.0
 
@@ -59,14 +61,24 @@ def _keys(given: list[str], kept: Any, kind: int) -> list[bytes]:
     return [bytes.fromhex(k["public_key"]) for k in kept or []]
 
 
-def asked(url: str, receipt: dict[str, Any]) -> Any:
-    """The installation's consistency proof from the receipt's checkpoint to its latest, and
-    the inclusion proofs of the receipt's events there."""
-    leaves = ",".join(str(e["leaf"]) for e in receipt["events"])
-    address = f"{url.rstrip('/')}/audit/consistency?from={receipt['checkpoint']['size']}" \
-              f"&leaves={leaves}"
-    with urllib.request.urlopen(address, timeout=TIMEOUT) as response:
-        return json.loads(response.read())
+def asked(url: str, held: dict[str, Any], leaves: list[int],
+          trusted: Sequence[bytes]) -> tuple[Any, dict[int, tuple[Checkpoint, Sequence[str]]]]:
+    """The installation's answer from checkpoint `held` to its latest (the last asked), and
+    each of `leaves` with the latest checkpoint and its inclusion proof there: at most
+    `MAX_LEAVES` leaves a request, each answer's checkpoint signed by a `trusted` key
+    (`NotTheRecord` if not)."""
+    proved: dict[int, tuple[Checkpoint, Sequence[str]]] = {}
+    answer: Any = None
+    for at in range(0, len(leaves), MAX_LEAVES):
+        chunk = leaves[at:at + MAX_LEAVES]
+        address = (f"{url.rstrip('/')}/audit/consistency?from={held['size']}"
+                   f"&leaves={','.join(map(str, chunk))}")
+        with urllib.request.urlopen(address, timeout=TIMEOUT) as response:
+            answer = json.loads(response.read())
+        latest = latest_of(answer, trusted)
+        proved.update(zip(chunk, ((latest, proof) for proof in answer["inclusions"]),
+                          strict=True))
+    return answer, proved
 
 
 def run_check_receipts(args: argparse.Namespace) -> int:
@@ -83,40 +95,62 @@ def run_check_receipts(args: argparse.Namespace) -> int:
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         print(f"sabot: {args.path}: {error}", file=sys.stderr)
         return 2
+    reports = [check_receipt(receipt, trusted, witnesses) for receipt in receipts]
+    problems: list[list[str]] = [list(report.failures) for report in reports]
+    rewritten: list[str] = []
+    if args.url:
+        try:
+            rewritten = watch(args.url, [(r, p) for r, report, p in
+                                         zip(receipts, reports, problems, strict=True)
+                                         if report.ok], trusted)
+        except NotTheRecord as error:
+            rewritten = [str(error)]
+        except (OSError, ValueError, urllib.error.URLError) as error:
+            print(f"sabot: {args.url} does not answer as the record: {error}", file=sys.stderr)
+            return 2
     failed = 0
-    rewritten: dict[int, str] = {}
-    for receipt in receipts:
-        label = (f"coup {receipt.get('coup')} of table "
-                 f"{(receipt.get('table') or {}).get('name')}") if isinstance(receipt, dict) \
-            else "a receipt"
-        report = check_receipt(receipt, trusted, witnesses)
-        problems = list(report.failures)
-        if report.ok and args.url:
-            held = receipt["checkpoint"]
-            try:
-                answer = asked(args.url, receipt)
-            except (OSError, ValueError, urllib.error.URLError) as error:
-                print(f"sabot: {args.url} does not answer: {error}", file=sys.stderr)
-                return 2
-            try:
-                latest = latest_of(answer, trusted or [bytes.fromhex(held["public_key"])])
-            except ValueError as error:
-                problems.append(str(error))
-            else:
-                missing = includes(receipt["events"], answer, latest)
-                if missing is not None:
-                    problems.append(f"your receipt no longer matches the record: {missing} "
-                                    f"(it was in checkpoint #{held['size']})")
-                if (gap := extends(held, answer, latest)) is not None:
-                    rewritten[held["size"]] = gap
-        if problems:
+    for receipt, report, found in zip(receipts, reports, problems, strict=True):
+        if found:
             failed += 1
-            print(f"FAILED: {label}: " + "; ".join(problems))
+            print(f"FAILED: {label(receipt)}: " + "; ".join(found))
         else:
             print(f"ok:     {words(receipt, report)}")
-    for gap in rewritten.values():
+    for gap in rewritten:
         print(f"FAILED: the record: {gap}")
     print(f"{len(receipts) - failed} of {len(receipts)} receipts check"
           + (" and the record still holds them" if args.url and not failed and not rewritten
              else ""))
     return 1 if failed or rewritten else 0
+
+
+def label(receipt: Any) -> str:
+    if not isinstance(receipt, dict):
+        return "a receipt"
+    return f"coup {receipt.get('coup')} of table {(receipt.get('table') or {}).get('name')}"
+
+
+def watch(url: str, checked: list[tuple[dict[str, Any], list[str]]],
+          trusted: Sequence[bytes]) -> list[str]:
+    """Ask the record about each receipt checked (one request a checkpoint held): a receipt
+    whose own events it no longer holds gets its problem added; what the record's latest
+    checkpoint does not extend is returned."""
+    held: dict[tuple[int, str], list[tuple[dict[str, Any], list[str]]]] = {}
+    for receipt, found in checked:
+        held.setdefault((receipt["checkpoint"]["size"], receipt["checkpoint"]["root"]),
+                        []).append((receipt, found))
+    gaps = []
+    for group in held.values():
+        checkpoint = group[0][0]["checkpoint"]
+        leaves = sorted({e["leaf"] for receipt, _ in group for e in receipt["events"]})
+        answer, proved = asked(url, checkpoint, leaves,
+                               trusted or [bytes.fromhex(checkpoint["public_key"])])
+        for receipt, found in group:
+            missing = includes(receipt["events"], proved)
+            if missing is not None:
+                found.append(f"your receipt no longer matches the record: {missing} (it was "
+                             f"in checkpoint #{checkpoint['size']})")
+        gap = extends(checkpoint, answer, latest_of(answer, trusted or [
+            bytes.fromhex(checkpoint["public_key"])]))
+        if gap is not None:
+            gaps.append(gap)
+    return gaps

@@ -19,6 +19,7 @@ const SabotReceipts = (() => {
   const OWN = ["BetPlaced", "StakePlaced", "BancoCalled", "StakeCovered", "StakeReturned", "PayoutMade"];
   const SHOE = ["ShoeShuffled", "EntropyContributed", "ShoeCut", "ShoeSeedRevealed"];
   const CARDS = ["CardDealt", "ThirdCardDrawn"];
+  const MAX_LEAVES = 200;  // leaves a request of GET /audit/consistency proves
 
   // A receipt that does not hold: `why` is the page's words for it.
   class Failure extends Error {}
@@ -334,22 +335,43 @@ const SabotReceipts = (() => {
              { part, coup: r.coup, table: r.table.name, leaf: held.leaf, witnesses: held.witnesses });
   }
 
-  // Does the record still hold receipt `r` (already checked)? "rewritten" when its own events
-  // are no longer in the latest checkpoint, "diverged" when that checkpoint does not extend
-  // the receipt's, else "holds"; and the latest checkpoint's size.
-  async function watched(r, given) {
-    const leaves = r.events.map(e => e.leaf).join(",");
-    const answer = await api(`/audit/consistency?from=${r.checkpoint.size}&leaves=${leaves}`);
-    const latest = answer.checkpoint;
-    await signedCheckpoint(latest, answer.checkpoint_note, given);
-    const root = unhex(latest.root, "root");
-    for (const [n, e] of r.events.entries()) {
-      const proof = (answer.inclusions[n] || []).map(p => unhex(p, "proof"));
-      if (!await verifyInclusion(await eventLeaf(e), e.leaf, latest.size, root, proof)) return { state: "rewritten", latest: latest.size };
+  // Does the record still hold `receipts` (already checked)? For each, "rewritten" when its
+  // own events are no longer in the latest checkpoint, "diverged" when that checkpoint does
+  // not extend the receipt's, else "holds"; and the latest checkpoint's size. One request a
+  // checkpoint held (at most MAX_LEAVES leaves each), each answer's checkpoint checked against
+  // the keys given (a `Failure` if it is not theirs).
+  async function watch(receipts, given) {
+    const seen = new Map();
+    const held = {};
+    for (const r of receipts) (held[`${r.checkpoint.size}/${r.checkpoint.root}`] ||= []).push(r);
+    for (const group of Object.values(held)) {
+      const { size, root } = group[0].checkpoint;
+      const leaves = [...new Set(group.flatMap(r => r.events.map(e => e.leaf)))];
+      const proved = new Map();
+      let answer = null;
+      for (let at = 0; at < leaves.length; at += MAX_LEAVES) {
+        const chunk = leaves.slice(at, at + MAX_LEAVES);
+        answer = await api(`/audit/consistency?from=${size}&leaves=${chunk.join(",")}`);
+        await signedCheckpoint(answer.checkpoint, answer.checkpoint_note, given);
+        chunk.forEach((leaf, n) => proved.set(leaf, [answer.checkpoint, answer.inclusions[n] || []]));
+      }
+      const latest = answer.checkpoint;
+      const extended = await verifyConsistency(size, latest.size, unhex(root, "root"), unhex(latest.root, "root"),
+                                               answer.proof.map(p => unhex(p, "proof")));
+      for (const r of group) {
+        let state = extended ? "holds" : "diverged";
+        for (const e of r.events) {
+          const [cp, proof] = proved.get(e.leaf);
+          if (!await verifyInclusion(await eventLeaf(e), e.leaf, cp.size, unhex(cp.root, "root"),
+                                     proof.map(p => unhex(p, "proof")))) {
+            state = "rewritten";
+            break;
+          }
+        }
+        seen.set(r, { state, latest: latest.size });
+      }
     }
-    const proof = answer.proof.map(p => unhex(p, "proof"));
-    const extends_ = await verifyConsistency(r.checkpoint.size, latest.size, unhex(r.checkpoint.root, "root"), root, proof);
-    return { state: extends_ ? "holds" : "diverged", latest: latest.size };
+    return seen;
   }
 
   // --- kept on the phone ------------------------------------------------------------------
@@ -416,18 +438,22 @@ const SabotReceipts = (() => {
         }
       }
       state.textContent = t("receipts.checked", { count: receipts.length, good: items.length });
-      let asked = true;
+      let seen;
+      try {
+        seen = await watch(items.map(([r]) => r), store.keys);
+      } catch (error) {
+        record.textContent = error instanceof Failure ? error.message : t("receipts.offline");
+        return;
+      }
       for (const [r, item] of items) {
-        let seen;
-        try { seen = await watched(r, store.keys); } catch (error) { asked = false; break; }
-        if (seen.state === "rewritten") {
-          item.textContent = t("receipts.rewritten", { coup: r.coup, table: r.table.name, held: r.checkpoint.size, latest: seen.latest });
+        const { state: found, latest } = seen.get(r);
+        if (found === "rewritten") {
+          item.textContent = t("receipts.rewritten", { coup: r.coup, table: r.table.name, held: r.checkpoint.size, latest });
           item.className = "receipt bad";
-        } else if (seen.state === "diverged") {
-          record.textContent = t("receipts.record-rewritten", { held: r.checkpoint.size, latest: seen.latest });
+        } else if (found === "diverged") {
+          record.textContent = t("receipts.record-rewritten", { held: r.checkpoint.size, latest });
         }
       }
-      if (!asked) record.textContent = t("receipts.offline");
     }
 
     document.getElementById("receipts-open").addEventListener("click", () => show(true));

@@ -17,7 +17,7 @@ check-receipts`; the page's `receipts.js` does the same).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -37,6 +37,9 @@ from infra.store.merkle import (
     verify_inclusion,
 )
 from infra.store.notes import parse_signature_line
+
+MAX_LEAVES = 200
+"""The leaves one answer proves (`GET /audit/consistency`'s `leaves`)."""
 
 
 def consistency(writer: Any, size: int, leaves: Sequence[int] = ()) -> dict[str, Any]:
@@ -66,17 +69,21 @@ def consistency(writer: Any, size: int, leaves: Sequence[int] = ()) -> dict[str,
             "inclusions": [[node.hex() for node in included[leaf]] for leaf in leaves]}
 
 
+class NotTheRecord(ValueError):
+    """An answer whose latest checkpoint is malformed, or not signed by the keys trusted."""
+
+
 def latest_of(answer: Any, trusted: Sequence[bytes]) -> Checkpoint:
     """The latest checkpoint an answer of `consistency` gives, signed by a `trusted` key
-    (`ValueError` saying why not)."""
+    (`NotTheRecord` saying why not)."""
     try:
         latest = msgspec.convert({**answer["checkpoint"], "note": answer["checkpoint_note"]},
                                  Checkpoint)
     except (msgspec.ValidationError, KeyError, TypeError) as error:
-        raise ValueError(f"the record's answer is malformed ({error})") from None
+        raise NotTheRecord(f"the record's answer is malformed ({error})") from None
     if bytes.fromhex(latest.public_key) not in trusted or not latest.signed_by_its_key():
-        raise ValueError(f"checkpoint #{latest.size} is not signed by the operator's key you "
-                         "were given")
+        raise NotTheRecord(f"checkpoint #{latest.size} is not signed by the operator's key "
+                           "you were given")
     return latest
 
 
@@ -91,10 +98,13 @@ def extends(held: dict[str, Any], answer: Any, latest: Checkpoint) -> str | None
             f"#{held['size']} (root {held['root'][:16]}…): the record was rewritten after it")
 
 
-def includes(events: Sequence[dict[str, Any]], answer: Any, latest: Checkpoint) -> str | None:
-    """None if each of a receipt's `events` (asked for in that order) is still in the latest
-    checkpoint, else which is not."""
-    for event, proof in zip(events, answer["inclusions"], strict=True):
+def includes(events: Sequence[dict[str, Any]],
+             proved: Mapping[int, tuple[Checkpoint, Sequence[str]]]) -> str | None:
+    """None if each of a receipt's `events` is still in the latest checkpoint (`proved`: each
+    leaf's latest checkpoint and inclusion proof there, from `consistency`), else which is
+    not."""
+    for event in events:
+        latest, proof = proved[event["leaf"]]
         leaf = event_leaf(event["n"], canonical_bytes(
             UUID(event["stream"]), event["version"], event["topic"],
             bytes.fromhex(event["state"])))

@@ -17,7 +17,7 @@ from infra.audit.offline_check.receipts import RECEIPTS_FORMAT, check_receipt, w
 from infra.store.checkpoints import checkpoint_path, write_checkpoint
 from infra.store.merkle import verify_consistency
 from infra.store.opening import open_store
-from tests.e2e.test_api import Api, api
+from tests.e2e.test_api import Api, api, free_port
 from tests.e2e.test_page import open_table
 from tests.integration.test_witness import rewrite_a_payout
 
@@ -213,6 +213,9 @@ def test_check_receipts_names_the_coup_a_key_holder_rewrote(
     # offline, the file itself still checks: only the record changed
     assert main(["audit", "check-receipts", str(file)]) == 0
     capsys.readouterr()
+    nobody = f"http://127.0.0.1:{free_port()}"
+    assert main(["audit", "check-receipts", str(file), "--url", nobody]) == 2
+    assert f"sabot: {nobody} does not answer" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("what", sorted(EDITS))
