@@ -1,7 +1,8 @@
 """A player's receipts, and the consistency proofs that keep them checkable afterwards.
 
-    GET /me/receipts            the signed-in player's receipts (`infra.audit.receipts`): one a
-                                coup they had a part in, with the installation's keys
+    GET /me/receipts[?since=T]  the signed-in player's receipts (`infra.audit.receipts`): one a
+                                coup they had a part in, closed since T (default: one
+                                evening, a sign-in's lifetime), with the installation's keys
     GET /me/receipts/download   the same, as a file to keep (`sabot-receipts-PLAYER-DATE.json`),
                                 one an evening; `sabot audit check-receipts FILE` checks it
     GET /audit/consistency?from=SIZE&leaves=I,J
@@ -26,11 +27,14 @@ from api import auth
 from api.openapi import BEARER, problems
 from api.problems import ApiProblem
 from api.routes_tables import blocking, grant_of
+from api.sign_in import SESSION_LIFETIME
 from api.tokens import Role
 from infra.audit.consistency import MAX_LEAVES, consistency
 from infra.audit.receipts import receipts
 from infra.services.tables import TableService
 
+Since = Annotated[datetime | None, QueryParameter(
+    description="coups closed since then (ISO 8601; default: one evening, the last 24 hours)")]
 From = Annotated[int, QueryParameter(ge=1, name="from",
                                      description="the size of the checkpoint held")]
 LEAVES = rf"^(\d{{1,12}}(,\d{{1,12}}){{0,{MAX_LEAVES - 1}}})?$"
@@ -49,25 +53,28 @@ async def _player(request: Request[Any, Any, State]) -> str:
     return grant.player
 
 
-async def _receipts(request: Request[Any, Any, State]) -> dict[str, Any]:
+async def _receipts(request: Request[Any, Any, State], since: datetime | None) -> dict[str, Any]:
     player = await _player(request)
     service: TableService = request.app.state.service
-    return await blocking(receipts, service, player)
+    start = since if since is not None else datetime.now(UTC) - SESSION_LIFETIME
+    return await blocking(receipts, service, player,
+                          start if start.tzinfo is not None else start.replace(tzinfo=UTC))
 
 
 @get("/me/receipts", summary="Your receipts, one a coup you played", tags=["audit"],
      security=BEARER, responses=problems(401, 403))
-async def my_receipts(request: Request[Any, Any, State]) -> dict[str, Any]:
+async def my_receipts(request: Request[Any, Any, State], since: Since = None) -> dict[str, Any]:
     """Each coup you had a part in: your events, the shoe's commitment and revealed seed, and
     their inclusion proofs in a checkpoint signed by the operator and co-signed by the
     witnesses (docs/audit.md, "Your receipts")."""
-    return await _receipts(request)
+    return await _receipts(request, since)
 
 
 @get("/me/receipts/download", summary="Your receipts, as a file to keep", tags=["audit"],
      security=BEARER, responses=problems(401, 403))
-async def my_receipts_file(request: Request[Any, Any, State]) -> Response[dict[str, Any]]:
-    document = await _receipts(request)
+async def my_receipts_file(request: Request[Any, Any, State],
+                           since: Since = None) -> Response[dict[str, Any]]:
+    document = await _receipts(request, since)
     day = datetime.now(UTC).date().isoformat()
     name = "".join(c if c.isalnum() or c in "-_" else "_" for c in document["player"])
     return Response(document, headers={

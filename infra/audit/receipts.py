@@ -1,6 +1,7 @@
 """A player's receipts: for each coup they played, a small dossier of their own part in it.
 
-    receipts(writer, player) -> the player's file (GET /me/receipts, its download)
+    receipts(writer, player, since) -> the player's file: their coups closed since then
+                                       (GET /me/receipts, its download: one an evening)
 
 Format `sabot-receipts-v1` (docs/audit.md, "Your receipts, checked on your phone"):
 
@@ -69,13 +70,15 @@ class _Coup:
         self.rows, self.shoe, self.mine = rows, shoe, part
 
 
-def _coups(rows: list[StoredRow], player: str) -> Iterator[_Coup]:
-    """Each closed coup of one table's `rows` that `player` had a part in."""
+def _coups(rows: list[StoredRow], player: str, since: datetime | None) -> Iterator[_Coup]:
+    """Each coup of one table's `rows` that `player` had a part in, closed `since` then."""
     kinds = [row.topic.rsplit(".", 1)[-1] for row in rows]
     fields = [readable(row.state) for row in rows]
     name = fields[0].get("name", str(rows[0].originator_id))
     closes = [i for i, kind in enumerate(kinds) if kind == "CoupClosed"]
     for close in closes:
+        if since is not None and _moment(fields[close]["timestamp"]) < since:
+            continue
         coup = fields[close]["coup"]
         played = [i for i in range(close) if fields[i].get("coup") == coup]
         own = [i for i in played if kinds[i] in OWN and player_of(kinds[i], fields[i]) == player]
@@ -99,13 +102,14 @@ def _coups(rows: list[StoredRow], player: str) -> Iterator[_Coup]:
                     mine([(kinds[i], fields[i]) for i in own]))
 
 
-def receipts(writer: Any, player: str) -> dict[str, Any]:
-    """The player's receipts, one a coup they had a part in, every table they sat at; the
-    events of all of them proved at once, against one checkpoint a store (home)."""
+def receipts(writer: Any, player: str, since: datetime | None = None) -> dict[str, Any]:
+    """The player's receipts, one a coup they had a part in (closed `since` then), every
+    table they sat at; the events of all of them proved at once, against one checkpoint a
+    store (home)."""
     by_home: dict[int, tuple[Any, list[_Coup]]] = {}
     for table_id in tables_of(writer, player):
         home = holding(writer, table_id)
-        coups = list(_coups(rows_of(home.recorder.database, table_id), player))
+        coups = list(_coups(rows_of(home.recorder.database, table_id), player, since))
         by_home.setdefault(id(home.recorder), (home, []))[1].extend(coups)
     made: list[dict[str, Any]] = []
     keys: dict[str, Any] = {"operator": [], "witnesses": []}
@@ -130,6 +134,10 @@ def receipts(writer: Any, player: str) -> dict[str, Any]:
     return {"format": RECEIPTS_FORMAT, "player": player,
             "created": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
             "keys": keys, "receipts": made}
+
+
+def _moment(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def _union(kept: list[dict[str, str]], more: list[dict[str, str]]) -> list[dict[str, str]]:

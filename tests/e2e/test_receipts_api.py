@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,10 @@ def test_a_player_s_receipts_check_with_the_keys_they_were_given(
     assert download.headers["content-disposition"].startswith(
         'attachment; filename="sabot-receipts-alice-')
     assert download.json()["receipts"][0]["events"] == receipts[0]["events"]
+    later = (datetime.now(UTC) + timedelta(minutes=1)).isoformat().replace("+00:00", "Z")
+    assert fetched(api, alice, f"/me/receipts?since={later}")["receipts"] == []
+    assert len(fetched(api, alice, "/me/receipts?since=2026-01-01T00:00:00")["receipts"]) == 3
+    assert api.call("GET", "/me/receipts?since=yesterday", alice).status_code == 400
     assert fetched(api, api.token(Role.PLAYER, player="carol"))["receipts"] == []
     assert api.call("GET", "/me/receipts").status_code == 401
     refused = api.call("GET", "/me/receipts", api.token(Role.ORGANISER))
