@@ -108,6 +108,7 @@ def test_a_player_s_receipts_check_with_the_keys_they_were_given(
         report = check_receipt(receipt, operator, witnesses)
         assert report.ok, report.lines()
         assert receipt["shoe"]["seed"] is not None
+        assert len(json.dumps(receipt)) < 20_000  # small: 14 kB in a record of 45 events
         assert receipt["mine"]["payout"]["staked"] == receipt["mine"]["bets"][0]["amount"]
         assert not any(e["event"] == "BetPlaced" and e["fields"]["player"] == "bob"
                        for e in receipt["events"])  # bob's bet is not alice's receipt's
@@ -140,6 +141,11 @@ def test_the_consistency_proof_leads_from_a_receipt_s_checkpoint_to_the_latest(
     play_coups(api, bets=BETS[:1], reveal=False)
     first = write_checkpoint(api.service)
     assert first is not None
+    alice = api.token(Role.PLAYER, player="alice")
+    [waiting] = fetched(api, alice)["receipts"]  # its taille goes on: no seed yet
+    report = check_receipt(waiting)
+    assert report.ok and waiting["shoe"]["seed"] is None, report.lines()
+    assert words(waiting, report).endswith("the cards are checked once the seed is revealed")
     play_coups(api, table="salle", bets=BETS[1:])
     latest = write_checkpoint(api.service)
     assert latest is not None and latest.size > first.size

@@ -33,9 +33,9 @@ The modules, by concept: `msgpack` (the MessagePack reader and `readable`), `rec
 (canonical bytes, Merkle leaves, inclusion proofs, signatures, checkpoint text, canonical
 JSON, hex), `note` (C2SP signed notes, checkpoints and tlog-proofs, read apart from Sabot's
 own writer of them), `shoe` (sabot-shoe-v1, a copy of `domain/game/shoe.py`: a test holds
-them equal), `checks` (the report and the checks of a dossier or an export), `cli`
-(`main`). They import each other relatively and nothing of Sabot, so the package runs from
-the zipapp alone.
+them equal), `checks` (the report and the checks of a dossier or an export), `receipts` (a
+player's receipt, `sabot audit check-receipts`), `cli` (`main`). They import each other
+relatively and nothing of Sabot, so the package runs from the zipapp alone.
 """
 
 from __future__ import annotations

@@ -163,7 +163,8 @@ def words(doc: dict[str, Any], report: Report) -> str:
         or f"your payout of {doc['mine']['payout']['net']}"
     leaf = next(e["leaf"] for e in doc["events"] if e["event"] in OWN)
     witnesses = len(doc.get("witnesses") or [])
-    dealt = any("re-dealt" in line for line in report.checked)
+    dealt = any(line.endswith("re-dealt from the revealed seed (sabot-shoe-v1)")
+                for line in report.checked)
     return (f"{part}, coup {doc['coup']} of table {doc['table']['name']}, is in the record at "
             f"#{leaf}, co-signed by {witnesses} witness{'es' if witnesses != 1 else ''}; "
             + ("the cards follow from the seed" if dealt
