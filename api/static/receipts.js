@@ -5,8 +5,8 @@
 // signed MessagePack bytes against their readable fields, the player's amounts, and every card
 // re-dealt from the revealed seed with the published shuffle (sabot-shoe-v1, a port of
 // domain/game/shoe.py). The keys are the ones the page was first given, kept beside the
-// receipts. On each later visit it asks the record (GET /audit/consistency) whether its
-// latest checkpoint still holds each receipt. The checks mirror
+// receipts. On each later visit (and each check) it asks the record (GET /audit/consistency)
+// whether its latest checkpoint still holds each receipt. The checks mirror
 // infra/audit/offline_check/receipts.py; docs/audit.md, "Your receipts", spells them out.
 "use strict";
 
@@ -456,8 +456,15 @@ const SabotReceipts = (() => {
       }
     }
 
-    document.getElementById("receipts-open").addEventListener("click", () => show(true));
-    document.getElementById("receipts-check").addEventListener("click", () => show(false));
+    // One check at a time: the buttons wait while one runs.
+    const checks = [...buttons.querySelectorAll("button")].slice(0, 2);
+    async function run(fetch) {
+      checks.forEach(b => { b.disabled = true; });
+      try { await show(fetch); } finally { checks.forEach(b => { b.disabled = false; }); }
+    }
+    checks[0].addEventListener("click", () => run(true));
+    checks[1].addEventListener("click", () => run(false));
+    if (Object.keys(kept(player).receipts).length) run(false);  // a later visit: watch the record
     document.getElementById("receipts-download").addEventListener("click", () => {
       const store = kept(player);
       const file = { format: "sabot-receipts-v1", player, keys: store.keys, receipts: Object.values(store.receipts) };
