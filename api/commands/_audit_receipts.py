@@ -1,8 +1,9 @@
 """`sabot audit check-receipts FILE [--url URL]`: a player's receipts checked, by anyone.
 
 Each receipt of the file (`GET /me/receipts/download`, or one receipt) is checked offline
-(`infra.audit.offline_check.receipts`) against the keys the file holds (what the player was
-given; `--public-key`/`--witness` name others); with `--url`, the installation is asked for a
+(`infra.audit.offline_check.receipts`) against the operator's key the file holds (what the
+player was given; `--public-key` names another), each witness listed having co-signed (and
+each `--witness` given); with `--url`, the installation is asked for a
 consistency proof from each receipt's checkpoint to its latest (`GET /audit/consistency`,
 checked by `infra.audit.consistency.still_holds`).
 
@@ -50,14 +51,15 @@ def register(actions: Any) -> None:
                        help="the operator's public key (hex or vkey) instead of the file's "
                        "(repeatable)")
     check.add_argument("--witness", action="append", default=[], metavar="KEY",
-                       help="a witness's public key (hex or vkey) instead of the file's: its "
-                       "co-signature is required (repeatable)")
+                       help="a witness's public key (hex or vkey) whose co-signature of each "
+                       "receipt's checkpoint is required (repeatable)")
     check.set_defaults(handler=run_check_receipts)
 
 
-def _keys(given: list[str], kept: Any, kind: int) -> list[bytes]:
+def _operator(given: list[str], kept: Any) -> list[bytes]:
+    """The operator's keys: those given (hex or vkey), else the file's."""
     if given:
-        return [public_key(text, "a key", kind) for text in given]
+        return [public_key(text, "--public-key", 0x01) for text in given]
     return [bytes.fromhex(k["public_key"]) for k in kept or []]
 
 
@@ -90,8 +92,8 @@ def run_check_receipts(args: argparse.Namespace) -> int:
             raise ValueError(f"neither a {RECEIPTS_FORMAT} file nor a {RECEIPT_FORMAT}")
         receipts = [document] if single else document["receipts"]
         keys = {} if single else document.get("keys") or {}
-        trusted = _keys(args.public_key, keys.get("operator"), 0x01)
-        witnesses = _keys(args.witness, keys.get("witnesses"), 0x04)
+        trusted = _operator(args.public_key, keys.get("operator"))
+        witnesses = [public_key(text, "--witness", 0x04) for text in args.witness]
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         print(f"sabot: {args.path}: {error}", file=sys.stderr)
         return 2

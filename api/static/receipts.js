@@ -4,8 +4,8 @@
 // the browser's WebCrypto) and co-signed by the witnesses (C2SP signed notes), the events'
 // signed MessagePack bytes against their readable fields, the player's amounts, and every card
 // re-dealt from the revealed seed with the published shuffle (sabot-shoe-v1, a port of
-// domain/game/shoe.py). The keys are the ones the page was first given, kept beside the
-// receipts. On each later visit (and each check) it asks the record (GET /audit/consistency)
+// domain/game/shoe.py). The keys are the ones the page was given as it first opened after
+// signing in (else with the first receipts), kept beside the receipts. On each later visit (and each check) it asks the record (GET /audit/consistency)
 // whether its latest checkpoint still holds each receipt. The checks mirror
 // infra/audit/offline_check/receipts.py; docs/audit.md, "Your receipts", spells them out.
 "use strict";
@@ -285,13 +285,13 @@ const SabotReceipts = (() => {
       }
       if (e.event === "CoupSettled") settled = fields;
     }
+    // Each witness listed co-signed; those the phone was given are counted (a checkpoint
+    // fetched before the witnesses co-signed it holds, co-signed by fewer).
     const witnesses = [];
     for (const w of r.witnesses || []) {
       if (!await cosigned(note, w.name, unhex(w.public_key, "witness"))) fail("receipts.why.witness", { name: w.name, size: cp.size });
-      witnesses.push(w.public_key);
+      if (given.witnesses.some(k => k.public_key === w.public_key)) witnesses.push(w.public_key);
     }
-    const missing = given.witnesses.filter(w => !witnesses.includes(w.public_key));
-    if (missing.length) fail("receipts.why.witness", { name: missing.map(w => w.name).join(", "), size: cp.size });
     if (!own.length) fail("receipts.why.none", { player: r.player });
     const bets = own.filter(([kind]) => kind === "BetPlaced" || kind === "StakePlaced")
       .map(([, f]) => ({ spot: f.spot || f.tableau, amount: f.amount }));
@@ -391,6 +391,20 @@ const SabotReceipts = (() => {
     return store;
   }
 
+  // The installation's keys as the page first opens after signing in (GET /audit/checkpoints):
+  // the operator's, and the witnesses who co-signed its latest checkpoint (each one's name from
+  // its co-signature line); kept, unless the phone holds some already.
+  async function pinKeys(player) {
+    if (kept(player).keys) return;
+    const record = await api("/audit/checkpoints?last=1");
+    const latest = record.latest;
+    const witnesses = !latest ? [] : record.cosignatures
+      .filter(c => c.note_signature && c.size === latest.size && c.root === latest.root && c.time === latest.time)
+      .map(c => ({ name: c.note_signature.replace(/^\u2014 /, "").split(" ")[0], key: c.witness, public_key: c.public_key }));
+    const store = kept(player);  // as it is now: receipts may have come meanwhile
+    if (!store.keys) keep(player, { ...store, keys: { operator: [{ key: record.key, public_key: record.public_key }], witnesses } });
+  }
+
   const control = (id, key, cls) => el("button", t(key), cls, { id, type: "button" });
 
   // The panel, in `#receipts-panel` (the player's page): its title, what it does, its
@@ -465,6 +479,7 @@ const SabotReceipts = (() => {
     checks[0].addEventListener("click", () => run(true));
     checks[1].addEventListener("click", () => run(false));
     if (Object.keys(kept(player).receipts).length) run(false);  // a later visit: watch the record
+    else pinKeys(player).catch(() => {});  // signed in: the keys to hold the receipts to
     document.getElementById("receipts-download").addEventListener("click", () => {
       const store = kept(player);
       const file = { format: "sabot-receipts-v1", player, keys: store.keys, receipts: Object.values(store.receipts) };

@@ -26,6 +26,7 @@ __all__ = ["api"]  # the fixture this module uses
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+KEPT = "() => (JSON.parse(localStorage.getItem('sabot.receipts.alice')) || {})"
 CHECK_MS = 20000  # three receipts' proofs and shoes, checked by the phone's own WebCrypto
 
 
@@ -78,6 +79,11 @@ def test_every_receipt_checks_on_the_phone_offline_and_a_rewrite_is_named(
     cosign(postgres_url, tmp_path)
     token = api.token(Role.PLAYER, player="alice")
     page = visit(api, phone, token)
+    page.wait_for_function(KEPT + ".keys")  # the keys given as the page opens, signed in
+    keys = page.evaluate(KEPT + ".keys")
+    assert keys["operator"][0]["public_key"] == (
+        api.service.chained_recorder.signer().public_key.hex())
+    assert len(keys["witnesses"]) == 2 and all(w["name"] for w in keys["witnesses"]), keys
     page.get_by_role("button", name="My coups").click()
     expect(page.locator("#receipts-list li.ok")).to_have_count(3, timeout=CHECK_MS)
     found = page.evaluate(OVERFLOW)
@@ -120,7 +126,7 @@ def test_a_receipt_edited_by_hand_says_what_does_not_hold_on_the_phone(
     page = visit(api, phone, api.token(Role.PLAYER, player="alice"))
     page.get_by_role("button", name="My coups").click()
     expect(page.locator("#receipts-list li.ok")).to_have_count(3, timeout=CHECK_MS)
-    kept = page.evaluate("() => JSON.parse(localStorage.getItem('sabot.receipts.alice'))")
+    kept = page.evaluate(KEPT)
     for key, r in kept["receipts"].items():
         kept["receipts"][key] = edited(r, {1: "amount", 2: "card", 3: "proof"}[r["coup"]])
     page.evaluate("kept => localStorage.setItem('sabot.receipts.alice', kept)", json.dumps(kept))
