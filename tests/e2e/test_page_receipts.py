@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
+from api.cli import main
 from api.tokens import Role
 from infra.store.checkpoints import write_checkpoint
 from tests.conftest import IN_CI
@@ -121,11 +122,21 @@ def test_every_receipt_checks_on_the_phone_offline_and_a_rewrite_is_named(
 
 
 def test_a_receipt_edited_by_hand_says_what_does_not_hold_on_the_phone(
-        api: Api, phone: BrowserContext) -> None:
+        api: Api, phone: BrowserContext, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
     play_coups(api)
     page = visit(api, phone, api.token(Role.PLAYER, player="alice"))
     page.get_by_role("button", name="My coups").click()
     expect(page.locator("#receipts-list li.ok")).to_have_count(3, timeout=CHECK_MS)
+    with page.expect_download() as download:  # the phone's file, for anyone to check
+        page.get_by_role("button", name="Download my receipts").click()
+    assert re.fullmatch(r"sabot-receipts-alice-\d{4}-\d\d-\d\d\.json",
+                        download.value.suggested_filename)
+    saved = tmp_path / download.value.suggested_filename
+    download.value.save_as(saved)
+    capsys.readouterr()
+    assert main(["audit", "check-receipts", str(saved), "--url", api.base_url]) == 0
+    assert "3 of 3 receipts check and the record still holds them" in capsys.readouterr().out
     kept = page.evaluate(KEPT)
     for key, r in kept["receipts"].items():
         kept["receipts"][key] = edited(r, {1: "amount", 2: "card", 3: "proof"}[r["coup"]])
