@@ -151,3 +151,12 @@ def test_a_receipt_edited_by_hand_says_what_does_not_hold_on_the_phone(
     assert re.fullmatch(r"your receipt for coup 3 of table salon does not hold: the inclusion "
                         r"proof of its BetPlaced at #\d+ does not lead to the signed root",
                         receipt(page, 3))
+    # the keys the phone was given are the ones it holds the receipts to
+    kept = page.evaluate(KEPT)
+    kept["keys"]["operator"][0]["public_key"] = bytes(range(32)).hex()
+    page.evaluate("kept => localStorage.setItem('sabot.receipts.alice', kept)", json.dumps(kept))
+    page.get_by_role("button", name="Check again").click()
+    expect(page.locator("#receipts-list li.bad")).to_have_count(3, timeout=CHECK_MS)
+    assert re.fullmatch(r"your receipt for coup 1 of table salon does not hold: checkpoint #\d+ "
+                        r"is not signed by the operator's key this phone was given",
+                        receipt(page, 1)), receipt(page, 1)
