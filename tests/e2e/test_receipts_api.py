@@ -116,6 +116,13 @@ def test_a_player_s_receipts_check_with_the_keys_they_were_given(
     assert said.startswith("your bet of 300 on the banker, coup 1 of table salon, is in the "
                            "record at #") and said.endswith(
         "co-signed by 2 witnesses; the cards follow from the seed"), said
+    # a witness listed whose co-signature is not there is named
+    forged = json.loads(json.dumps(receipts[0]))
+    forged["witnesses"][0]["name"] = "sabot-witness.elsewhere"
+    report = check_receipt(forged, operator)
+    assert not report.ok and report.failures == [
+        f"witness sabot-witness.elsewhere: no valid co-signature of checkpoint "
+        f"{forged['checkpoint']['size']}"], report.failures
     # a witness key the player was given that did not co-sign is named
     stranger = bytes(range(32))
     report = check_receipt(receipts[0], operator, [*witnesses, stranger])
