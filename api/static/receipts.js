@@ -5,8 +5,9 @@
 // signed MessagePack bytes against their readable fields, the player's amounts, and every card
 // re-dealt from the revealed seed with the published shuffle (sabot-shoe-v1, a port of
 // domain/game/shoe.py). The keys are the ones the page was given as it first opened after
-// signing in (else with the first receipts), kept beside the receipts. On each later visit (and each check) it asks the record (GET /audit/consistency)
-// whether its latest checkpoint still holds each receipt. The checks mirror
+// signing in (else with the first receipts), kept beside the receipts. On each later visit
+// (and each check) it asks the record (GET /audit/consistency) whether its latest checkpoint
+// still holds each receipt. The checks mirror
 // infra/audit/offline_check/receipts.py; docs/audit.md, "Your receipts", spells them out.
 "use strict";
 
@@ -21,7 +22,7 @@ const SabotReceipts = (() => {
   const CARDS = ["CardDealt", "ThirdCardDrawn"];
   const MAX_LEAVES = 200;  // leaves a request of GET /audit/consistency proves
 
-  // A receipt that does not hold: `why` is the page's words for it.
+  // What does not hold of a receipt, its message in the page's words.
   class Failure extends Error {}
   const fail = (key, vars) => { throw new Failure(t(key, vars)); };
 
@@ -33,7 +34,9 @@ const SabotReceipts = (() => {
     for (let i = 0; i < out.length; i++) out[i] = parseInt(text.substr(2 * i, 2), 16);
     return out;
   }
-  const unb64 = text => Uint8Array.from(atob(text), c => c.charCodeAt(0));
+  function unb64(text) {
+    try { return Uint8Array.from(atob(text), c => c.charCodeAt(0)); } catch (error) { return fail("receipts.why.note"); }
+  }
   const b64 = bytes => btoa(String.fromCharCode(...bytes));
   function concat(...parts) {
     const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
