@@ -32,6 +32,7 @@ checkpoint to them.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -71,25 +72,40 @@ class _Coup:
 
 
 def _coups(rows: list[StoredRow], player: str, since: datetime | None) -> Iterator[_Coup]:
-    """Each coup of one table's `rows` that `player` had a part in, closed `since` then."""
+    """Each coup of one table's `rows` that `player` had a part in, closed `since` then (the
+    table's events indexed once: an evening's table is read in linear time)."""
     kinds = [row.topic.rsplit(".", 1)[-1] for row in rows]
     fields = [readable(row.state) for row in rows]
     name = fields[0].get("name", str(rows[0].originator_id))
-    closes = [i for i, kind in enumerate(kinds) if kind == "CoupClosed"]
-    for close in closes:
+    by_coup: dict[Any, list[int]] = {}
+    at: dict[str, list[int]] = {kind: [] for kind in ("ShoeShuffled", "ShoeCut",
+                                                     "EntropyContributed", "CoupClosed")}
+    reveals: dict[Any, int] = {}
+    for i, (kind, f) in enumerate(zip(kinds, fields, strict=True)):
+        if "coup" in f:
+            by_coup.setdefault(f["coup"], []).append(i)
+        if kind in at:
+            at[kind].append(i)
+        elif kind == "ShoeSeedRevealed":
+            reveals.setdefault(f["taille"], i)
+    for close in at["CoupClosed"]:
         if since is not None and _moment(fields[close]["timestamp"]) < since:
             continue
         coup = fields[close]["coup"]
-        played = [i for i in range(close) if fields[i].get("coup") == coup]
+        played = [i for i in by_coup[coup] if i <= close]
         own = [i for i in played if kinds[i] in OWN and player_of(kinds[i], fields[i]) == player]
         if not own:
             continue
-        shuffle = max(i for i in range(played[0]) if kinds[i] == "ShoeShuffled")
-        cut = next((i for i in range(shuffle, played[0]) if kinds[i] == "ShoeCut"), shuffle)
+        before = bisect_left(at["ShoeShuffled"], played[0])
+        if not before:
+            continue  # no shoe: no coup was dealt from it
+        shuffle = at["ShoeShuffled"][before - 1]
+        cuts = at["ShoeCut"][bisect_right(at["ShoeCut"], shuffle):]
+        cut = cuts[0] if cuts and cuts[0] < played[0] else shuffle
         taille = fields[shuffle]
-        reveal = next((i for i in range(close, len(rows)) if kinds[i] == "ShoeSeedRevealed"
-                       and fields[i]["taille"] == taille["taille"]), None)
-        contributions = [i for i in range(shuffle, cut) if kinds[i] == "EntropyContributed"]
+        reveal = reveals.get(taille["taille"])
+        contributions = at["EntropyContributed"][bisect_right(at["EntropyContributed"], shuffle):
+                                                 bisect_left(at["EntropyContributed"], cut)]
         cards = [i for i in played if kinds[i] in PLAY]
         chosen = sorted({shuffle, *contributions, cut, *own, *cards,
                          *([reveal] if reveal is not None else [])})
