@@ -425,20 +425,23 @@ const SabotReceipts = (() => {
     panel.append(title, el("p", t("receipts.about"), "limits"), buttons, state, record, list);
     panel.setAttribute("aria-labelledby", "receipts-title");
     panel.hidden = false;
+    let shown = null;  // the receipts last checked: kept, and any the phone had no room for
 
     async function show(fetch) {
       let store = kept(player);
       list.replaceChildren();
       record.textContent = "";
       if (!subtle) { state.textContent = t("receipts.no-crypto"); return; }
+      let full = false;
       if (fetch) {
         try {
           store = merge(store, await api("/me/receipts"));
-          keep(player, store);
         } catch (error) {
           state.textContent = t("receipts.not-fetched", { reason: error.message });
         }
+        try { keep(player, store); } catch (error) { full = true; }  // the storage's quota
       }
+      shown = store;
       const receipts = Object.values(store.receipts).sort((a, b) => a.table.name.localeCompare(b.table.name) || a.coup - b.coup);
       if (!receipts.length) { state.textContent = t("receipts.none"); return; }
       const items = [];
@@ -454,7 +457,8 @@ const SabotReceipts = (() => {
           item.className = "receipt bad";
         }
       }
-      state.textContent = t("receipts.checked", { count: receipts.length, good: items.length });
+      state.textContent = t("receipts.checked", { count: receipts.length, good: items.length }) +
+        (full ? ` ${t("receipts.full")}` : "");
       let seen;
       try {
         seen = await watch(items.map(([r]) => r), store.keys);
@@ -484,7 +488,7 @@ const SabotReceipts = (() => {
     if (Object.keys(kept(player).receipts).length) run(false);  // a later visit: watch the record
     else pinKeys(player).catch(() => {});  // signed in: the keys to hold the receipts to
     document.getElementById("receipts-download").addEventListener("click", () => {
-      const store = kept(player);
+      const store = shown || kept(player);
       const file = { format: "sabot-receipts-v1", player, keys: store.keys, receipts: Object.values(store.receipts) };
       const link = el("a", null, null, { download: `sabot-receipts-${player}-${new Date().toISOString().slice(0, 10)}.json` });
       link.href = URL.createObjectURL(new Blob([JSON.stringify(file)], { type: "application/json" }));

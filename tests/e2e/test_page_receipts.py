@@ -20,7 +20,13 @@ from infra.store.checkpoints import write_checkpoint
 from tests.conftest import IN_CI
 from tests.e2e.test_api import Api, api
 from tests.e2e.test_page import ARGS, CHROMIUM, OVERFLOW
-from tests.e2e.test_receipts_api import cosign, edited, play_coups, rewrite_and_recheckpoint
+from tests.e2e.test_receipts_api import (
+    BETS,
+    cosign,
+    edited,
+    play_coups,
+    rewrite_and_recheckpoint,
+)
 
 __all__ = ["api"]  # the fixture this module uses
 
@@ -160,3 +166,19 @@ def test_a_receipt_edited_by_hand_says_what_does_not_hold_on_the_phone(
     assert re.fullmatch(r"your receipt for coup 1 of table salon does not hold: checkpoint #\d+ "
                         r"is not signed by the operator's key this phone was given",
                         receipt(page, 1)), receipt(page, 1)
+
+
+def test_a_phone_without_room_checks_the_receipts_and_says_to_download_them(
+        api: Api, phone: BrowserContext) -> None:
+    play_coups(api, bets=BETS[:1])
+    page = visit(api, phone, api.token(Role.PLAYER, player="alice"))
+    page.evaluate("() => { Storage.prototype.setItem = () => { "
+                  "throw new DOMException('full', 'QuotaExceededError'); }; }")
+    page.get_by_role("button", name="My coups").click()
+    expect(page.locator("#receipts-list li.ok")).to_have_count(1, timeout=CHECK_MS)
+    expect(page.locator("#receipts-state")).to_have_text(
+        "1 of 1 receipts hold, checked on this phone. This phone's storage is full: the newest "
+        "receipts are checked now but not kept; download them to keep them.")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download my receipts").click()
+    assert len(json.loads(Path(download.value.path()).read_text())["receipts"]) == 1

@@ -303,5 +303,6 @@ window.SabotWords.en = {
   "receipts.why.shoe": "its shoe is not what its events record",
   "receipts.why.commitment": "the seed of taille {taille} is not the shoe's commitment",
   "receipts.why.card": "card {card} at position {position}, but the shoe re-dealt from the seed holds {expected} there",
-  "receipts.why.points": "the {side} is settled on {recorded} points, its cards make {expected}"
+  "receipts.why.points": "the {side} is settled on {recorded} points, its cards make {expected}",
+  "receipts.full": "This phone's storage is full: the newest receipts are checked now but not kept; download them to keep them."
 };

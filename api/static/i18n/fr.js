@@ -303,5 +303,6 @@ window.SabotWords.fr = {
   "receipts.why.shoe": "son sabot n'est pas ce que ses événements enregistrent",
   "receipts.why.commitment": "la graine de la taille {taille} n'est pas l'engagement du sabot",
   "receipts.why.card": "carte {card} en position {position}, mais le sabot redistribué depuis la graine y tient {expected}",
-  "receipts.why.points": "le côté {side} est réglé à {recorded} points, ses cartes en font {expected}"
+  "receipts.why.points": "le côté {side} est réglé à {recorded} points, ses cartes en font {expected}",
+  "receipts.full": "La mémoire de ce téléphone est pleine : les derniers reçus sont vérifiés maintenant mais pas gardés ; téléchargez-les pour les garder."
 };
