@@ -63,7 +63,7 @@ from infra.services.application import open_service
 from infra.services.tables import TableService
 from infra.services.tournaments import Tournaments
 from infra.store.notices import Listener
-from infra.store.outbox import CLOCKS
+from infra.store.outbox import CLOCKS, Sweeper
 
 MAX_BODY = 64 * 1024
 """A command is a few hundred bytes; anything near this is not one."""
@@ -83,6 +83,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     for kind in CLOCKS:
         service.effects.on(kind, clock)
     service.effects.batch_marks(*MARKS)
+    sweeper = Sweeper(service.effects)  # clocks another process armed and did not send
     channels = channels_plugin(broker)
     tokens = TokenStore(service.database, fresh_seconds=GENERATION_FRESH_SECONDS)
     revocations = Listener(service.database, TOKENS, tokens.forget)
@@ -112,9 +113,10 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
                      "idempotency": Idempotency(service.database), "broker_url": broker}),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=openapi_config(),
-        on_startup=[add_body_schemas, wake_through(channels, service), revocations.start],
-        on_shutdown=[revocations.close, live.close, service.effects.close, service.close,
-                     disputes.close],
+        on_startup=[add_body_schemas, wake_through(channels, service), revocations.start,
+                    sweeper.start],
+        on_shutdown=[revocations.close, live.close, sweeper.close, service.effects.close,
+                     service.close, disputes.close],
         request_max_body_size=MAX_BODY,
         before_send=[allow_every_method, position_header],
         logging_config=None,  # the process's own (`sabot serve`: JSON); refusals log themselves

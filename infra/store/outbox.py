@@ -22,7 +22,11 @@ A handler runs with the effect's `command_id` bound in the log context (and, rel
 the request id of the request that happens to relay it), which the tasks it sends carry on
 (`workers.logging.trace_headers`).
 A process without a handler for a kind leaves those effects to one that has: the API relays
-what is pending when it starts (a table's wake-ups collapse into its latest).
+what is pending when it starts (a table's wake-ups collapse into its latest), and sweeps every
+second (`Sweeper`): an effect still pending a sweep after it was first seen pending is relayed
+(`Dispatcher.sweep`). So a clock armed by a process with no clock handler (the CLI's `sabot
+tournament resume`) or by one that died before dispatching fires all the same, a second late
+at most, instead of waiting for the next command that happens to relay it.
 
 A busy sender (the director, a command after another) may mark what it sent in batches
 (`Dispatcher.mark_batch`): the effects sent are marked `mark_batch` commands at a time in one
@@ -181,6 +185,7 @@ class Dispatcher:
         self.retention = outbox_retention() if retention is None else retention
         self.clock = clock
         self.next_expiry = 0.0  # the first dispatch expires what is due
+        self._seen: dict[int, int] | None = None  # database index: last id pending at a sweep
 
     def on(self, kind: type[Any], handler: Callable[[Any], object]) -> None:
         """Dispatch the effects of `kind` (`Wake`, or a `Clock`'s) to `handler` in
@@ -267,19 +272,47 @@ class Dispatcher:
             log.info("outbox.expired", effects=deleted, retention=self.retention)
         return deleted
 
-    def relay(self, before: str = "") -> int:
+    def sweep(self) -> int:
+        """Relay the effects that were pending at the previous sweep and still are (a process
+        with no handler for them recorded them, or died before sending them); how many were
+        sent. The first sweep only notes what is pending: an effect just committed is its
+        committing process's to send."""
+        if not self.handlers:
+            return 0
+        seen, self._seen = self._seen, self._pending_heads()
+        return self.relay(upto=seen) if seen and any(seen.values()) else 0
+
+    def _pending_heads(self) -> dict[int, int]:
+        """Each outbox's last pending effect this process has a handler for (0: none)."""
+        kinds = sorted(kind_of(kind) for kind in self.handlers)
+        heads: dict[int, int] = {}
+        for index, database in enumerate(self.databases):
+            with database.transaction(write=False) as cursor:
+                row = database.execute(
+                    cursor, "SELECT max(id) AS head FROM {outbox} WHERE NOT dispatched"
+                    f" AND kind IN ({', '.join('?' * len(kinds))})", tuple(kinds)).fetchone()
+            heads[index] = int(row["head"] or 0)
+        return heads
+
+    def relay(self, before: str = "", upto: Mapping[int, int] | None = None) -> int:
         """Send the pending effects this process has handlers for (but those of the command
-        `before`, sent next); how many were sent or found superseded."""
+        `before`, sent next; with `upto`, only those up to that id in each outbox, by its index
+        in `databases`); how many were sent or found superseded."""
         self.flush()  # what was sent is not sent again
         kinds = sorted(kind_of(kind) for kind in self.handlers)
         self.failed = False
         effects: list[tuple[Database, int, str, Effect]] = []
-        for database in self.databases:
+        for index, database in enumerate(self.databases):
+            last = None if upto is None else upto.get(index, 0)
+            if last == 0:
+                continue
             with database.transaction(write=False) as cursor:
                 rows = database.execute(
                     cursor, "SELECT id, command_id, effect FROM {outbox} WHERE NOT dispatched"
                     f" AND kind IN ({', '.join('?' * len(kinds))}) AND command_id <> ?"
-                    f" ORDER BY id LIMIT {RELAY_BATCH}", (*kinds, before)).fetchall()
+                    + ("" if last is None else " AND id <= ?")
+                    + f" ORDER BY id LIMIT {RELAY_BATCH}",
+                    (*kinds, before, *(() if last is None else (last,)))).fetchall()
             effects.extend((database, row["id"], row["command_id"],
                             _decoder.decode(bytes(row["effect"]))) for row in rows)
         latest: dict[uuid.UUID, Wake] = {}  # a table's last wake-up says all the earlier ones do
@@ -319,3 +352,33 @@ class Dispatcher:
                     database.execute(cursor, "UPDATE {outbox} SET dispatched = ?,"
                                      f" dispatched_at = ? WHERE {where}",
                                      (True, self.clock(), *params))
+
+
+class Sweeper:
+    """Sweeps a dispatcher's outbox every `interval` seconds on a thread of its own
+    (`Dispatcher.sweep`), until closed; a sweep that fails (the store away) is logged and the
+    next one tries again."""
+
+    def __init__(self, dispatcher: Dispatcher, interval: float = 1.0) -> None:
+        self.dispatcher = dispatcher
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="outbox-sweeper", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=self.interval + 5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                swept = self.dispatcher.sweep()
+            except Exception as error:
+                log.warning("outbox.sweep-failed", error=type(error).__name__)
+            else:
+                if swept:
+                    log.info("outbox.swept", effects=swept)

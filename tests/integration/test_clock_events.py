@@ -9,6 +9,7 @@ through the outbox, so a broker down at that moment loses none."""
 from __future__ import annotations
 
 import random
+import time
 import uuid
 from typing import Any
 
@@ -24,7 +25,7 @@ from domain.table.room import Room, seat_of
 from domain.table.state import Phase
 from infra.services.tables import TableService
 from infra.services.tournaments import Director
-from infra.store.outbox import BankDeadline, BetDeadline, Deadline, follow_ups
+from infra.store.outbox import BankDeadline, BetDeadline, Deadline, Sweeper, follow_ups
 from tests.integration.test_people_at_tables import (
     BOTS,
     Clock,
@@ -153,6 +154,56 @@ def test_the_resume_s_clocks_wait_in_the_outbox_while_the_broker_is_down(
         assert msgspec.structs.replace(again, seconds=20) == BetDeadline(
             table_id, table.coup_number + 1, "ann", 20)
         assert service.effects.relay() == 0  # sent once, marked dispatched
+    finally:
+        service.close()
+
+
+def test_the_clocks_a_resume_armed_without_a_handler_are_swept_by_another_process(
+        sqlite_url: str) -> None:
+    """`sabot tournament resume` runs in a process with no clock handler (the CLI's): the
+    clocks it arms wait in the outbox. A process that has one (an API replica) sweeps them a
+    second later: the table is not stranded until some other command happens to relay them."""
+    service, director, tournament_id, _ = evening(
+        sqlite_url, betting_order="rotating", bet_seconds=20)
+    api = TableService(url=sqlite_url)
+    sent: list[BetDeadline] = []
+    api.effects.on(BetDeadline, sent.append)
+    sweeper = Sweeper(api.effects, interval=0.05)
+    try:
+        until_waiting(director, tournament_id)
+        table_id, table = table_of(service, director, tournament_id)
+        began = service.last_move(table_id)
+        director.tournaments.pause(tournament_id, at=began + 5, command_id="pause")
+        sweeper.start()
+        director.tournaments.resume(tournament_id, at=began + 105, command_id="resume")
+        waited = time.monotonic() + 30  # a loaded machine; a sweep is due every 0.05 s
+        while not [e for e in sent if e.seconds < 20] and time.monotonic() < waited:
+            time.sleep(0.05)
+        [again] = [e for e in sent if e.player == "ann" and e.seconds < 20]  # the resume's
+        assert again.seconds == pytest.approx(15, abs=0.01)
+        assert msgspec.structs.replace(again, seconds=20) == BetDeadline(
+            table_id, table.coup_number + 1, "ann", 20)
+        sweeper.close()
+        assert api.effects.relay() == 0  # swept once, marked dispatched
+    finally:
+        sweeper.close()
+        api.close()
+        service.close()
+
+
+def test_a_sweep_leaves_an_effect_just_committed_to_its_own_process(sqlite_url: str) -> None:
+    """The first sweep only notes what is pending: the process that committed an effect a
+    moment ago sends it itself; the next sweep relays what is still pending then."""
+    service, director, tournament_id, _ = evening(
+        sqlite_url, betting_order="rotating", bet_seconds=20)
+    sent: list[BetDeadline] = []
+    try:
+        until_waiting(director, tournament_id)
+        service.effects.on(BetDeadline, sent.append)
+        assert service.effects.sweep() == 0 and sent == []
+        assert service.effects.sweep() >= 1
+        assert {e.player for e in sent} == {"ann"}
+        assert service.effects.sweep() == 0  # nothing pending any more
     finally:
         service.close()
 
