@@ -183,10 +183,16 @@ def _presets(args: argparse.Namespace) -> int:
         print_json({name: settings for name, settings in PRESETS.items()})
         return 0
     for name, settings in PRESETS.items():
-        stages = ", ".join(f"{s.name} ({s.rounds or 'until one is left'} rounds)"
-                           for s in settings.plan())
+        stages = ", ".join(f"{s.name} ({_rounds(s.rounds)})" for s in settings.plan())
         print(f"{name:<26} {settings.variant.value:<14} {stages}")
     return 0
+
+
+def _rounds(rounds: int | None) -> str:
+    """A stage's length in words: "1 round", "3 rounds", or until one is left."""
+    if not rounds:
+        return "until one is left"
+    return f"{rounds} round{'s' if rounds != 1 else ''}"
 
 
 def _settings(args: argparse.Namespace) -> TournamentSettings:
@@ -225,7 +231,7 @@ def _field(pair: str) -> tuple[str, Any]:
 
 def _create(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    name = args.name or f"tournament-{uuid.uuid4().hex[:8]}"
+    name = f"tournament-{uuid.uuid4().hex[:8]}" if args.name is None else args.name  # "" refused
     service = _service(args)
     tournament_id = service.create(name, settings, seed=args.seed,
                                    command_id=_command_id("create"))

@@ -101,6 +101,22 @@ def test_a_format_file_that_cannot_be_played_is_refused(
     assert cli(capsys, "list", "--database", sqlite_url) == ""
 
 
+def test_an_empty_name_is_refused_not_replaced(
+        sqlite_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--name ""` is a name typed empty, refused as the API refuses it, never one invented."""
+    for typed in ("", "   "):
+        err = cli(capsys, "create", "--name", typed, "--database", sqlite_url, code=1)
+        assert "tournament's name" in err
+    assert cli(capsys, "list", "--database", sqlite_url) == ""
+
+
+def test_the_presets_say_their_rounds_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    listed = cli(capsys, "presets")
+    assert "(1 rounds)" not in listed
+    assert all(f"({s.rounds} round{'s' if s.rounds != 1 else ''})" in listed
+               for settings in PRESETS.values() for s in settings.plan() if s.rounds)
+
+
 def test_a_tournament_is_cancelled_before_its_start_and_archived_after_its_finish(
         sqlite_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     db = ["--database", sqlite_url]
