@@ -67,7 +67,7 @@ def run_create(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"sabot token: {error}", file=sys.stderr)
         return 2
-    service = open_service(TableService, args.database)
+    service = open_service(TableService, args.database, existing=True)
     try:
         for name, table_id in zip(args.table, (table_id_of(t) for t in args.table), strict=True):
             if not service.events_of(table_id, lte=1):
@@ -84,7 +84,7 @@ def run_create(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    service = open_service(TableService, args.database)
+    service = open_service(TableService, args.database, existing=True)
     try:
         issued = TokenStore(service.database).issued()
     finally:
@@ -102,7 +102,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_revoke(args: argparse.Namespace) -> int:
-    service = open_service(TableService, args.database)
+    service = open_service(TableService, args.database, existing=True)
     try:
         revoked = TokenStore(service.database).revoke(args.token)
     except KeyError as error:

@@ -169,7 +169,8 @@ def _guarded(handler: Callable[[argparse.Namespace], int], args: argparse.Namesp
 def _service(args: argparse.Namespace) -> Tournaments:
     """The command's tournaments on the store, opened once and closed by `_guarded`."""
     if getattr(args, "tournaments", None) is None:
-        args.tournaments = Tournaments(open_service(TableService, args.database))
+        args.tournaments = Tournaments(open_service(  # only `create` may start a store
+            TableService, args.database, existing=args.action != "create"))
     tournaments: Tournaments = args.tournaments
     return tournaments
 

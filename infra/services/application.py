@@ -20,6 +20,7 @@ otherwise `env` (e.g. from eventsourcing's projection runner) wins over the URL'
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -45,7 +46,7 @@ from infra.store.recorders import (
     ChainedSQLiteApplicationRecorder,
 )
 from infra.store.routing import ChainedRecorder, RoutedRecorder, RoutedSnapshots
-from infra.store.urls import store_env
+from infra.store.urls import sqlite_path, store_env
 from infra.store.vault import SeedVault
 
 log = logging.getLogger("sabot.store")
@@ -201,10 +202,18 @@ class SabotApplication(Application[UUID]):
 App = TypeVar("App", bound=SabotApplication)
 
 
-def open_service(cls: type[App], database_url: str | None = None, **kwargs: Any) -> App:
+def open_service(cls: type[App], database_url: str | None = None, *, existing: bool = False,
+                 **kwargs: Any) -> App:
     """A `SabotApplication` subclass on `database_url`, else `$SABOT_DATABASE_URL`, else the
     default store (for commands whose `--database` option may be absent); a PostgreSQL that
-does not let us in is `ServiceUnavailable` within the connect timeout."""
+does not let us in is `ServiceUnavailable` within the connect timeout. `existing`: a command
+that only reads or administers a store refuses to make the default one (no URL given, the
+default SQLite file not there is `NotFound`): run from another folder, it would otherwise start
+an empty store with a key of its own."""
     url = resolve_database_url(database_url)
+    defaulted = not database_url and not os.environ.get("SABOT_DATABASE_URL")
+    if existing and defaulted and not os.path.exists(sqlite_path(url)):
+        raise NotFound(f"no store here: {sqlite_path(url)} does not exist; pass --database or"
+                       " set SABOT_DATABASE_URL", rule="no-store")
     check_database(url)
     return cls(url=url, **kwargs)

@@ -11,9 +11,11 @@ import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
+from api.cli import main
 from tests.conftest import POSTGRES_URL, need_server
 
 SABOT = [sys.executable, "-m", "api.cli"]
@@ -97,3 +99,19 @@ def test_a_closed_pipe_is_quiet(tmp_path: str) -> None:
     child.stdout.close()
     err = child.stderr.read().decode()
     assert child.wait(timeout=60) == 141 and err == "", err
+
+
+def test_a_command_that_administers_a_store_makes_none(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Run from another folder, `sabot token create` made a new store and signing key, whose
+    token the server then answered 401: a command that only reads or administers a store
+    refuses to make one, naming what to pass."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SABOT_DATABASE_URL", raising=False)
+    for argv in (["token", "create", "--role", "organiser"], ["token", "list"],
+                 ["tournament", "list"], ["tournament", "resume", "friday"]):
+        assert main(argv) == 1, argv
+        err = capsys.readouterr().err
+        assert "no store here" in err and "--database" in err, (argv, err)
+    assert not (tmp_path / ".sabot").exists()
