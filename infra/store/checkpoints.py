@@ -275,12 +275,20 @@ def tree_head(database: Database, trusted: Mapping[str, bytes]) -> TreeHead:
 
 
 def writer_trust(signer: Signer, path: Path | None) -> dict[str, bytes]:
-    """The keys a writer's fold trusts (`infra.store.trust`): its own, those of
-    `SABOT_TRUSTED_KEYS`, and the key of the latest validly signed checkpoint of its file."""
+    """The keys a writer's fold trusts (`infra.store.trust`): its own and those of
+    `SABOT_TRUSTED_KEYS`, and no other. A checkpoint of its file signed by any other key is
+    a `ChainError` naming that key, never a new root: whoever can write the file and the
+    database, but holds no trusted key, could otherwise slip in a checkpoint of their own,
+    re-sign a forged tail with their key and have the operator's next checkpoint sign it. An
+    operator who changes keys names the old one in `SABOT_TRUSTED_KEYS` (docs/audit.md)."""
     trusted = {**configured_keys(), signer.key_id: signer.public_key}
-    latest = last_checkpoint(path) if path is not None else None
-    if latest is not None and latest.signed_by_its_key():
-        trusted.setdefault(latest.key, bytes.fromhex(latest.public_key))
+    for checkpoint in checkpoints(read_lines(path)) if path is not None else ():
+        if checkpoint.key not in trusted:
+            raise ChainError(
+                f"no checkpoint: the checkpoint of size {checkpoint.size} at {checkpoint.time}"
+                f" in {path} is signed by key {checkpoint.key}, which this writer does not"
+                f" trust (its own key is {signer.key_id}; others are trusted only through"
+                " SABOT_TRUSTED_KEYS): run `sabot audit verify`")
     return trusted
 
 
@@ -459,7 +467,7 @@ class Checkpointer:
             self._last = last_checkpoint(self.path)
         head = tree_head(self.database, self._trusted)
         last = self._last
-        if last is not None and last.key in self._trusted:
+        if last is not None:
             _require_extends(self.database, last, head)
         if last is not None and head.tree.size == last.size and not force:
             return None

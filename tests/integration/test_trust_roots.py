@@ -33,7 +33,7 @@ from api.cli import main
 from domain.game.settings import Variant
 from infra.audit.verify import AuditReport, Problem, verify
 from infra.services.tables import TableService
-from infra.store.checkpoints import checkpoint_path, last_checkpoint
+from infra.store.checkpoints import CHECKPOINT_PREFIX, checkpoint_path, last_checkpoint
 from infra.store.opening import open_store
 from tests.integration.test_audit import sql
 from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table, play
@@ -140,12 +140,17 @@ def operator_key(url: str) -> tuple[str, bytes]:
     return str(key_id), bytes(public)
 
 
-def forge_tail(tail: Tail, *, keep_intermediate_signatures: bool = True) -> int:
+def forge_tail(tail: Tail, *, keep_intermediate_signatures: bool = True,
+               key: Ed25519PrivateKey | None = None) -> int:
     """Double a bet of the uncovered tail and its payout (staked, net and commission), rechain,
     re-sign the heads from there with the attacker's key filed under the operator's key id,
-    and put that public key in `signing_keys`. The forged bet's notification id."""
-    key, public = attacker_key()
-    operator, _ = operator_key(tail.url)
+    and put that public key in `signing_keys` (given `key`: filed under that key's own id, its
+    row added beside the operator's). The forged bet's notification id."""
+    own = key is not None
+    key = key or attacker_key()[0]
+    public = key.public_key().public_bytes(serialization.Encoding.Raw,
+                                           serialization.PublicFormat.Raw)
+    operator = hashlib.sha256(public).digest()[:8].hex() if own else operator_key(tail.url)[0]
     nid = "rowid" if tail.url.startswith("sqlite:") else "notification_id"
     with database(tail.url) as connection:
         bets = run(connection, f"SELECT {nid}, state FROM stored_events WHERE {nid} > ?"
@@ -180,8 +185,12 @@ def forge_tail(tail: Tail, *, keep_intermediate_signatures: bool = True) -> int:
                     " WHERE notification_id = ?", (operator, signature, n))
             else:
                 run(connection, "DELETE FROM chain_signatures WHERE notification_id = ?", (n,))
-        run(connection, "UPDATE signing_keys SET public_key = ? WHERE key_id = ?",
-            (public, operator))
+        if own:
+            run(connection, "INSERT INTO signing_keys (key_id, public_key) VALUES (?, ?)",
+                (operator, public))
+        else:
+            run(connection, "UPDATE signing_keys SET public_key = ? WHERE key_id = ?",
+                (public, operator))
     return int(bet_n)
 
 
@@ -248,6 +257,48 @@ def test_a_tail_forged_and_signed_with_a_spoofed_key_is_never_checkpointed(
     first = min(f.notification_id or 0 for f in report.findings
                 if f.problem == Problem.SIGNATURE_INVALID)
     assert first >= forged
+
+
+def test_a_key_slipped_into_the_checkpoint_file_is_never_adopted(
+        tail: Tail, capsys: pytest.CaptureFixture[str]) -> None:
+    """An insider who can write the database and the checkpoint file, but holds no trusted
+    key: forges a bet and its payout in the uncovered tail, re-signs the tail with a key of
+    their own (its row added to `signing_keys`) and appends to the checkpoint file a copy of
+    its last checkpoint re-signed by that key. The operator's routine checkpoint refuses,
+    naming the foreign key, instead of adopting it and signing the forged tree; after the
+    insider's clean-up (the line and the key row removed, the signatures filed under the
+    operator's key id) verify still fails."""
+    operator, _ = operator_key(tail.url)
+    key, public = attacker_key()
+    stranger = hashlib.sha256(public).digest()[:8].hex()
+    forged = forge_tail(tail, key=key)
+    original = tail.path.read_bytes()
+    last = last_checkpoint(tail.path)
+    assert last is not None
+    copy = msgspec.structs.replace(last, key=stranger, public_key=public.hex(), note="",
+                                   signature="")
+    copy = msgspec.structs.replace(copy, signature=key.sign(
+        CHECKPOINT_PREFIX + copy.text()).hex())
+    assert copy.signed_by_its_key()  # a checkpoint as good as the operator's, but its key
+    tail.path.write_bytes(original + msgspec.json.encode(copy) + b"\n")
+
+    assert main(["audit", "checkpoint", "--database", tail.url]) == 1
+    said = capsys.readouterr().err
+    assert f"key {stranger}" in said and "does not trust" in said, said
+    assert last_checkpoint(tail.path) == copy  # nothing signed after it
+    report = verify(tail.url)  # verify names the foreign checkpoint too
+    assert not report.ok and any(stranger in f.detail for f in report.findings)
+    capsys.readouterr()
+
+    tail.path.write_bytes(original)  # the insider's clean-up
+    sql(tail.url, "DELETE FROM signing_keys WHERE key_id = ?", (stranger,))
+    sql(tail.url, "UPDATE chain_signatures SET key_id = ? WHERE key_id = ?",
+        (operator, stranger))
+    checkpoint_refused(tail, capsys)
+    report = refuted(tail.url, Problem.SIGNATURE_INVALID, capsys)
+    assert min(f.notification_id or 0 for f in report.findings
+               if f.problem == Problem.SIGNATURE_INVALID) >= forged
+    assert main(["audit", "verify", "--strict", "--database", tail.url]) != 0
 
 
 def test_a_spoofed_tail_without_its_intermediate_signatures_is_named(
