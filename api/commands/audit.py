@@ -240,8 +240,9 @@ def describe(report: AuditReport, url: str) -> str:
         lines.append(f"tree:    {report.tree_size} leaves, root {report.tree_root}")
         lines.append(f"signed:  {report.signatures} signatures verified, {report.covered} "
                      f"covered by checkpoints")
-        lines.append(f"key:     {', '.join(report.public_keys) or 'none'} "
-                     f"(trusted: {report.trust})")
+        keys = [f"{key_id} {public}" for key_id, public in zip(
+            report.keys, report.public_keys, strict=True)]  # the paper shows the key id
+        lines.append(f"key:     {', '.join(keys) or 'none'} (trusted: {report.trust})")
         lines.append(f"checkpoints: {report.checkpoints} matched"
                      + (f"; consistency proof of {report.proof} hashes"
                         if report.proof is not None else ""))

@@ -3,7 +3,8 @@ each finding means).
 
 `SignedWalk` is the base of the chain walk (`infra.audit.walk.Walk`): as the walk counts each
 event it checks the signature of each transaction's head (only those after the latest
-checkpoint unless `all_signatures`; `covered` counts the others), compares the Merkle tree,
+checkpoint unless `all_signatures`, `covered` counting the others, but each partition's head
+checked whatever covers it), compares the Merkle tree,
 the chain and each partition's head with every checkpoint of that size, and at the end names
 the unsigned heads, the checkpoints beyond the store and, for `since`, the consistency proof
 from the start checkpoint. It trusts the keys of a `Trust` (`infra.store.trust`), and checks
@@ -230,6 +231,17 @@ class SignedWalk:
                 self._bad_signature(n, oid, version, partition)
                 return
 
+    def _check_covered_partition_heads(self) -> None:
+        """Each partition's head signature is checked even when a checkpoint covers it: the
+        one signature that vouches for the whole partition, one a partition."""
+        heads = {partition: head for partition, (head, _) in self.partitions.items()}
+        flagged = {f.notification_id for f in self.findings
+                   if f.problem == Problem.SIGNATURE_INVALID}
+        for n, digest, oid, version, partition, key, signature in self._covered_heads:
+            if heads.get(partition) == n and n not in flagged and not self._holds(
+                    key, signature, n, digest):
+                self._bad_signature(n, oid, version, partition)
+
     def _reach_checkpoints(self) -> None:
         while self._pending and self._pending[0].size == self.count:
             checkpoint = self._pending.pop(0)
@@ -276,6 +288,7 @@ class SignedWalk:
     def _finish_signed(self) -> None:
         if any(f.problem == Problem.CHECKPOINT_MISMATCH for f in self.findings):
             self._locate_rewrite()
+        self._check_covered_partition_heads()
         for checkpoint in self._pending:
             self._flag(Problem.STORE_TRUNCATED,
                        f"the checkpoint of {checkpoint.time} signed {checkpoint.size} events "
