@@ -2,12 +2,16 @@
 
 It reads as eventsourcing's `@event(EventClass)` and records the same event (the same class,
 topic, fields and order), but the hot path does only what the event needs: calling the method
-builds the event once from its keyword arguments (`Aggregate.trigger_event`), and the event's
-`apply` calls the method's body with the event's fields, the parameter names read once when
-the class is made. eventsourcing's decorator re-reads the call's signature, filters the
+builds the event once from its keyword arguments, calls the method's body with them, then
+moves the aggregate's version on and keeps the event pending, as `Aggregate.trigger_event`
+and `mutate` do, without `mutate`'s checks that the event is the aggregate's next: it was
+made so. The event's `apply` (replays: `mutate` still checks each stored event) calls the
+same body with the event's fields, the parameter names read once when the class is made.
+
+eventsourcing's decorator re-reads the call's signature, filters the
 arguments against the event class, then filters the event's fields against the method again
 on every call and every replay; its documentation allows an event class to define `apply`
-itself and the aggregate to call `trigger_event`, which is all this does.
+itself (`apply`) and the aggregate to trigger its events, which is all this does.
 
 Arguments are keyword-only at the call (`self._card_dealt(coup=..., card=...)`), as every
 event field is named.
@@ -49,7 +53,13 @@ def recorded(
         def record(aggregate: A, /, *args: P.args, **kwargs: P.kwargs) -> None:
             if args:
                 raise TypeError(f"{body.__qualname__} takes its event's fields by name")
-            aggregate.trigger_event(event_class, **kwargs)
+            new = event_class(originator_id=aggregate.id,
+                              originator_version=aggregate.version + 1,
+                              timestamp=event_class.create_timestamp(), **kwargs)
+            apply(new, aggregate)
+            aggregate.version = new.originator_version
+            aggregate.modified_on = new.timestamp
+            aggregate.pending_events.append(new)
 
         record.__name__, record.__qualname__ = body.__name__, body.__qualname__
         record.__doc__ = body.__doc__
