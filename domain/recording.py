@@ -15,12 +15,17 @@ itself (`apply`) and the aggregate to trigger its events, which is all this does
 
 Arguments are keyword-only at the call (`self._card_dealt(coup=..., card=...)`), as every
 event field is named.
+
+`fold(aggregate, events)` replays stored events, each through its own `mutate` (which checks
+it is the aggregate's next): eventsourcing's default projector asserts each event against a
+runtime-checkable `Protocol` first, about 25 µs an event, more than applying it. Repositories
+take it as their `projector_func`, as eventsourcing's documentation provides.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from eventsourcing.domain import Aggregate
@@ -66,3 +71,10 @@ def recorded(
         return record
 
     return decorate
+
+
+def fold(aggregate: Any, events: Iterable[Any]) -> Any:
+    """`aggregate` (None: from its creation) with `events` applied in order."""
+    for domain_event in events:
+        aggregate = domain_event.mutate(aggregate)
+    return aggregate
