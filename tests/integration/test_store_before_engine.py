@@ -31,6 +31,6 @@ def test_a_store_written_before_verifies(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("SABOT_SECRET_KEY", "39" * 32)
     assert main(["audit", "verify", "--database", f"sqlite:///{db}"]) == 0
     out = capsys.readouterr().out
-    assert "events:  300 verified" in out
+    assert "events:  316 verified" in out
     assert "checkpoints: 4 matched" in out
     assert out.rstrip().endswith("intact")
