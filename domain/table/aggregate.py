@@ -28,11 +28,11 @@ from domain.game.payouts import Payout, Spot
 from domain.game.settings import TableSettings
 from domain.game.shoe import ALGORITHM
 from domain.limits import check_name
-from domain.recording import recorded
 from domain.table import betting_order, clocks, reading
 from domain.table import commands as c
 from domain.table.betting_order import PassReason
 from domain.table.defaults import default_draw
+from domain.table.recording import recorded
 from domain.table.rights import require_right
 from domain.table.room import FREE_ROOM, Room, require_room
 from domain.table.state import Phase, TableState

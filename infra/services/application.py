@@ -34,7 +34,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import Environment, EnvType
 
 from domain.errors import NotFound
-from domain.recording import fold
+from domain.table.recording import fold
 from infra.errors import RecordedCommand, StoreError
 from infra.settings import load_settings, resolve_database_url
 from infra.store.database import Database, database_of
