@@ -99,7 +99,7 @@ class Coup(msgspec.Struct, kw_only=True):
 
     @property
     def cards_dealt(self) -> int:
-        return sum(len(cards) for cards in self.hands.values())
+        return sum(map(len, self.hands.values()))
 
     @property
     def is_settled(self) -> bool:
@@ -146,12 +146,13 @@ class Coup(msgspec.Struct, kw_only=True):
         return None
 
     def legal_steps(self) -> list[LegalStep]:
-        if self.is_settled:
+        if self.outcomes is not None:
             return []
         if self.awaiting_card is not None:
             return [LegalStep(Step.DEAL, self.awaiting_card, forced=True)]
-        if self.cards_dealt < 2 * len(self.deal_order):
-            return [LegalStep(Step.DEAL, self._next_in_deal(), forced=True)]
+        dealt, hands = self.cards_dealt, len(self.tableaux) + 1
+        if dealt < 2 * hands:
+            return [LegalStep(Step.DEAL, self.deal_order[dealt % hands], forced=True)]
         if not self.naturals_shown:
             return [LegalStep(Step.SHOW_NATURALS, forced=True)]
         if self.awaits_offer():
@@ -169,8 +170,9 @@ class Coup(msgspec.Struct, kw_only=True):
 
     def _expect(self, step: Step, side: Side | None = None) -> None:
         legal = self.legal_steps()
-        if any(s.step is step and (side is None or s.side is side) for s in legal):
-            return
+        for s in legal:
+            if s.step is step and (side is None or s.side is side):
+                return
         raise self._refusal(step, side, legal)
 
     def _refusal(self, step: Step, side: Side | None, legal: list[LegalStep]) -> Exception:

@@ -32,6 +32,7 @@ from domain.table import betting_order, clocks, reading
 from domain.table import commands as c
 from domain.table.betting_order import PassReason
 from domain.table.defaults import default_draw
+from domain.table.recording import recorded
 from domain.table.rights import require_right
 from domain.table.room import FREE_ROOM, Room, require_room
 from domain.table.state import Phase, TableState
@@ -61,7 +62,7 @@ class Table(Aggregate):
         actor: str
         command_id: str
 
-    @event(Opened)
+    @event(Opened)  # eventsourcing's own: the created event
     def __init__(self, name: str, settings: TableSettings, tournament: str | None,
                  actor: str, command_id: str) -> None:
         self.name = check_name(name, "table's name")
@@ -233,7 +234,7 @@ class Table(Aggregate):
         side: Side | None
         standing: bool
 
-    @event(PlayerSeated)
+    @recorded(PlayerSeated)
     def _seated(self, player: str, chips: int, side: Side | None, standing: bool,
                 actor: str, command_id: str) -> None:
         self.state.seat(player, chips, side, standing)
@@ -241,7 +242,7 @@ class Table(Aggregate):
     class PlayerLeft(Event):
         player: str
 
-    @event(PlayerLeft)
+    @recorded(PlayerLeft)
     def _left(self, player: str, actor: str, command_id: str) -> None:
         self.state.leave(player)
 
@@ -250,7 +251,7 @@ class Table(Aggregate):
         delta: int
         reason: str
 
-    @event(ChipsAdjusted)
+    @recorded(ChipsAdjusted)
     def _chips_adjusted(self, player: str, delta: int, reason: str, actor: str,
                         command_id: str) -> None:
         self.state.adjust_chips(player, delta)
@@ -262,7 +263,7 @@ class Table(Aggregate):
         max_stake: int = 0
         bet_seconds: int | None = None  # the bet clock too (None: unchanged)
 
-    @event(LimitsChanged)
+    @recorded(LimitsChanged)
     def _limits_changed(self, min_stake: int, max_stake: int, bet_seconds: int | None,
                         actor: str, command_id: str) -> None:
         settings = self.state.settings
@@ -279,7 +280,7 @@ class Table(Aggregate):
         commitment: str
         physical: bool
 
-    @event(ShoeShuffled)
+    @recorded(ShoeShuffled)
     def _shuffled(self, taille: int, decks: int, algorithm: str, commitment: str,
                   physical: bool, actor: str, command_id: str) -> None:
         if taille != self.state.taille + 1:
@@ -291,7 +292,7 @@ class Table(Aggregate):
         player: str
         entropy: str
 
-    @event(EntropyContributed)
+    @recorded(EntropyContributed)
     def _entropy_contributed(self, player: str, entropy: str, actor: str,
                              command_id: str) -> None:
         self.state.contribute(player, entropy)
@@ -300,7 +301,7 @@ class Table(Aggregate):
         player: str
         position: int
 
-    @event(ShoeCut)
+    @recorded(ShoeCut)
     def _cut(self, player: str, position: int, actor: str, command_id: str) -> None:
         self.state.cut(player, position)
 
@@ -308,7 +309,7 @@ class Table(Aggregate):
         card: Card
         position: int
 
-    @event(CardBurned)
+    @recorded(CardBurned)
     def _burned(self, card: Card, position: int, actor: str, command_id: str) -> None:
         reading.check_position(self.state, position)
         self.state.burn(card)
@@ -319,7 +320,7 @@ class Table(Aggregate):
         taille: int
         remaining: int
 
-    @event(TailleEnded)
+    @recorded(TailleEnded)
     def _taille_ended(self, taille: int, remaining: int, actor: str, command_id: str) -> None:
         reading.check_taille_end(self.state, taille, remaining)
         self.state.end_taille()
@@ -328,7 +329,7 @@ class Table(Aggregate):
         taille: int
         seed: str
 
-    @event(ShoeSeedRevealed)
+    @recorded(ShoeSeedRevealed)
     def _seed_revealed(self, taille: int, seed: str, actor: str, command_id: str) -> None:
         reading.check_seed_revealed(self.state, taille, seed)
         self.state.reveal()
@@ -340,7 +341,7 @@ class Table(Aggregate):
         amount: int
         how: str
 
-    @event(BankAwarded)
+    @recorded(BankAwarded)
     def _bank_awarded(self, player: str, amount: int, how: str, actor: str,
                       command_id: str) -> None:
         self.state.award_bank(player, amount)
@@ -348,7 +349,7 @@ class Table(Aggregate):
     class BankDeclined(Event):
         player: str
 
-    @event(BankDeclined)
+    @recorded(BankDeclined)
     def _bank_declined(self, player: str, actor: str, command_id: str) -> None:
         self.state.decline_bank(player)
 
@@ -356,7 +357,7 @@ class Table(Aggregate):
         player: str
         amount: int
 
-    @event(BankPassed)
+    @recorded(BankPassed)
     def _bank_passed(self, player: str, amount: int, actor: str, command_id: str) -> None:
         if amount != self.state.bank:
             raise reading.mismatch("a bank of", amount, self.state.bank)
@@ -370,7 +371,7 @@ class Table(Aggregate):
         spot: Spot
         amount: int
 
-    @event(BetPlaced)
+    @recorded(BetPlaced)
     def _bet_placed(self, coup: int, player: str, spot: Spot, amount: int, actor: str,
                     command_id: str) -> None:
         reading.check_coup(self.state, coup, next_one=True)
@@ -384,7 +385,7 @@ class Table(Aggregate):
         player: str
         seconds: int
 
-    @event(BetTurnBegan)
+    @recorded(BetTurnBegan)
     def _bet_turn_began(self, coup: int, player: str, seconds: int, actor: str,
                         command_id: str) -> None:
         clocks.check_turn(self.state, coup, player)
@@ -400,7 +401,7 @@ class Table(Aggregate):
         side: Side | None
         seconds: int
 
-    @event(DecisionClockStarted)
+    @recorded(DecisionClockStarted)
     def _decision_clock_started(self, coup: int, player: str, side: Side | None, seconds: int,
                                 actor: str, command_id: str) -> None:
         clocks.start_decision(self.state, coup, player, side, seconds)
@@ -412,7 +413,7 @@ class Table(Aggregate):
         player: str
         reason: PassReason
 
-    @event(BetTurnPassed)
+    @recorded(BetTurnPassed)
     def _bet_turn_passed(self, coup: int, player: str, reason: PassReason, actor: str,
                          command_id: str) -> None:
         reading.check_coup(self.state, coup, next_one=True)
@@ -424,7 +425,7 @@ class Table(Aggregate):
         tableau: Side
         amount: int
 
-    @event(StakePlaced)
+    @recorded(StakePlaced)
     def _stake_placed(self, coup: int, player: str, tableau: Side, amount: int, actor: str,
                       command_id: str) -> None:
         reading.check_coup(self.state, coup, next_one=True)
@@ -434,7 +435,7 @@ class Table(Aggregate):
         coup: int
         player: str
 
-    @event(BancoCalled)
+    @recorded(BancoCalled)
     def _banco_called(self, coup: int, player: str, actor: str, command_id: str) -> None:
         reading.check_coup(self.state, coup, next_one=True)
         self.state.call_banco(player)
@@ -442,7 +443,7 @@ class Table(Aggregate):
     class BettingClosed(Event):
         coup: int
 
-    @event(BettingClosed)
+    @recorded(BettingClosed)
     def _betting_closed(self, coup: int, actor: str, command_id: str) -> None:
         reading.check_coup(self.state, coup, next_one=True)
         self.state.close_betting()
@@ -455,7 +456,7 @@ class Table(Aggregate):
         tableau: Side
         amount: int
 
-    @event(StakeCovered)
+    @recorded(StakeCovered)
     def _stake_covered(self, coup: int, player: str, tableau: Side, amount: int, actor: str,
                        command_id: str) -> None:
         reading.check_stake(self.state, coup, Stake(player, tableau, amount), engaged=True)
@@ -468,7 +469,7 @@ class Table(Aggregate):
         tableau: Side
         amount: int
 
-    @event(StakeReturned)
+    @recorded(StakeReturned)
     def _stake_returned(self, coup: int, player: str, tableau: Side, amount: int,
                         actor: str, command_id: str) -> None:
         reading.check_stake(self.state, coup, Stake(player, tableau, amount), engaged=False)
@@ -481,7 +482,7 @@ class Table(Aggregate):
         side: Side
         position: int
 
-    @event(CardDealt)
+    @recorded(CardDealt)
     def _card_dealt(self, coup: int, card: Card, side: Side, position: int, actor: str,
                     command_id: str) -> None:
         reading.check_dealt(self.state, coup, side, position, third=False)
@@ -491,7 +492,7 @@ class Table(Aggregate):
         coup: int
         sides: list[Side]
 
-    @event(NaturalShown)
+    @recorded(NaturalShown)
     def _naturals_shown(self, coup: int, sides: list[Side], actor: str,
                         command_id: str) -> None:
         reading.check_coup(self.state, coup)
@@ -504,7 +505,7 @@ class Table(Aggregate):
         coup: int
         side: Side
 
-    @event(ThirdCardAsked)
+    @recorded(ThirdCardAsked)
     def _third_card_asked(self, coup: int, side: Side, actor: str, command_id: str) -> None:
         reading.check_coup(self.state, coup)
         self.state.decide(actor, side, draw=True)
@@ -515,7 +516,7 @@ class Table(Aggregate):
         side: Side
         position: int
 
-    @event(ThirdCardDrawn)
+    @recorded(ThirdCardDrawn)
     def _third_card_drawn(self, coup: int, card: Card, side: Side, position: int,
                           actor: str, command_id: str) -> None:
         reading.check_dealt(self.state, coup, side, position, third=True)
@@ -525,7 +526,7 @@ class Table(Aggregate):
         coup: int
         side: Side
 
-    @event(HandStood)
+    @recorded(HandStood)
     def _hand_stood(self, coup: int, side: Side, actor: str, command_id: str) -> None:
         reading.check_coup(self.state, coup)
         self.state.decide(actor, side, draw=False)
@@ -535,7 +536,7 @@ class Table(Aggregate):
 
         coup: int
 
-    @event(CardOffered)
+    @recorded(CardOffered)
     def _card_offered(self, coup: int, actor: str, command_id: str) -> None:
         reading.check_coup(self.state, coup)
         self.state.offer_card(actor)
@@ -545,7 +546,7 @@ class Table(Aggregate):
 
         coup: int
 
-    @event(BankerShowedDown)
+    @recorded(BankerShowedDown)
     def _banker_showed_down(self, coup: int, actor: str, command_id: str) -> None:
         reading.check_coup(self.state, coup)
         self.state.show_down(actor)
@@ -555,7 +556,7 @@ class Table(Aggregate):
         outcomes: dict[Side, Outcome]
         points: dict[Side, int]
 
-    @event(CoupSettled)
+    @recorded(CoupSettled)
     def _coup_settled(self, coup: int, outcomes: dict[Side, Outcome],
                       points: dict[Side, int], actor: str, command_id: str) -> None:
         reading.check_coup(self.state, coup)
@@ -568,7 +569,7 @@ class Table(Aggregate):
         coup: int
         payout: Payout
 
-    @event(PayoutMade)
+    @recorded(PayoutMade)
     def _payout_made(self, coup: int, payout: Payout, actor: str, command_id: str) -> None:
         reading.check_coup(self.state, coup)
         self.state.pay(payout)
@@ -579,7 +580,7 @@ class Table(Aggregate):
         coup: int
         amount: int
 
-    @event(CommissionTaken)
+    @recorded(CommissionTaken)
     def _commission_taken(self, coup: int, amount: int, actor: str, command_id: str) -> None:
         reading.check_commission(self.state, coup, amount)
 
@@ -588,7 +589,7 @@ class Table(Aggregate):
         banker: str | None
         bank: int
 
-    @event(CoupClosed)
+    @recorded(CoupClosed)
     def _coup_closed(self, coup: int, banker: str | None, bank: int, actor: str,
                      command_id: str) -> None:
         reading.check_bank_after(self.state, coup, banker, bank)

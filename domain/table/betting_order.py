@@ -51,8 +51,7 @@ def bettor(state: TableBase) -> str | None:
         return None
     coup = state.coup_number + 1
     taken = state.bet_turns.taken_for(coup)
-    waiting = [p for p in turn_order(_bettors(state), coup) if p not in taken]
-    return waiting[0] if waiting else None
+    return next((p for p in turn_order(_bettors(state), coup) if p not in taken), None)
 
 
 def may_bet(state: TableBase) -> list[str]:

@@ -42,7 +42,11 @@ def balancing_plan(state: TournamentBase, seed: bytes,
         return []
     seating.check_seed(state, seed)
     number = {t: i for i, t in enumerate(state.tables)}
-    layout = {t: {e.seat or 0: e.player for e in state.seated_at(t)} for t in state.tables}
+    layout: dict[str, dict[int, str]] = {t: {} for t in state.tables}
+    seated = (e for e in state.entrants.values() if e.status is Status.SEATED)
+    for entrant in sorted(seated, key=lambda e: e.seat or 0):  # each table's as seated_at's
+        if entrant.table in layout:
+            layout[entrant.table][entrant.seat or 0] = entrant.player
     moves = {p: e.moves for p, e in state.entrants.items()}
     rank = {p: e.draw_rank or 0 for p, e in state.entrants.items()}
     seats = state.settings.seats_per_table

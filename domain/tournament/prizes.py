@@ -8,6 +8,7 @@ asks them; each validates before it changes anything.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import msgspec
@@ -78,9 +79,12 @@ def _ranked(state: TournamentBase, exit_: Exit, bottom: int) -> list[Placement]:
     equal chips tie: each takes the best position of the ones they cover together."""
     top = bottom - len(exit_.players) + 1
     ordered = sorted(exit_.players, key=lambda b: -b.chips)
-    chips = [b.chips for b in ordered]
-    return [Placement(player=bust.player, position=top + chips.index(bust.chips),
-                      tied=chips.count(bust.chips), round=exit_.round,
+    first: dict[int, int] = {}  # where each count of chips first comes, and how many have it
+    for index, bust in enumerate(ordered):
+        first.setdefault(bust.chips, index)
+    tied = Counter(bust.chips for bust in ordered)
+    return [Placement(player=bust.player, position=top + first[bust.chips],
+                      tied=tied[bust.chips], round=exit_.round,
                       table=exit_.table or state.entrants[bust.player].table or "",
                       coup=exit_.coup)
             for bust in ordered]

@@ -35,6 +35,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import Environment, EnvType
 
 from domain.errors import NotFound
+from domain.table.recording import fold
 from infra.errors import RecordedCommand, StoreError
 from infra.settings import load_settings, resolve_database_url
 from infra.store.database import Database, database_of
@@ -145,7 +146,7 @@ class SabotApplication(Application[UUID]):
         """An aggregate by id, or `NotFound` naming what was looked for (`unknown-{what}`):
         the one translation of eventsourcing's "not found" for every service."""
         try:
-            return self.repository.get(aggregate_id)
+            return self.repository.get(aggregate_id, projector_func=fold)
         except AggregateNotFoundError:
             raise NotFound(f"no {what} {aggregate_id}", rule=f"unknown-{what}") from None
 
@@ -154,11 +155,31 @@ class SabotApplication(Application[UUID]):
 
     def _take_snapshots(self, processing_event: Any) -> None:
         """A snapshot is derived data taken after the command committed: failing to take one
-        is logged, never turned into the command's answer (its events are stored)."""
+        is logged, never turned into the command's answer (its events are stored).
+
+        As eventsourcing schedules them (at each multiple of the class's interval), but the
+        one at the aggregate's new version is taken of the aggregate just saved, and one
+        inside the saved batch is read back and replayed by `fold` (eventsourcing's default
+        projector checks each event against a runtime `Protocol`, more than applying it)."""
         try:
-            super()._take_snapshots(processing_event)
+            self._snapshot_saved(processing_event)
         except Exception:
             log.exception("snapshot not taken; the aggregate loads from its events")
+
+    def _snapshot_saved(self, processing_event: Any) -> None:
+        if not (self.snapshots and self.snapshotting_intervals):
+            return
+        for event in processing_event.events:
+            aggregate = processing_event.aggregates.get(event.originator_id)
+            interval = self.snapshotting_intervals.get(type(aggregate))
+            if interval is None or event.originator_version % interval:
+                continue
+            if event.originator_version == aggregate.version:
+                snapshot_class = getattr(type(aggregate), "Snapshot", type(self).snapshot_class)
+                assert snapshot_class is not None, "eventsourcing's Aggregate has one"
+                self.snapshots.put([snapshot_class.take(aggregate)])
+            else:
+                self.take_snapshot(event.originator_id, event.originator_version, fold)
 
     def home_databases(self) -> dict[str, Database]:
         """The databases this application's events live in, by home (`infra.store.homes`): the

@@ -63,10 +63,11 @@ class MemoryVault:
         return self.seeds[shoe_id]
 
 
-def memory_table(svc: TableService, name: str) -> Table:
-    """A seated punto banco table in memory, its seeds in `svc`'s vault, made a dict."""
+def memory_table(svc: TableService, name: str, variant: Variant = Variant.PUNTO_BANCO) -> Table:
+    """A seated table (punto banco unless told) in memory, its seeds in `svc`'s vault, made a
+    dict."""
     svc._vault = MemoryVault()  # type: ignore[assignment]
-    table = Table(name=name, settings=TableSettings.default(Variant.PUNTO_BANCO),
+    table = Table(name=name, settings=TableSettings.default(variant),
                   tournament=None, actor="@bench", command_id="open")
     for i in range(PLAYERS):
         table.execute(SeatPlayer(command_id=f"seat-{i}", actor="@bench", player=f"p{i}",

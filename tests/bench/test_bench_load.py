@@ -26,6 +26,7 @@ from typing import ClassVar
 import pytest
 
 from domain.bots import next_command
+from domain.game.settings import Variant
 from domain.table.aggregate import Table
 from infra.services.tables import TableService, fork
 from tests.bench.baselines import memory_table
@@ -131,15 +132,16 @@ def test_bench_commands_per_second(tmp_path: Path, results: Results) -> None:
 
 
 @pytest.mark.bench
-def test_bench_pure_engine_with_bots(results: Results) -> None:
+@pytest.mark.parametrize("variant", [Variant.PUNTO_BANCO, Variant.CHEMIN_DE_FER])
+def test_bench_pure_engine_with_bots(results: Results, variant: Variant) -> None:
     """The pure engine: bots play coups on an in-memory aggregate, events collected and
     dropped (no store), on one core."""
     coups = sized(2000, 300)
     with service("sqlite:///:memory:") as svc:
-        table = memory_table(svc, "engine")
+        table = memory_table(svc, "engine", variant)
         started = time.process_time()
         in_memory_game(svc, table, coups, "engine", save_every=None)
         cpu = time.process_time() - started
     assert table.state.coup_number >= coups
-    results.report("pure engine with bots (punto banco, one core)", coups / cpu, "coups/s",
+    results.report(f"pure engine with bots ({variant.value}, one core)", coups / cpu, "coups/s",
                    goal=at_least(20_000, of_ratio=False))
