@@ -28,6 +28,8 @@ writer at a time); PostgreSQL one advisory lock per partition written
 EXCLUSIVE MODE`: writers to different partitions never wait on each other, and may commit
 out of notification order, so that readers in that order read up to `ledger.committed_head`.
 The Merkle tree is folded by the checkpoints (`ledger.advance_tree`), off the write path.
+A save first waits, on PostgreSQL, for another process holding one of its aggregates' lock
+(`infra.store.aggregate_locks`; not taken again by the holder's own save, `locked=True`).
 The command id is claimed after the lock (SQLite `INSERT ... ON CONFLICT DO NOTHING`;
 PostgreSQL a plain INSERT, whose unique violation fails the transaction: its answer is not
 waited for before the events' insert is sent): a racing duplicate waits for the first to
@@ -71,7 +73,7 @@ from eventsourcing.utils import retry
 from psycopg.pq import TransactionStatus
 
 from infra.errors import DuplicateCommand, RecordedCommand, StoreError
-from infra.store import command_log, ledger, migrations
+from infra.store import aggregate_locks, command_log, ledger, migrations
 from infra.store.answers import KeptAnswer
 from infra.store.checkpoints import Checkpoint, Checkpointer, checkpoint_path, interval
 from infra.store.database import Database, PostgresDatabase, SQLiteDatabase
@@ -302,6 +304,9 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
         with (connection.cursor() as cursor, connection.cursor() as insert,
               connection.cursor() as versions):
             if stored_events:
+                if not kwargs.get("locked"):
+                    aggregate_locks.share(self.database, cursor,
+                                          {e.originator_id for e in stored_events})
                 ledger.lock_partitions(self.database, cursor, partitions.values())
             if read:
                 ledger.ask_versions(self.database, versions, read)

@@ -5,8 +5,10 @@ in the command log once.
 The writers race on the same streams from both processes, so that inserts lose to a version
 already taken mid-pipeline (`infra.store.recorders`) and are retried by the service; before the
 recorders let psycopg own the transaction, about one POST in 400 was a 500 (`prepared
-statement "_pg3_N" does not exist`, issue 30). Bounded in time: every request has a timeout
-and the whole run a deadline, so that it fails rather than hangs.
+statement "_pg3_N" does not exist`, issue 30). Organisers adjusting chips at one table through
+both replicas queue on the table's lock in the database (issue 36): none is refused. Bounded
+in time: every request has a timeout and the whole run a deadline, so that it fails rather
+than hangs.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import httpx
 import pytest
 
 from api.tokens import Grant, Role, TokenStore
+from domain.table.aggregate import Table
 from infra.services.tables import TableService
 from tests.e2e.test_api import KEY, free_port
 
@@ -134,3 +137,49 @@ def test_concurrent_writers_on_two_replicas_get_no_5xx(replicas: list[str],
                 cursor, "SELECT command_id FROM {command_log}").fetchall())
         assert all(logged[key] == 1 for key in applied), \
             [key for key in applied if logged[key] != 1][:5]
+
+
+ADJUSTMENTS = 200  # chip adjustments to one table, split between the replicas
+
+
+@pytest.mark.parametrize("clients", [16, 48])
+def test_commands_to_one_table_queue_across_replicas(replicas: list[str], postgres_url: str,
+                                                     clients: int) -> None:
+    """Organisers adjusting chips at one table through both replicas at once: a command that
+    finds the table written by the other replica waits for its lock
+    (`infra.store.aggregate_locks`) instead of losing the race: none is refused (no 409, no
+    5xx), each is recorded once, and the chips add up."""
+    with TableService(url=postgres_url, secret_key=KEY) as service:
+        token = TokenStore(service.database).issue(Grant(role=Role.ORGANISER))
+        client = httpx.Client(timeout=30, headers={"Authorization": f"Bearer {token}"},
+                              limits=httpx.Limits(max_connections=clients))
+        opened = client.post(f"{replicas[0]}/tables", json={"name": "queue",
+                                                           "variant": "punto-banco"})
+        assert opened.status_code == 201, opened.text
+        seated = client.post(f"{replicas[1]}/tables/queue/commands",
+                             json={"kind": "seat", "player": "alice", "chips": 100},
+                             headers={"Idempotency-Key": f"seat-{clients}"})
+        assert seated.status_code < 300, seated.text
+        deadline = time.monotonic() + DEADLINE
+
+        def adjust(n: int) -> tuple[str, int, str]:
+            key = f"adjust-{clients}-{n}"
+            answer = client.post(f"{replicas[n % 2]}/tables/queue/commands",
+                                 json={"kind": "adjust-chips", "player": "alice", "delta": 1,
+                                       "reason": "queue"}, headers={"Idempotency-Key": key})
+            return key, answer.status_code, answer.text[:300]
+
+        with ThreadPoolExecutor(clients) as pool:
+            answers = list(pool.map(adjust, range(ADJUSTMENTS),
+                                    timeout=max(1.0, deadline - time.monotonic())))
+        client.close()
+        refused = [(status, text) for _, status, text in answers if status >= 300]
+        assert not refused, f"{len(refused)} of {ADJUSTMENTS} refused: {refused[:5]}"
+        database = service.database
+        with database.transaction(write=False) as cursor:
+            logged = Counter(row["command_id"].rsplit("/", 1)[1] for row in database.execute(
+                cursor, "SELECT command_id FROM {command_log}").fetchall())
+        assert all(logged[key] == 1 for key, _, _ in answers), \
+            [key for key, _, _ in answers if logged[key] != 1][:5]
+        [seat] = service.state(Table.create_id("queue")).seats
+        assert seat.chips == 100 + ADJUSTMENTS
