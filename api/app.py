@@ -112,8 +112,8 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=openapi_config(),
         on_startup=[add_body_schemas, wake_through(channels, service), revocations.start],
-        on_shutdown=[revocations.close, live.close, service.effects.close, service.close,
-                     disputes.close],
+        on_shutdown=[revocations.close, views.close, live.close, service.effects.close,
+                     service.close, disputes.close],
         request_max_body_size=MAX_BODY,
         before_send=[allow_every_method, position_header],
         logging_config=None,  # the process's own (`sabot serve`: JSON); refusals log themselves

@@ -1,10 +1,11 @@
 """Keeping the views caught up outside the request path: one thread that runs them to the head.
 
 A `Follower` runs every view (`Runner.catch_up_together`, shared batches) whenever the store's
-head moved, looking every `interval` seconds (`INTERVAL` by default) or at once when `wake()`
-is called. Reads do not run the views: they serve the tables as the follower left them, with the
-position they are at (`api.view_reader`). `sabot worker` starts one (unless `--no-views` or
-`--pool prefork`), so
+head moved: at once when a commit is published (`infra.store.notices.COMMITS`: this process's,
+and on PostgreSQL any process's, through LISTEN/NOTIFY) or `wake()` is called, and every
+`interval` seconds (`INTERVAL` by default) as the fallback of a notice lost. Reads do not run
+the views: they serve the tables as the follower left them, with the position they are at
+(`api.view_reader`). `sabot worker` starts one (unless `--no-views` or `--pool prefork`), so
 `sabot serve` with its embedded worker shows fresh views; `sabot projections run --follow`
 runs one in the foreground. Several followers (two workers) share the work safely: a batch
 locks the views' tracking rows, so they take turns and no event is applied twice.
@@ -20,10 +21,12 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 
+from infra.store import notices
+from infra.store.database import Database
 from projections.runner import Runner
 from projections.view import ProjectionFailed
 
-INTERVAL = 0.25  # seconds between two looks at the store's head
+INTERVAL = 0.25  # seconds between two looks at the store's head when no commit was heard
 # (each batch writes every view's notes of each table it touched: a look every 0.1 s, twice
 # that with two workers, wrote them every 7 events in the topology benchmark, 0.25 s every 12)
 
@@ -47,15 +50,23 @@ class Follower:
         self._thread: threading.Thread | None = None
 
     def start(self) -> Follower:
+        for database in self._homes():  # woken by each commit, this process's or another's
+            notices.positions(database, notices.COMMITS).subscribe(self.wake)
         self._thread = threading.Thread(target=self.run, name="sabot-views", daemon=True)
         self._thread.start()
         return self
+
+    def _homes(self) -> list[Database]:
+        return list({id(db): db for db in self.runner.homes.values()}.values())
 
     def wake(self) -> None:
         """Look at the head now rather than at the end of the interval."""
         self._woken.set()
 
     def stop(self, timeout: float = 10.0) -> None:
+        if not self._stopping.is_set() and self._thread is not None:
+            for database in self._homes():
+                notices.positions(database, notices.COMMITS).unsubscribe(self.wake)
         self._stopping.set()
         self._woken.set()
         if self._thread is not None:

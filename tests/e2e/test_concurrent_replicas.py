@@ -29,6 +29,10 @@ import pytest
 from api.tokens import Grant, Role, TokenStore
 from domain.table.aggregate import Table
 from infra.services.tables import TableService
+from infra.store import notices
+from projections.follower import Follower
+from projections.registry import VIEWS
+from projections.runner import Runner
 from tests.e2e.test_api import KEY, free_port
 
 pytestmark = pytest.mark.postgres
@@ -183,3 +187,45 @@ def test_commands_to_one_table_queue_across_replicas(replicas: list[str], postgr
             [key for key, _, _ in answers if logged[key] != 1][:5]
         [seat] = service.state(Table.create_id("queue")).seats
         assert seat.chips == 100 + ADJUSTMENTS
+
+
+class Late(Follower):
+    """A follower that runs the views a moment after it is woken."""
+
+    def step(self, seen: tuple[int, ...] | None) -> tuple[int, ...]:
+        time.sleep(0.3)
+        return super().step(seen)
+
+
+def test_a_read_on_the_other_replica_is_woken_by_the_database(replicas: list[str],
+                                                              postgres_url: str) -> None:
+    """A command on one replica, a read of its position (`?at=`) on the other: the views'
+    runner (here, in a third process) is woken by the command's commit through PostgreSQL's
+    NOTIFY, and the read by the runner's batch (`infra.store.notices`). The runner's own look
+    is a minute apart, so that the views move by the notices alone, and it starts a moment
+    after it is woken, so that the read waits."""
+    with TableService(url=postgres_url, secret_key=KEY) as service:
+        follower = Late(Runner(service, VIEWS), interval=60).start()
+        token = TokenStore(service.database).issue(Grant(role=Role.ORGANISER))
+        client = httpx.Client(timeout=20, headers={"Authorization": f"Bearer {token}"})
+        try:
+            opened = client.post(f"{replicas[0]}/tables", json={"name": "woken",
+                                                               "variant": "punto-banco"})
+            assert opened.status_code == 201, opened.text
+            for n in range(5):
+                seated = client.post(f"{replicas[0]}/tables/woken/commands",
+                                     json={"kind": "seat", "player": f"p{n}", "chips": 100},
+                                     headers={"Idempotency-Key": f"woken-{n}"})
+                assert seated.status_code < 300, seated.text
+                at = seated.json()["position"]
+                rotation = client.get(f"{replicas[1]}/tables/woken/rotation?at={at}")
+                assert rotation.status_code == 200, rotation.text
+                assert f"p{n}" in rotation.json()["seated"]
+            heard = notices.positions(service.database, notices.COMMITS).heard
+            samples = client.get(f"{replicas[1]}/metrics").text.splitlines()
+        finally:
+            follower.stop()
+            client.close()
+        assert heard > 0  # the runner heard the other process's commits
+        woken = [line for line in samples if line.startswith('sabot_view_waits_total{by="notice"}')]
+        assert woken and float(woken[0].rsplit(" ", 1)[1]) > 0, samples
