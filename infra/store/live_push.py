@@ -4,7 +4,9 @@ A wake-up only says "table X has events up to version V"; subscribers read the e
 the store. The API's channels (`api.live`) subscribe to `channel_of(table)`, in memory or on
 Redis pub/sub; a process without them (a worker, the CLI, the director) wakes the API's
 subscribers by publishing on the same Redis channel (`RedisWake`), dispatched from the
-outbox like any follow-up effect.
+outbox like any follow-up effect. Without Redis, on PostgreSQL, every process sends its
+wake-ups as notices on the store's `LIVE` channel (`NoticeWake`, `infra.store.notices`), which
+each API process listens to (`api.live.Heard`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,11 @@ import uuid
 import msgspec
 from redis import Redis
 
+from infra.store.database import PostgresDatabase
+from infra.store.notices import channel
 from infra.store.outbox import Wake
+
+LIVE = "live"
 
 
 def channel_of(table_id: uuid.UUID) -> str:
@@ -34,6 +40,27 @@ class RedisWake:
     def __call__(self, wake: Wake) -> None:
         self.redis.publish(channel_of(wake.table_id),
                            msgspec.json.encode(wake_message(wake.version)))
+
+
+class NoticeWake:
+    """Send a table's wake-ups as PostgreSQL notices (`table_id version`), where the API
+    processes listen."""
+
+    def __init__(self, database: PostgresDatabase) -> None:
+        self.database = database
+
+    def __call__(self, wake: Wake) -> None:
+        self.database.write_one("SELECT pg_notify(?, ?)", (
+            channel(self.database, LIVE), f"{wake.table_id} {wake.version}"))
+
+
+def woken(payload: str) -> tuple[uuid.UUID, int] | None:
+    """The table and version of a `NoticeWake`'s notice (None: not one)."""
+    table, _, version = payload.partition(" ")
+    try:
+        return uuid.UUID(table), int(version)
+    except ValueError:
+        return None
 
 
 def is_redis(url: str) -> bool:

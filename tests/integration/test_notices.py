@@ -1,10 +1,20 @@
 """Readers woken by the writers' commits (`infra.store.notices`): on SQLite by the writer's own
-process, in-process; the views' follower then runs at once instead of at its next look."""
+process, in-process; the views' follower then runs at once instead of at its next look. A
+table's live wake-ups through PostgreSQL when there is no Redis."""
 
 from __future__ import annotations
 
+import threading
+import time
+import uuid
+
+import pytest
+
 from domain.game.settings import Variant
 from infra.store import notices
+from infra.store.live_push import LIVE, NoticeWake, woken
+from infra.store.notices import Listener
+from infra.store.outbox import Wake
 from projections.follower import Follower
 from projections.registry import VIEWS
 from projections.runner import Runner
@@ -32,3 +42,35 @@ def test_positions_are_one_a_store(sqlite_url: str) -> None:
             notices.positions(second.database, notices.COMMITS)
         assert notices.positions(first.database, notices.COMMITS) is not \
             notices.positions(first.database, notices.VIEWS)
+
+
+@pytest.mark.postgres
+def test_wake_ups_go_through_postgres_without_redis(postgres_url: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without Redis, a table's wake-ups reach the other processes as the store's notices
+    (`infra.store.live_push.NoticeWake`), which the API's `Heard` listens to."""
+    monkeypatch.delenv("SABOT_BROKER_URL", raising=False)
+    heard: list[tuple[uuid.UUID, int]] = []
+    arrived = threading.Event()
+
+    def on_payload(payload: str) -> None:
+        table = woken(payload)
+        if table is not None:
+            heard.append(table)
+            arrived.set()
+
+    with a_service(postgres_url) as service:
+        assert isinstance(service.effects.handlers.get(Wake), NoticeWake)
+        listener = Listener(service.database, LIVE, lambda: None, on_payload)
+        listener.start()
+        try:
+            deadline = time.monotonic() + 30
+            table_id = None
+            while not arrived.is_set():  # the listener's LISTEN may come after a first wake-up
+                assert time.monotonic() < deadline, "no wake-up heard"
+                table_id = open_table(service, f"live-{len(heard)}-{time.monotonic_ns()}",
+                                      Variant.PUNTO_BANCO, players=1)
+                arrived.wait(0.5)
+        finally:
+            listener.close()
+        assert any(table == table_id for table, _ in heard), heard
