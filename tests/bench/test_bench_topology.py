@@ -206,6 +206,20 @@ async def handled(client: httpx.AsyncClient, replicas: list[str]) -> dict[float,
     return buckets
 
 
+async def view_waits(client: httpx.AsyncClient, replicas: list[str]) -> dict[str, float]:
+    """The replicas' looks of `?at=` reads so far, by what ended them (`notice`: woken by the
+    views' runner through the database; `look`: the fallback look timed out)."""
+    waits: dict[str, float] = {}
+    for replica in replicas:
+        text = (await client.get(f"{replica}/metrics", timeout=30)).text
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name == "sabot_view_waits_total":
+                    by = sample.labels["by"]
+                    waits[by] = waits.get(by, 0.0) + sample.value
+    return waits
+
+
 def subtract(after: dict[float, float], before: dict[float, float]) -> dict[float, float]:
     return {bound: count - before.get(bound, 0.0) for bound, count in after.items()}
 
@@ -258,6 +272,7 @@ async def play(replicas: list[str], service: TableService, tokens: dict[str, str
                      else [await measure(len(run.tables), meter, load, SECONDS)])
             streams.window(False)
             load.handled = subtract(await handled(client, replicas), before)
+            load.view_waits = await view_waits(client, replicas)
             meter.finish()
         finally:
             stop.set()
@@ -406,6 +421,8 @@ def measure_run(run: Run, database: str, home: Path) -> None:
         **{f"push p{q} ms": percentile(load.push, q) for q in (50, 95)},
         "push client lag p95 ms": load.client_lag,
         **{f"?at= read p{q} ms": percentile(load.at_waits, q) for q in (50, 95)},
+        "?at= looks ended by a notice": load.view_waits.get("notice", 0.0) / max(
+            1.0, sum(load.view_waits.values())),
         "POST p95 in the replica ms (bucket bound)": bucket_percentile(load.handled, 95),
         "client lag p95 ms": percentile(load.loop_lags, 95),
         "5xx": sum(n for s, n in sample.statuses.items() if s >= 500),
