@@ -50,8 +50,6 @@ class Follower:
         self._thread: threading.Thread | None = None
 
     def start(self) -> Follower:
-        for database in self._homes():  # woken by each commit, this process's or another's
-            notices.positions(database, notices.COMMITS).subscribe(self.wake)
         self._thread = threading.Thread(target=self.run, name="sabot-views", daemon=True)
         self._thread.start()
         return self
@@ -64,9 +62,6 @@ class Follower:
         self._woken.set()
 
     def stop(self, timeout: float = 10.0) -> None:
-        if not self._stopping.is_set() and self._thread is not None:
-            for database in self._homes():
-                notices.positions(database, notices.COMMITS).unsubscribe(self.wake)
         self._stopping.set()
         self._woken.set()
         if self._thread is not None:
@@ -75,14 +70,21 @@ class Follower:
     def run(self) -> None:
         """Run until `stop()`: the views once each time the heads moved."""
         seen: tuple[int, ...] | None = None
-        while not self._stopping.is_set():
-            try:
-                seen = self.step(seen)
-            except Exception:  # the store away, a connection lost: the next look tries again
-                log.exception("the views could not be run; trying again")
-                seen = None
-            self._woken.wait(self.interval)
-            self._woken.clear()
+        commits = [notices.positions(database, notices.COMMITS) for database in self._homes()]
+        for published in commits:  # woken by each commit, this process's or another's
+            published.subscribe(self.wake)
+        try:
+            while not self._stopping.is_set():
+                try:
+                    seen = self.step(seen)
+                except Exception:  # the store away, a connection lost: the next look tries
+                    log.exception("the views could not be run; trying again")
+                    seen = None
+                self._woken.wait(self.interval)
+                self._woken.clear()
+        finally:
+            for published in commits:
+                published.unsubscribe(self.wake)
 
     def step(self, seen: tuple[int, ...] | None) -> tuple[int, ...]:
         """One look: the views run if the heads are not `seen` (the heads of the last run
