@@ -12,7 +12,9 @@ import pytest
 
 from domain.game.settings import Variant
 from domain.table import commands as c
+from infra.errors import SettingsError
 from infra.services import tables
+from infra.settings import DEFAULT_LOCK_WAIT, lock_wait
 from infra.store.aggregate_locks import AggregateBusy, AggregateLocks
 from tests.integration.test_table_service import a_service, open_table
 
@@ -71,3 +73,10 @@ def test_sqlite_holds_nothing(sqlite_url: str) -> None:
         with locks.hold(service.database, uuid.uuid4()):
             done.set()
         assert done.is_set() and locks.granted == 0
+
+
+def test_the_wait_is_a_setting_with_a_clear_refusal() -> None:
+    assert lock_wait({}) == DEFAULT_LOCK_WAIT
+    assert lock_wait({"SABOT_LOCK_WAIT_SECONDS": "2.5"}) == 2.5
+    with pytest.raises(SettingsError, match="SABOT_LOCK_WAIT_SECONDS must be seconds"):
+        lock_wait({"SABOT_LOCK_WAIT_SECONDS": "soon"})
