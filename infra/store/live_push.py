@@ -11,6 +11,8 @@ each API process listens to (`api.live.Heard`).
 
 from __future__ import annotations
 
+import logging
+import threading
 import uuid
 
 import msgspec
@@ -21,6 +23,7 @@ from infra.store.notices import channel
 from infra.store.outbox import Wake
 
 LIVE = "live"
+log = logging.getLogger("sabot.live")
 
 
 def channel_of(table_id: uuid.UUID) -> str:
@@ -44,14 +47,41 @@ class RedisWake:
 
 class NoticeWake:
     """Send a table's wake-ups as PostgreSQL notices (`table_id version`), where the API
-    processes listen."""
+    processes listen: from a thread of its own, off the command's path, the wake-ups pending
+    in one statement."""
 
     def __init__(self, database: PostgresDatabase) -> None:
         self.database = database
+        self._pending: dict[uuid.UUID, int] = {}
+        self._lock = threading.Lock()
+        self._sending = threading.Event()
+        self._thread: threading.Thread | None = None
 
     def __call__(self, wake: Wake) -> None:
-        self.database.write_one("SELECT pg_notify(?, ?)", (
-            channel(self.database, LIVE), f"{wake.table_id} {wake.version}"))
+        with self._lock:
+            self._pending[wake.table_id] = max(wake.version, self._pending.get(wake.table_id, 0))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._send, name="notify-live",
+                                                daemon=True)
+                self._thread.start()
+        self._sending.set()
+
+    def _send(self) -> None:
+        target = channel(self.database, LIVE)
+        while True:
+            self._sending.wait()
+            self._sending.clear()
+            with self._lock:
+                pending, self._pending = self._pending, {}
+            if not pending:
+                continue
+            try:
+                self.database.write_one(
+                    "SELECT " + ", ".join("pg_notify(?, ?)" for _ in pending),
+                    [v for table, version in pending.items()
+                     for v in (target, f"{table} {version}")])
+            except Exception:  # the live readers' own look makes up for it
+                log.warning("%d live wake-ups not sent", len(pending), exc_info=True)
 
 
 def woken(payload: str) -> tuple[uuid.UUID, int] | None:
