@@ -6,7 +6,8 @@ message loses nothing. On the embedded default the channels live in this process
 given a Redis URL (`sabot serve --broker redis://...`, or `SABOT_BROKER_URL`), they go through
 Redis pub/sub, so that every API process wakes its subscribers whichever process recorded
 the command (a worker publishes its wake-ups there too, `infra.store.live_push.RedisWake`);
-without Redis, on PostgreSQL, through the store's notices (`NoticeWake`, heard by `Heard`).
+without Redis, on PostgreSQL, an API process sends its own through the store's notices
+(`NoticeWake`), heard by the others' `Heard`.
 
 `wake_through(channels, service)` makes this process's channels the handler of the service's
 `Wake` effects (`infra.store.outbox`): every command the service records, whoever sent it, wakes the
@@ -27,6 +28,7 @@ from litestar.channels.backends.redis import RedisChannelsPubSubBackend
 from redis.asyncio import Redis
 
 from infra.services.tables import TableService
+from infra.store.database import PostgresDatabase
 from infra.store.live_push import LIVE, NoticeWake, channel_of, is_redis, wake_message, woken
 from infra.store.notices import Listener
 from infra.store.outbox import Wake
@@ -57,13 +59,21 @@ def wake_through(channels: ChannelsPlugin,
             if notice is not None:  # the other API processes, without Redis
                 notice(effect)
 
-        sent = service.effects.handlers.get(Wake)
-        notice = sent if isinstance(sent, NoticeWake) else None
+        notice = notice_wake(service)
 
         service.effects.on(Wake, wake)
         await anyio.to_thread.run_sync(service.effects.relay)  # what others left pending
 
     return start
+
+
+def notice_wake(service: TableService) -> NoticeWake | None:
+    """How this API process tells the others of its wake-ups when there is no Redis to carry
+    them: PostgreSQL's notices (None: Redis carries them, or SQLite, one process)."""
+    broker = service.env.get("SABOT_BROKER_URL") or ""
+    if is_redis(broker) or not isinstance(service.database, PostgresDatabase):
+        return None
+    return NoticeWake(service.database)
 
 
 class Heard:
@@ -73,7 +83,7 @@ class Heard:
     def __init__(self, channels: ChannelsPlugin, service: TableService) -> None:
         self.channels = channels
         self.listener = (Listener(service.database, LIVE, lambda: None, self._heard)
-                         if isinstance(service.effects.handlers.get(Wake), NoticeWake) else None)
+                         if notice_wake(service) is not None else None)
         self.loop: asyncio.AbstractEventLoop | None = None
 
     async def start(self) -> None:

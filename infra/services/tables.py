@@ -19,8 +19,8 @@ saved, so a refused command or a lost race never touches what is kept.
 Follow-up effects (waking live subscribers, a decision's deadline) are saved with the
 command's events (a run's: those of the table it leaves, once) and dispatched once it
 commits, through the handlers this process registered on `service.effects`
-(`infra.store.outbox`), whichever adapter sent the command; every service publishes its
-wake-ups from the start on Redis (`SABOT_BROKER_URL`), else as PostgreSQL's notices.
+(`infra.store.outbox`), whichever adapter sent the command; with `SABOT_BROKER_URL` on Redis,
+every service publishes its wake-ups there from the start.
 """
 
 from __future__ import annotations
@@ -58,9 +58,8 @@ from infra.services.application import SabotApplication
 from infra.store.aggregate_locks import AggregateLocks
 from infra.store.answers import KeptAnswer
 from infra.store.command_log import Claim
-from infra.store.database import PostgresDatabase
 from infra.store.ledger import ReadAt
-from infra.store.live_push import NoticeWake, RedisWake, is_redis
+from infra.store.live_push import RedisWake, is_redis
 from infra.store.outbox import Clock, Dispatcher, Effect, Wake, follow_ups
 from infra.store.outbox import record as record_effects
 
@@ -202,8 +201,6 @@ class TableService(SabotApplication):
         broker = self.env.get("SABOT_BROKER_URL") or ""
         if is_redis(broker):  # any process's writes wake the API's live pages at once
             self.effects.on(Wake, RedisWake(broker))
-        elif isinstance(self.database, PostgresDatabase):  # through the store, then
-            self.effects.on(Wake, NoticeWake(self.database))
 
     # --- reading ------------------------------------------------------------------
 

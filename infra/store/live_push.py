@@ -4,9 +4,9 @@ A wake-up only says "table X has events up to version V"; subscribers read the e
 the store. The API's channels (`api.live`) subscribe to `channel_of(table)`, in memory or on
 Redis pub/sub; a process without them (a worker, the CLI, the director) wakes the API's
 subscribers by publishing on the same Redis channel (`RedisWake`), dispatched from the
-outbox like any follow-up effect. Without Redis, on PostgreSQL, every process sends its
-wake-ups as notices on the store's `LIVE` channel (`NoticeWake`, `infra.store.notices`), which
-each API process listens to (`api.live.Heard`).
+outbox like any follow-up effect. Without Redis, on PostgreSQL, an API process sends its
+wake-ups as notices on the store's `LIVE` channel too (`NoticeWake`, `infra.store.notices`),
+which the other API processes listen to (`api.live.Heard`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from infra.store.notices import channel
 from infra.store.outbox import Wake
 
 LIVE = "live"
+ORIGIN = uuid.uuid4().hex[:12]
+"""This process, in its notices: it hears them too, and has woken its own streams already."""
 log = logging.getLogger("sabot.live")
 
 
@@ -46,7 +48,7 @@ class RedisWake:
 
 
 class NoticeWake:
-    """Send a table's wake-ups as PostgreSQL notices (`table_id version`), where the API
+    """Send a table's wake-ups as PostgreSQL notices (`table_id version origin`), where the API
     processes listen: from a thread of its own, off the command's path, the wake-ups pending
     in one statement."""
 
@@ -79,14 +81,17 @@ class NoticeWake:
                 self.database.write_one(
                     "SELECT " + ", ".join("pg_notify(?, ?)" for _ in pending),
                     [v for table, version in pending.items()
-                     for v in (target, f"{table} {version}")])
+                     for v in (target, f"{table} {version} {ORIGIN}")])
             except Exception:  # the live readers' own look makes up for it
                 log.warning("%d live wake-ups not sent", len(pending), exc_info=True)
 
 
 def woken(payload: str) -> tuple[uuid.UUID, int] | None:
-    """The table and version of a `NoticeWake`'s notice (None: not one)."""
-    table, _, version = payload.partition(" ")
+    """The table and version of another process's `NoticeWake` notice (None: not one, or
+    this process's own)."""
+    table, version, origin = [*payload.split(" "), "", ""][:3]
+    if origin == ORIGIN:
+        return None
     try:
         return uuid.UUID(table), int(version)
     except ValueError:

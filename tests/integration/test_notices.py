@@ -10,9 +10,10 @@ import uuid
 
 import pytest
 
+from api.live import notice_wake
 from domain.game.settings import Variant
 from infra.store import notices
-from infra.store.live_push import LIVE, NoticeWake, woken
+from infra.store.live_push import LIVE, woken
 from infra.store.notices import Listener
 from infra.store.outbox import Wake
 from projections.follower import Follower
@@ -47,20 +48,20 @@ def test_positions_are_one_a_store(sqlite_url: str) -> None:
 @pytest.mark.postgres
 def test_wake_ups_go_through_postgres_without_redis(postgres_url: str,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without Redis, a table's wake-ups reach the other processes as the store's notices
-    (`infra.store.live_push.NoticeWake`), which the API's `Heard` listens to."""
+    """Without Redis, an API process's wake-ups reach the others as the store's notices
+    (`infra.store.live_push.NoticeWake`), which their `Heard` listens to."""
     monkeypatch.delenv("SABOT_BROKER_URL", raising=False)
-    heard: list[tuple[uuid.UUID, int]] = []
+    heard: list[str] = []
     arrived = threading.Event()
 
     def on_payload(payload: str) -> None:
-        table = woken(payload)
-        if table is not None:
-            heard.append(table)
-            arrived.set()
+        heard.append(payload)
+        arrived.set()
 
     with a_service(postgres_url) as service:
-        assert isinstance(service.effects.handlers.get(Wake), NoticeWake)
+        notice = notice_wake(service)
+        assert notice is not None
+        service.effects.on(Wake, notice)  # as the API's `wake_through` sends its own
         listener = Listener(service.database, LIVE, lambda: None, on_payload)
         listener.start()
         try:
@@ -73,4 +74,7 @@ def test_wake_ups_go_through_postgres_without_redis(postgres_url: str,
                 arrived.wait(0.5)
         finally:
             listener.close()
-        assert any(table == table_id for table, _ in heard), heard
+        [table, version, _] = heard[-1].split(" ")
+        assert uuid.UUID(table) == table_id and int(version) >= 1
+        assert woken(heard[-1]) is None  # this process's own: its streams were woken already
+        assert woken(f"{table} {version} another") == (table_id, int(version))
