@@ -26,7 +26,7 @@ from api.allow import allow_every_method
 from api.attempts import Attempts
 from api.deadlines import DeadlineClock
 from api.idempotency import Idempotency
-from api.live import channels_plugin, wake_through
+from api.live import Heard, channels_plugin, wake_through
 from api.live_limits import LiveLimits
 from api.live_readers import LiveReaders
 from api.metrics import Metrics, metrics
@@ -87,6 +87,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
     channels = channels_plugin(broker)
     tokens = TokenStore(service.database, fresh_seconds=GENERATION_FRESH_SECONDS)
     revocations = Listener(service.database, TOKENS, tokens.forget)
+    heard = Heard(channels, service)
     views = ViewReader(service)
     disputes = Disputes(service.database_url)
     metered = Metrics(views, clock.broker)
@@ -114,8 +115,9 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=openapi_config(),
         on_startup=[add_body_schemas, wake_through(channels, service), revocations.start,
-                    sweeper.start],
-        on_shutdown=[revocations.close, live.close, sweeper.close, service.effects.close,
+                    heard.start, sweeper.start],
+        on_shutdown=[revocations.close, heard.close, views.close, live.close, sweeper.close,
+                     service.effects.close,
                      service.close, disputes.close],
         request_max_body_size=MAX_BODY,
         before_send=[allow_every_method, position_header],

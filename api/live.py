@@ -5,7 +5,9 @@ exists; subscribers read the events themselves from the store, so a coalesced or
 message loses nothing. On the embedded default the channels live in this process's memory;
 given a Redis URL (`sabot serve --broker redis://...`, or `SABOT_BROKER_URL`), they go through
 Redis pub/sub, so that every API process wakes its subscribers whichever process recorded
-the command (a worker publishes its wake-ups there too, `infra.store.live_push.RedisWake`).
+the command (a worker publishes its wake-ups there too, `infra.store.live_push.RedisWake`);
+without Redis, on PostgreSQL, an API process sends its own through the store's notices
+(`NoticeWake`), heard by the others' `Heard`.
 
 `wake_through(channels, service)` makes this process's channels the handler of the service's
 `Wake` effects (`infra.store.outbox`): every command the service records, whoever sent it, wakes the
@@ -26,10 +28,12 @@ from litestar.channels.backends.redis import RedisChannelsPubSubBackend
 from redis.asyncio import Redis
 
 from infra.services.tables import TableService
-from infra.store.live_push import channel_of, is_redis, wake_message
+from infra.store.database import PostgresDatabase
+from infra.store.live_push import LIVE, NoticeWake, channel_of, is_redis, wake_message, woken
+from infra.store.notices import Listener
 from infra.store.outbox import Wake
 
-__all__ = ["channel_of", "channels_plugin", "wake_subscribers", "wake_through"]
+__all__ = ["Heard", "channel_of", "channels_plugin", "wake_subscribers", "wake_through"]
 
 
 def channels_plugin(broker_url: str = "") -> ChannelsPlugin:
@@ -52,11 +56,49 @@ def wake_through(channels: ChannelsPlugin,
         def wake(effect: Wake) -> None:
             loop.call_soon_threadsafe(wake_subscribers, channels, effect.table_id,
                                       effect.version)
+            if notice is not None:  # the other API processes, without Redis
+                notice(effect)
+
+        notice = notice_wake(service)
 
         service.effects.on(Wake, wake)
         await anyio.to_thread.run_sync(service.effects.relay)  # what others left pending
 
     return start
+
+
+def notice_wake(service: TableService) -> NoticeWake | None:
+    """How this API process tells the others of its wake-ups when there is no Redis to carry
+    them: PostgreSQL's notices (None: Redis carries them, or SQLite, one process)."""
+    broker = service.env.get("SABOT_BROKER_URL") or ""
+    if is_redis(broker) or not isinstance(service.database, PostgresDatabase):
+        return None
+    return NoticeWake(service.database)
+
+
+class Heard:
+    """The wake-ups other processes send as PostgreSQL notices (no Redis: `NoticeWake`),
+    published on this process's table channels, from `start` (a startup hook) to `close`."""
+
+    def __init__(self, channels: ChannelsPlugin, service: TableService) -> None:
+        self.channels = channels
+        self.listener = (Listener(service.database, LIVE, lambda: None, self._heard)
+                         if notice_wake(service) is not None else None)
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    async def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        if self.listener is not None:
+            self.listener.start()
+
+    def close(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
+
+    def _heard(self, payload: str) -> None:
+        table = woken(payload)
+        if table is not None and self.loop is not None:
+            self.loop.call_soon_threadsafe(wake_subscribers, self.channels, *table)
 
 
 def wake_subscribers(channels: ChannelsPlugin, table_id: uuid.UUID, version: int) -> None:

@@ -92,7 +92,7 @@ class _StoreGauges(Collector):
     def __init__(self, views: ViewReader) -> None:
         self.views = views
 
-    def collect(self) -> Iterator[GaugeMetricFamily]:
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
         runner = self.views.runner()
         behind = GaugeMetricFamily("sabot_projection_behind_events",
                                    "events a projection has yet to apply", labels=["projection"])
@@ -104,8 +104,13 @@ class _StoreGauges(Collector):
             behind.add_metric([name], lag.behind)
             stopped.add_metric([name], 0 if lag.stopped_at is None else 1)
         found = workers(self.views.service.database)
+        waits = CounterMetricFamily("sabot_view_waits", "looks of reads waiting for a view's "
+                                    "position, by what ended them (notice, look)", labels=["by"])
+        for by in ("notice", "look"):
+            waits.add_metric([by], self.views.waits[by])
         yield behind
         yield stopped
+        yield waits
         yield GaugeMetricFamily("sabot_workers_alive", "workers that beat within 10 s",
                                 value=found.alive if found is not None else 0)
 

@@ -139,7 +139,8 @@ _MEANINGS = {
     422: "a field of the wrong type or value, a rule of the game refused, or a command id "
          "already used on another table",
     429: "too many live streams or tries from this client address (see Retry-After)",
-    503: "the view is not yet at the position asked (`at`), the store does not answer, or the "
+    503: "the view is not yet at the position asked (`at`), the store does not answer, the "
+         "table is written by another process for too long (`aggregate-busy`), or the "
          "server holds as many live streams as it may: try again after Retry-After",
 }
 

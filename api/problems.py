@@ -8,7 +8,8 @@
 clients that read keys, and `field` names the request's field when one is at fault. Domain
 errors keep their own status (422 a broken rule, 409 out of turn or a lost race, 404 unknown);
 a body that is not JSON is 400; a body that does not fit its type is 422 naming the field; a
-store that does not answer is 503 with `Retry-After`. Nothing else escapes as a traceback: an
+store that does not answer, or a command whose aggregate another process writes for too long
+(`aggregate-busy`), is 503 with `Retry-After`. Nothing else escapes as a traceback: an
 unexpected error is a bare 500 problem, logged.
 """
 
@@ -26,6 +27,7 @@ from litestar.exceptions import HTTPException
 from litestar.types import ExceptionHandlersMap
 
 from domain.errors import DomainError
+from infra.store.aggregate_locks import AggregateBusy
 
 MEDIA_TYPE = "application/problem+json"
 
@@ -145,6 +147,11 @@ def _store_unavailable(_: Request[Any, Any, Any], error: Exception) -> Response[
                    headers={"Retry-After": "5"})
 
 
+def _aggregate_busy(_: Request[Any, Any, Any], error: AggregateBusy) -> Response[Problem]:
+    return problem(503, f"{error}; nothing was recorded, try again", "aggregate-busy",
+                   headers={"Retry-After": "1"})
+
+
 def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[Problem]:
     log.exception("unexpected error on %s %s", request.method, request.url.path,
                   exc_info=error)
@@ -156,6 +163,7 @@ EXCEPTION_HANDLERS: ExceptionHandlersMap = {
     ApiProblem: _api_problem,
     DomainError: _domain_error,
     HTTPException: _http_exception,
+    AggregateBusy: _aggregate_busy,
     OperationalError: _store_unavailable,
     ConnectionUnavailableError: _store_unavailable,
     Exception: _unexpected,

@@ -5,7 +5,9 @@ A read does not run the views (a `projections.follower.Follower` does, in `sabot
 database's log) and then the view's rows, and answers with both; the position goes out as
 the `X-View-Position` header (`position_header`, the app's `before_send` hook). A read that
 must see a write passes the position the write's answer gave (`?at=N`): it waits for the view
-to reach it, looking every `LOOK` seconds, at most `WAIT` seconds, then answers 503 with
+to reach it, woken when the views' runner publishes a position (`infra.store.notices.VIEWS`,
+through LISTEN/NOTIFY from another process) and looking every `LOOK` seconds as the
+fallback, at most `WAIT` seconds, then answers 503 with
 `Retry-After` (`behind`); a position past the store's head names no write (422). No lock is
 taken: concurrent reads run side by side.
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Generic, TypeVar
@@ -30,14 +33,16 @@ from litestar.types import Message, Scope
 
 from api.problems import ApiProblem
 from infra.services.tables import TableService
+from infra.store import notices
 from infra.store.database import Database
+from infra.store.notices import Positions
 from projections.registry import VIEWS
 from projections.runner import Runner
 
 T = TypeVar("T")
 
 WAIT = 2.0  # seconds a read with `?at=` waits for its view to reach that position
-LOOK = 0.02  # seconds between two looks at the view's position meanwhile
+LOOK = 0.1  # seconds between two looks at the view's position when no notice came
 RETRY_AFTER = "1"
 HEADER = b"x-view-position"
 STATE_KEY = "view_position"
@@ -64,6 +69,10 @@ class ViewReader:
         self.wait = wait
         self._runner: Runner | None = None
         self._making = threading.Lock()  # taken once, to make the runner, never by a read
+        self._published: Positions | None = None
+        self.waits: Counter[str] = Counter()
+        """The looks of reads waiting for a position, by what ended them: a `notice` of the
+        views' runner (this process's or, on PostgreSQL, any), or the `look` timed out."""
 
     def read(self, view: str, query: Callable[[Database], T], at: int | None = None
              ) -> Served[T]:
@@ -76,13 +85,31 @@ class ViewReader:
             if at > self.runner().head():
                 raise ApiProblem(422, f"no position {at} in the store yet (a command's answer "
                                  "gives one)", rule="unknown-position", field="at")
+            published = self.published()
             deadline = time.monotonic() + self.wait
             while position < at:
-                if time.monotonic() >= deadline:
+                left = deadline - time.monotonic()
+                if left <= 0:
                     raise behind(view, position, at)
-                time.sleep(LOOK)
+                woken = published.wait(at, min(LOOK, left))
+                self.waits["notice" if woken else "look"] += 1
                 position = tracking.position(view).notification_id
         return Served(query(self.service.database), position)
+
+    def published(self) -> Positions:
+        """The views' positions as their runner publishes them (`infra.store.notices.VIEWS`),
+        heard from every process once a read first waits, until `close`."""
+        with self._making:
+            if self._published is None:
+                self._published = notices.positions(self.service.database, notices.VIEWS)
+                self._published.listen()
+            return self._published
+
+    def close(self) -> None:
+        with self._making:
+            if self._published is not None:
+                self._published.unlisten()
+                self._published = None
 
     def runner(self) -> Runner:
         runner = self._runner

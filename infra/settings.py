@@ -9,6 +9,7 @@
 | `SABOT_CONNECT_TIMEOUT` | 3: seconds for PostgreSQL or Redis to let us in   |
 | `SABOT_OUTBOX_RETENTION` | 86400: seconds a dispatched follow-up effect is kept |
 | `SABOT_WRITERS_WAIT_SECONDS` | 10: a checkpoint's or a view's wait for writers |
+| `SABOT_LOCK_WAIT_SECONDS` | 10: a command's wait for another process's writer of its aggregate |
 | `SABOT_IDLE_IN_TRANSACTION_SECONDS` | 5: a session idle in a transaction ends |
 | `SABOT_LIVE_PER_ADDRESS` | 20: live event streams (SSE) one client address may hold open |
 | `SABOT_LIVE_TOTAL`    | 2000: live event streams an API process holds open in all |
@@ -41,6 +42,8 @@ DEFAULT_OUTBOX_RETENTION = 24 * 3600.0
 MAX_OUTBOX_RETENTION = 365 * 24 * 3600.0
 DEFAULT_WRITERS_WAIT = 10.0
 MAX_WRITERS_WAIT = 3600.0
+DEFAULT_LOCK_WAIT = 10.0
+MAX_LOCK_WAIT = 600.0
 DEFAULT_IDLE_IN_TRANSACTION = 5.0  # eventsourcing's own default, now named
 MAX_IDLE_IN_TRANSACTION = 24 * 3600.0
 DEFAULT_LIVE_PER_ADDRESS = 20
@@ -129,6 +132,12 @@ def writers_wait(environ: Mapping[str, str] | None = None) -> float:
     writers in flight before it gives up and tries again later (`SABOT_WRITERS_WAIT_SECONDS`)."""
     return _seconds("SABOT_WRITERS_WAIT_SECONDS", DEFAULT_WRITERS_WAIT, MAX_WRITERS_WAIT,
                     environ)
+
+
+def lock_wait(environ: Mapping[str, str] | None = None) -> float:
+    """Seconds a command waits for the writer of its aggregate in another process before it
+    is answered "busy, try again" (`SABOT_LOCK_WAIT_SECONDS`; `infra.store.aggregate_locks`)."""
+    return _seconds("SABOT_LOCK_WAIT_SECONDS", DEFAULT_LOCK_WAIT, MAX_LOCK_WAIT, environ)
 
 
 def idle_in_transaction(environ: Mapping[str, str] | None = None) -> float:

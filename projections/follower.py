@@ -1,10 +1,11 @@
 """Keeping the views caught up outside the request path: one thread that runs them to the head.
 
 A `Follower` runs every view (`Runner.catch_up_together`, shared batches) whenever the store's
-head moved, looking every `interval` seconds (`INTERVAL` by default) or at once when `wake()`
-is called. Reads do not run the views: they serve the tables as the follower left them, with the
-position they are at (`api.view_reader`). `sabot worker` starts one (unless `--no-views` or
-`--pool prefork`), so
+head moved: at once when a commit is published (`infra.store.notices.COMMITS`: this process's,
+and on PostgreSQL any process's, through LISTEN/NOTIFY) or `wake()` is called, and every
+`interval` seconds (`INTERVAL` by default) as the fallback of a notice lost. Reads do not run
+the views: they serve the tables as the follower left them, with the position they are at
+(`api.view_reader`). `sabot worker` starts one (unless `--no-views` or `--pool prefork`), so
 `sabot serve` with its embedded worker shows fresh views; `sabot projections run --follow`
 runs one in the foreground. Several followers (two workers) share the work safely: a batch
 locks the views' tracking rows, so they take turns and no event is applied twice.
@@ -20,10 +21,12 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 
+from infra.store import notices
+from infra.store.database import Database
 from projections.runner import Runner
 from projections.view import ProjectionFailed
 
-INTERVAL = 0.25  # seconds between two looks at the store's head
+INTERVAL = 0.25  # seconds between two looks at the store's head when no commit was heard
 # (each batch writes every view's notes of each table it touched: a look every 0.1 s, twice
 # that with two workers, wrote them every 7 events in the topology benchmark, 0.25 s every 12)
 
@@ -51,6 +54,9 @@ class Follower:
         self._thread.start()
         return self
 
+    def _homes(self) -> list[Database]:
+        return list({id(db): db for db in self.runner.homes.values()}.values())
+
     def wake(self) -> None:
         """Look at the head now rather than at the end of the interval."""
         self._woken.set()
@@ -64,14 +70,21 @@ class Follower:
     def run(self) -> None:
         """Run until `stop()`: the views once each time the heads moved."""
         seen: tuple[int, ...] | None = None
-        while not self._stopping.is_set():
-            try:
-                seen = self.step(seen)
-            except Exception:  # the store away, a connection lost: the next look tries again
-                log.exception("the views could not be run; trying again")
-                seen = None
-            self._woken.wait(self.interval)
-            self._woken.clear()
+        commits = [notices.positions(database, notices.COMMITS) for database in self._homes()]
+        for published in commits:  # woken by each commit, this process's or another's
+            published.subscribe(self.wake)
+        try:
+            while not self._stopping.is_set():
+                try:
+                    seen = self.step(seen)
+                except Exception:  # the store away, a connection lost: the next look tries
+                    log.exception("the views could not be run; trying again")
+                    seen = None
+                self._woken.wait(self.interval)
+                self._woken.clear()
+        finally:
+            for published in commits:
+                published.unsubscribe(self.wake)
 
     def step(self, seen: tuple[int, ...] | None) -> tuple[int, ...]:
         """One look: the views run if the heads are not `seen` (the heads of the last run

@@ -46,6 +46,7 @@ import msgspec
 from eventsourcing.persistence import InterfaceError, Mapper, Notification, OperationalError
 
 from infra.errors import WritersInFlight
+from infra.store import notices
 from infra.store.database import Database
 from infra.store.homes import MAIN_HOME
 from infra.store.ledger import committed_head
@@ -274,6 +275,8 @@ class Runner:
             self.database.execute(
                 cursor, "DELETE FROM {view_failures} WHERE projection IN ("
                 + ", ".join("?" * len(moving)) + ")", [view.name for view in moving])
+        if home == MAIN_HOME:  # the reads waiting for a position (`api.view_reader`)
+            notices.positions(self.database, notices.VIEWS).publish(reached)
         return Moved(applied, reached, head)
 
     def _failed(self, name: str, error: Exception) -> str:

@@ -3,12 +3,12 @@
 One command is one transaction; a run of a house table's bot steps is one too
 (`execute_run`: each command logged under its own id, as if saved alone). A command id seen
 before answers what it answered the first time and records nothing. Commands on one table
-queue in the process; two processes racing on one table: the loser waits a jittered moment,
-reloads and tries again, and after a few
-rounds gets a `Conflict`. RNG shoes are drawn here (the domain has no
-randomness): the seed goes to the vault, sealed, and only its commitment into the events;
-each card is read off the shoe's order when it is dealt or burned (`VaultCards`, the
-domain's `CardSource`).
+queue in the process; one that lost a race to another process decides again holding the
+aggregate's lock in the database (`infra.store.aggregate_locks`), on SQLite after a jittered
+moment; a few rounds lost (its tournament kept moving) end in a `Conflict`. RNG shoes are
+drawn here (the domain has no randomness): the seed goes to the vault, sealed, and only its
+commitment into the events; each card is read off the shoe's order when it is dealt or
+burned (`VaultCards`, the domain's `CardSource`).
 
 Loading: the service keeps the tables (and auctions, tournaments) it saved, as saved. A load
 reads only the events recorded since (by another process), onto a fork of the kept
@@ -36,7 +36,7 @@ import uuid
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from contextlib import suppress
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple, cast
@@ -55,6 +55,7 @@ from domain.table.state import TableState
 from domain.tournament.aggregate import Tournament
 from infra.errors import DuplicateCommand, SeedAlreadySealed
 from infra.services.application import SabotApplication
+from infra.store.aggregate_locks import AggregateLocks
 from infra.store.answers import KeptAnswer
 from infra.store.command_log import Claim
 from infra.store.ledger import ReadAt
@@ -194,6 +195,7 @@ class TableService(SabotApplication):
         self._writers: weakref.WeakValueDictionary[uuid.UUID, Any] = (
             weakref.WeakValueDictionary())
         self.cards = VaultCards(self)
+        self.locks = AggregateLocks()  # of the aggregates, in the database (their homes')
         homes = [db for name, db in self.home_databases().items() if db is not self.database]
         self.effects = Dispatcher(self.database, homes=homes)
         broker = self.env.get("SABOT_BROKER_URL") or ""
@@ -345,6 +347,10 @@ class TableService(SabotApplication):
                 self._kept.move_to_end(aggregate_id)
             return kept
 
+    def close(self) -> None:
+        self.locks.close()
+        super().close()
+
     def _writing(self, aggregate_id: uuid.UUID) -> Any:
         """The lock of one aggregate's writers in this process (kept while anyone holds it)."""
         with self._kept_lock:
@@ -464,17 +470,21 @@ class TableService(SabotApplication):
         process wrote the aggregate last. Whatever else happens on the kept one (a refusal,
         nothing to record, a version another writer took) is decided again on the aggregate
         as the store has it, and a lost race after that again, a few times."""
-        with self._writing(aggregate_id):  # this process's writers of one aggregate queue
-            kept = self._kept_one(aggregate_id)
+        home = self.home_database(aggregate_id)
+        with self._writing(aggregate_id), ExitStack() as held:  # this process's writers queue
+            kept, locked = self._kept_one(aggregate_id), False
             for attempt in range(RETRIES):
-                if attempt > 1:  # lost to another process: wait a jittered, growing moment
+                if attempt and self.locks.held(home) and not locked:  # and the others' too
+                    held.enter_context(self.locks.hold(home, aggregate_id))
+                    locked = True
+                elif attempt > 1 and not locked:  # SQLite: wait a jittered, growing moment
                     time.sleep(random.uniform(0, BACKOFF * 2**attempt))
                 final = kept is None
                 aggregate = fork(kept if kept is not None else self.load(aggregate_id, what))
                 kept = None
                 command_id, decide = plan(aggregate)
                 decided = self._decided(aggregate, what, command_id, decide, final=final,
-                                        answer=answer)
+                                        answer=answer, locked=locked)
                 if decided is not None:
                     break
             else:
@@ -487,13 +497,14 @@ class TableService(SabotApplication):
                        rule="conflict")
 
     def _decided(self, aggregate: Any, what: str, command_id: str,
-                 decide: Decide, *, final: bool,
-                 answer: KeptAnswer[Recorded] | None) -> tuple[Recorded, list[Effect]] | None:
+                 decide: Decide, *, final: bool, answer: KeptAnswer[Recorded] | None,
+                 locked: bool = False) -> tuple[Recorded, list[Effect]] | None:
         """Decide and save; None to decide again on the stored aggregate (the version was
         taken, or, on a kept aggregate that may be stale, `final` False, anything but a
         save). A command id seen before answers as it did: looked up only when the command
         is refused, records nothing, or the store finds it a duplicate. What `decide` returns
-        (`ReadAt`s: other streams the decision read) is saved only if unchanged."""
+        (`ReadAt`s: other streams the decision read) is saved only if unchanged. `locked`:
+        this process holds the aggregate's lock (`infra.store.aggregate_locks`)."""
         try:
             read = decide(aggregate)
         except DomainError:
@@ -516,7 +527,7 @@ class TableService(SabotApplication):
                                                      aggregate, max(ids)))
         try:
             recordings = self.save(aggregate, command_id=command_id, outbox={command_id: effects},
-                                   unchanged=read or (), answer=kept)
+                                   unchanged=read or (), answer=kept, locked=locked)
         except IntegrityError:
             return None
         except DuplicateCommand:

@@ -28,6 +28,8 @@ writer at a time); PostgreSQL one advisory lock per partition written
 EXCLUSIVE MODE`: writers to different partitions never wait on each other, and may commit
 out of notification order, so that readers in that order read up to `ledger.committed_head`.
 The Merkle tree is folded by the checkpoints (`ledger.advance_tree`), off the write path.
+A save first waits, on PostgreSQL, for another process holding one of its aggregates' lock
+(`infra.store.aggregate_locks`; not taken again by the holder's own save, `locked=True`).
 The command id is claimed after the lock (SQLite `INSERT ... ON CONFLICT DO NOTHING`;
 PostgreSQL a plain INSERT, whose unique violation fails the transaction: its answer is not
 waited for before the events' insert is sent): a racing duplicate waits for the first to
@@ -37,7 +39,8 @@ On PostgreSQL the insert is one psycopg pipeline in psycopg's own transaction (t
 connection leaves autocommit for it: psycopg begins with the first statement, `commit()` sends
 COMMIT with the chain's rows): two round trips (three when an auction's or a dispute's
 partition is first read from its table's chain), against five for eventsourcing's own insert;
-without eventsourcing's NOTIFY, which nothing here listens to (`_notify_channel`).
+without eventsourcing's NOTIFY in the transaction (`_notify_channel`): the readers are woken
+after the commit (`_published`, `infra.store.notices`).
 Never BEGIN, COMMIT or ROLLBACK as SQL text: psycopg prepares a statement the fifth time it
 runs, and in a pipeline that fails (an insert that lost the race for a version or for a
 command id) the server
@@ -71,7 +74,7 @@ from eventsourcing.utils import retry
 from psycopg.pq import TransactionStatus
 
 from infra.errors import DuplicateCommand, RecordedCommand, StoreError
-from infra.store import command_log, ledger, migrations
+from infra.store import aggregate_locks, command_log, ledger, migrations, notices
 from infra.store.answers import KeptAnswer
 from infra.store.checkpoints import Checkpoint, Checkpointer, checkpoint_path, interval
 from infra.store.database import Database, PostgresDatabase, SQLiteDatabase
@@ -157,6 +160,12 @@ class _Ledgered:
         checkpointer = self.checkpointer()
         return None if checkpointer is None else checkpointer.write()
 
+    def _published(self, notification_ids: Sequence[int]) -> None:
+        """After the commit: the readers woken (`notices.COMMITS`, this process's at once,
+        the others' through the database)."""
+        if notification_ids:
+            notices.positions(self.database, notices.COMMITS).publish(max(notification_ids))
+
     def _sign(self, cursor: Any) -> Signer:
         """The signer, its public key recorded in the store by this writer's first insert."""
         signer = self.signer()
@@ -205,6 +214,7 @@ class ChainedSQLiteApplicationRecorder(_Ledgered, SQLiteApplicationRecorder):
                         cursor, *answer.statement(notification_ids)).fetchone() is not None
         if stored_events:
             self._committed(answer, kept)
+            self._published(notification_ids)
         return notification_ids
 
 
@@ -234,8 +244,8 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
         (`ledger.committed_head`)."""
 
     def _notify_channel(self, curs: Any) -> None:
-        """No NOTIFY: nothing listens (the views' follower and the live pages look at the
-        head), and at commit a NOTIFY takes a lock shared by every notifying transaction of the
+        """No NOTIFY in the transaction (the readers are woken after it, `_published`): at
+        commit a NOTIFY takes a lock shared by every notifying transaction of the
         server, held through the commit's WAL flush: writers to different partitions committed
         one at a time, and each paid the notification queue's work."""
 
@@ -284,6 +294,7 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
                                                 claims(stored_events, kwargs))
         if stored_events:
             self._committed(answer, kept)
+            self._published(notification_ids)
         return notification_ids
 
     def _insert_chained(
@@ -302,6 +313,9 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
         with (connection.cursor() as cursor, connection.cursor() as insert,
               connection.cursor() as versions):
             if stored_events:
+                if not kwargs.get("locked"):
+                    aggregate_locks.share(self.database, cursor,
+                                          {e.originator_id for e in stored_events})
                 ledger.lock_partitions(self.database, cursor, partitions.values())
             if read:
                 ledger.ask_versions(self.database, versions, read)

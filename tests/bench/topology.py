@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import httpx
 import psycopg
@@ -217,9 +218,18 @@ def missing(url: str, keys: Sequence[str]) -> list[str]:
     return [key for key in keys if key not in logged]
 
 
-def raw_rate(url: str, connections: int, rows: int, seconds: float) -> tuple[float, float]:
+class Raw(NamedTuple):
+    """Raw psycopg's figures: transactions a second, the backends' CPU a row, and the CPU of
+    a transaction, client and backends (the installation's command's baseline)."""
+
+    rate: float
+    server_cpu_a_row: float
+    cpu_a_transaction: float
+
+
+def raw_rate(url: str, connections: int, rows: int, seconds: float) -> Raw:
     """Raw psycopg on `connections` connections at once, each committing transactions of
-    `rows` inserted rows for `seconds`: transactions a second, and the backends' CPU a row."""
+    `rows` inserted rows for `seconds` (this process running nothing else meanwhile)."""
     with psycopg.connect(url, autocommit=True) as connection:
         connection.execute("CREATE TABLE IF NOT EXISTS raw_topology (id UUID, version INTEGER, "
                            "topic TEXT, state BYTEA, PRIMARY KEY (id, version))")
@@ -246,13 +256,15 @@ def raw_rate(url: str, connections: int, rows: int, seconds: float) -> tuple[flo
     for thread in threads:
         thread.start()
     start.wait()
-    before = cpu_seconds(pids)
+    before, client = cpu_seconds(pids), time.process_time()
     began = time.perf_counter()
     time.sleep(seconds)
     stop.set()
     elapsed = time.perf_counter() - began
     cpu = server_cpu(before, cpu_seconds(pids))
+    client = time.process_time() - client
+    transactions = sum(counts)
     for thread in threads:
         thread.join(timeout=30)
-    transactions = sum(counts)
-    return transactions / elapsed, cpu / max(1, transactions * rows)
+    return Raw(transactions / elapsed, cpu / max(1, transactions * rows),
+               (cpu + client) / max(1, transactions))

@@ -39,6 +39,8 @@ class Load:
     client_lag: float = 0.0  # the SSE subscribers' own loop lag p95, ms
     loop_lags: list[float] = field(default_factory=list)  # the HTTP clients' loop's, s
     handled: dict[float, float] = field(default_factory=dict)  # the replicas' own times
+    at_waits: list[float] = field(default_factory=list)  # a read `?at=` on the other replica, s
+    view_waits: dict[str, float] = field(default_factory=dict)  # the replicas' looks, by end
 
     def note(self, started: float, answer: httpx.Response, times: list[float],
              what: str) -> None:

@@ -5,8 +5,10 @@ in the command log once.
 The writers race on the same streams from both processes, so that inserts lose to a version
 already taken mid-pipeline (`infra.store.recorders`) and are retried by the service; before the
 recorders let psycopg own the transaction, about one POST in 400 was a 500 (`prepared
-statement "_pg3_N" does not exist`, issue 30). Bounded in time: every request has a timeout
-and the whole run a deadline, so that it fails rather than hangs.
+statement "_pg3_N" does not exist`, issue 30). Organisers adjusting chips at one table through
+both replicas queue on the table's lock in the database (issue 36): none is refused. Bounded
+in time: every request has a timeout and the whole run a deadline, so that it fails rather
+than hangs.
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ import httpx
 import pytest
 
 from api.tokens import Grant, Role, TokenStore
+from domain.table.aggregate import Table
 from infra.services.tables import TableService
+from infra.store import notices
+from projections.follower import Follower
+from projections.registry import VIEWS
+from projections.runner import Runner
 from tests.e2e.test_api import KEY, free_port
 
 pytestmark = pytest.mark.postgres
@@ -134,3 +141,91 @@ def test_concurrent_writers_on_two_replicas_get_no_5xx(replicas: list[str],
                 cursor, "SELECT command_id FROM {command_log}").fetchall())
         assert all(logged[key] == 1 for key in applied), \
             [key for key in applied if logged[key] != 1][:5]
+
+
+ADJUSTMENTS = 200  # chip adjustments to one table, split between the replicas
+
+
+@pytest.mark.parametrize("clients", [16, 48])
+def test_commands_to_one_table_queue_across_replicas(replicas: list[str], postgres_url: str,
+                                                     clients: int) -> None:
+    """Organisers adjusting chips at one table through both replicas at once: a command that
+    finds the table written by the other replica waits for its lock
+    (`infra.store.aggregate_locks`) instead of losing the race: none is refused (no 409, no
+    5xx), each is recorded once, and the chips add up."""
+    with TableService(url=postgres_url, secret_key=KEY) as service:
+        token = TokenStore(service.database).issue(Grant(role=Role.ORGANISER))
+        client = httpx.Client(timeout=30, headers={"Authorization": f"Bearer {token}"},
+                              limits=httpx.Limits(max_connections=clients))
+        opened = client.post(f"{replicas[0]}/tables", json={"name": "queue",
+                                                           "variant": "punto-banco"})
+        assert opened.status_code == 201, opened.text
+        seated = client.post(f"{replicas[1]}/tables/queue/commands",
+                             json={"kind": "seat", "player": "alice", "chips": 100},
+                             headers={"Idempotency-Key": f"seat-{clients}"})
+        assert seated.status_code < 300, seated.text
+        deadline = time.monotonic() + DEADLINE
+
+        def adjust(n: int) -> tuple[str, int, str]:
+            key = f"adjust-{clients}-{n}"
+            answer = client.post(f"{replicas[n % 2]}/tables/queue/commands",
+                                 json={"kind": "adjust-chips", "player": "alice", "delta": 1,
+                                       "reason": "queue"}, headers={"Idempotency-Key": key})
+            return key, answer.status_code, answer.text[:300]
+
+        with ThreadPoolExecutor(clients) as pool:
+            answers = list(pool.map(adjust, range(ADJUSTMENTS),
+                                    timeout=max(1.0, deadline - time.monotonic())))
+        client.close()
+        refused = [(status, text) for _, status, text in answers if status >= 300]
+        assert not refused, f"{len(refused)} of {ADJUSTMENTS} refused: {refused[:5]}"
+        database = service.database
+        with database.transaction(write=False) as cursor:
+            logged = Counter(row["command_id"].rsplit("/", 1)[1] for row in database.execute(
+                cursor, "SELECT command_id FROM {command_log}").fetchall())
+        assert all(logged[key] == 1 for key, _, _ in answers), \
+            [key for key, _, _ in answers if logged[key] != 1][:5]
+        [seat] = service.state(Table.create_id("queue")).seats
+        assert seat.chips == 100 + ADJUSTMENTS
+
+
+class Late(Follower):
+    """A follower that runs the views a moment after it is woken."""
+
+    def step(self, seen: tuple[int, ...] | None) -> tuple[int, ...]:
+        time.sleep(0.3)
+        return super().step(seen)
+
+
+def test_a_read_on_the_other_replica_is_woken_by_the_database(replicas: list[str],
+                                                              postgres_url: str) -> None:
+    """A command on one replica, a read of its position (`?at=`) on the other: the views'
+    runner (here, in a third process) is woken by the command's commit through PostgreSQL's
+    NOTIFY, and the read by the runner's batch (`infra.store.notices`). The runner's own look
+    is a minute apart, so that the views move by the notices alone, and it starts a moment
+    after it is woken, so that the read waits."""
+    with TableService(url=postgres_url, secret_key=KEY) as service:
+        follower = Late(Runner(service, VIEWS), interval=60).start()
+        token = TokenStore(service.database).issue(Grant(role=Role.ORGANISER))
+        client = httpx.Client(timeout=20, headers={"Authorization": f"Bearer {token}"})
+        try:
+            opened = client.post(f"{replicas[0]}/tables", json={"name": "woken",
+                                                               "variant": "punto-banco"})
+            assert opened.status_code == 201, opened.text
+            for n in range(5):
+                seated = client.post(f"{replicas[0]}/tables/woken/commands",
+                                     json={"kind": "seat", "player": f"p{n}", "chips": 100},
+                                     headers={"Idempotency-Key": f"woken-{n}"})
+                assert seated.status_code < 300, seated.text
+                at = seated.json()["position"]
+                rotation = client.get(f"{replicas[1]}/tables/woken/rotation?at={at}")
+                assert rotation.status_code == 200, rotation.text
+                assert f"p{n}" in rotation.json()["seated"]
+            heard = notices.positions(service.database, notices.COMMITS).heard
+            samples = client.get(f"{replicas[1]}/metrics").text.splitlines()
+        finally:
+            follower.stop()
+            client.close()
+        assert heard > 0  # the runner heard the other process's commits
+        woken = [line for line in samples if line.startswith('sabot_view_waits_total{by="notice"}')]
+        assert woken and float(woken[0].rsplit(" ", 1)[1]) > 0, samples
