@@ -117,8 +117,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
         on_startup=[add_body_schemas, wake_through(channels, service), revocations.start,
                     heard.start, sweeper.start],
         on_shutdown=[revocations.close, heard.close, views.close, live.close, sweeper.close,
-                     service.effects.close,
-                     service.close, disputes.close],
+                     service.effects.close, service.close, disputes.close],
         request_max_body_size=MAX_BODY,
         before_send=[allow_every_method, position_header],
         logging_config=None,  # the process's own (`sabot serve`: JSON); refusals log themselves
