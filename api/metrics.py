@@ -42,6 +42,7 @@ from redis import Redis, RedisError
 
 from api.view_reader import ViewReader
 from infra.store.checkpoints import anchoring
+from infra.store.database import Database
 from infra.store.live_push import is_redis
 from projections.registry import NAMES
 from workers.heartbeat import workers
@@ -69,7 +70,7 @@ class Metrics:
         self.live_reads = Counter("sabot_live_reads", "reads of a table's new events for its "
                                   "live streams", ["kind"], registry=self.registry)
         self.registry.register(_StoreGauges(views))
-        self.registry.register(_Checkpoints())
+        self.registry.register(_Checkpoints(views.service.database))
         self.registry.register(_QueueDepth(broker))
 
     async def timed(self, kind: str, respond: Callable[[], Awaitable[Any]]) -> Any:
@@ -116,13 +117,18 @@ class _StoreGauges(Collector):
 
 
 class _Checkpoints(Collector):
+    """The installation's anchoring: this process's writers and the others' reports."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
     def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
         age = GaugeMetricFamily("sabot_checkpoint_age_seconds",
                                 "seconds since the store's latest checkpoint", labels=["database"])
         failures = CounterMetricFamily("sabot_checkpoint_failures",
                                        "attempts to write a checkpoint that failed",
                                        labels=["database"])
-        for store in anchoring():
+        for store in anchoring(self.database):
             if store.age is not None:
                 age.add_metric([store.database], store.age)
             failures.add_metric([store.database], store.failures)

@@ -5,8 +5,9 @@ readiness reads the store and pings a Redis broker, so a lost database or broker
 503. What does not stop this instance from serving is reported in the answer, with status
 `degraded` and HTTP 200: a projection stopped by an event it cannot apply (its views answer
 from where it stopped), no worker alive (`workers.heartbeat`: what waits for one is named), or
-a store whose checkpoints this process cannot write (`unanchored`: its writes go on, outside
-any checkpoint, while the writer tries again; `infra.store.checkpoints.anchoring`).
+a store whose checkpoints a writing process cannot write (`unanchored`: this one or any other
+that reported it, `infra.store.anchorings`; its writes go on, outside any checkpoint, while the
+writer tries again).
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ async def ready(request: Request[Any, Any, State]) -> Ready:
     except ServiceUnavailable as error:
         raise ApiProblem(503, str(error), rule="broker-unavailable") from None
     unanchored = [Unanchored(a.database, a.failures, a.failing, a.age)
-                  for a in await to_thread.run_sync(anchoring) if a.failing is not None]
+                  for a in await to_thread.run_sync(anchoring, service.database)
+                  if a.failing is not None]
     degraded = bool(stopped) or (alive is not None and alive.alive == 0) or bool(unanchored)
     return Ready(status="degraded" if degraded else "ready",
                  database=service.database.dialect, stopped_projections=stopped,

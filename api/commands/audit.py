@@ -1,4 +1,5 @@
-"""`sabot audit verify | checkpoint | witness`: check the record, sign its tree head, co-sign it.
+"""`sabot audit verify | checkpoint | status | witness`: check the record, sign its tree head,
+say how every writer's checkpoints fare, co-sign it.
 
 `verify` exit codes: 0 the record is intact and anchored; 1 something differs (each
 discrepancy is named: stream, version, notification, what differs); 2 the store cannot be read
@@ -17,6 +18,8 @@ co-signed the latest checkpoint, named in the line it prints.
 
 `checkpoint` signs and appends the store's tree head now (e.g. at a round's end); exit 1 when
 the fold refuses (the store was altered since written).
+`status` prints each store's anchoring as every writing process reported it
+(`infra.store.anchorings`); exit 1 when one is failing.
 `witness --key PATH [--state FILE]` co-signs the latest checkpoint of the file after
 checking, against its own state (default `PATH.state`) and the store's events, that it extends
 the last one this witness co-signed (`infra.store.witness`); exit 1 when it refuses.
@@ -40,6 +43,7 @@ from infra.audit.verify import AuditCheck, AuditReport, parse_anchor, verify
 from infra.errors import ChainError, SettingsError, StoreError
 from infra.settings import redact_url, resolve_database_url
 from infra.store.checkpoints import (
+    anchoring,
     append_line,
     checkpoint_path,
     checkpoints,
@@ -115,6 +119,11 @@ def register(subparsers: Any) -> None:
                                "it to the checkpoint file")
     add_database(write)
     write.set_defaults(handler=run_checkpoint)
+
+    status = actions.add_parser("status", help="how the checkpoints of every process that "
+                                "writes this store fare (exit 1 when one is failing)")
+    add_database(status)
+    status.set_defaults(handler=run_status)
 
     witness = actions.add_parser(
         "witness", help="co-sign the latest checkpoint with a witness key",
@@ -283,6 +292,21 @@ def run_checkpoint(args: argparse.Namespace) -> int:
         return 0
     print(f"checkpoint: {checkpoint.fingerprint()} (head {checkpoint.head}) -> {path}")
     return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    """Each store's anchoring as every writing process reported it (`infra.store.anchorings`):
+    exit 0 when none is failing, 1 when one is, naming why."""
+    with open_store(resolve_database_url(args.database), create=False) as store:
+        stores = anchoring(store.database)
+    if not stores:
+        print("anchoring: no process reported checkpoints of this store lately")
+    for state in stores:
+        age = "none yet" if state.age is None else f"{state.age:.0f} s ago"
+        print(f"{state.database}: " + ("anchored" if state.failing is None else
+              f"FAILING ({state.failures} attempts failed): {state.failing}")
+              + f"; latest checkpoint {age}")
+    return 1 if any(state.failing is not None for state in stores) else 0
 
 
 def run_witness(args: argparse.Namespace) -> int:

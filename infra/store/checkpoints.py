@@ -61,6 +61,7 @@ from typing import Any, NamedTuple, Protocol
 import msgspec
 
 from infra.errors import ChainError, SettingsError
+from infra.store.anchorings import Anchoring, merged, report, reported
 from infra.store.checkpoint_notes import (
     checkpoint_note,
     cosignature_holds,
@@ -367,17 +368,6 @@ class _Witnesses(Protocol):
     def close(self) -> None: ...
 
 
-class Anchoring(NamedTuple):
-    """How a store's checkpoints fare in this process (`Checkpointer.anchoring`): the store (its
-    checkpoint file's name), the attempts that wrote none, why the last one failed (None: it
-    did not), and the seconds since the file's latest checkpoint was signed (None: none yet)."""
-
-    database: str
-    failures: int
-    failing: str | None
-    age: float | None
-
-
 class Checkpointer:
     """Writes the checkpoints of one writer: after its writes, at close, at exit; and hands
     each to its `witnesses`, if any. One that cannot keeps trying every `seconds`, logs an
@@ -456,6 +446,7 @@ class Checkpointer:
                 return written
             finally:
                 self._writer = None
+                self._report()
                 then, self._then = self._then, None
                 if then is not None:
                     then()
@@ -477,6 +468,13 @@ class Checkpointer:
         if self.witnesses is not None:
             self.witnesses.checkpointed(checkpoint)
         return checkpoint
+
+    def _report(self) -> None:
+        """Say how this writer's checkpoints fare where the installation reads it."""
+        try:
+            report(self.database, self.anchoring())
+        except Exception as error:  # the store away (its own failure says so) or closed
+            log.debug("anchoring not reported: %s", type(error).__name__)
 
     def anchoring(self) -> Anchoring:
         try:
@@ -534,16 +532,12 @@ def _require_extends(database: Database, last: Checkpoint, head: TreeHead) -> No
 _LIVE: weakref.WeakSet[Checkpointer] = weakref.WeakSet()
 
 
-def anchoring() -> list[Anchoring]:
+def anchoring(database: Database | None = None) -> list[Anchoring]:
     """How the checkpoints of this process's open writers fare, one a store (its writers'
-    failures added, the reason of any failing, the latest checkpoint's age)."""
-    stores: dict[str, Anchoring] = {}
-    for state in sorted((c.anchoring() for c in list(_LIVE)), key=lambda a: a.database):
-        seen = stores.get(state.database)
-        stores[state.database] = state if seen is None else Anchoring(
-            state.database, seen.failures + state.failures, seen.failing or state.failing,
-            min((a for a in (seen.age, state.age) if a is not None), default=None))
-    return list(stores.values())
+    failures added, the reason of any failing, the latest checkpoint's age); with `database`,
+    the whole installation's: the other processes' reports there too (`infra.store.anchorings`)."""
+    own = [c.anchoring() for c in list(_LIVE)]
+    return merged(own if database is None else [*own, *reported(database)])
 
 
 @atexit.register

@@ -22,10 +22,12 @@ import pytest
 
 from api.cli import main
 from api.tokens import Grant, Role, TokenStore
+from domain.game.settings import Variant
 from infra.services.tables import TableService
 from infra.store.checkpoints import last_checkpoint
 from tests.e2e.test_logs import KEY, Served
 from tests.integration.test_audit import sql
+from tests.integration.test_table_service import SMALL_SHOE, open_table
 from tests.integration.test_trust_roots import attacker_key
 
 RETRY = 0.3  # SABOT_CHECKPOINT_SECONDS: how soon a write is checkpointed, and a failure retried
@@ -109,3 +111,49 @@ def test_a_serve_that_cannot_checkpoint_says_so_and_recovers(
     assert served.process.returncode in (0, -signal.SIGTERM), served.log.read_text()[-2000:]
     assert main(["audit", "verify", "--database", url]) == 0, capsys.readouterr().out
     assert json.loads(served.log.read_text().splitlines()[-1])["level"] != "error"
+
+
+def test_a_checkpoint_failing_in_another_process_shows_in_every_answer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`/ready`, `/metrics` and `sabot audit status` read what every writing process reports
+    (`infra.store.anchorings`), not only the asking process's own writers: a writer in another
+    process (this test's, as the embedded worker's director is to `sabot serve`) whose
+    checkpoints fail shows in the API's answers within an interval, though the API writes
+    nothing; once it checkpoints again, all three say so."""
+    url = f"sqlite:///{tmp_path}/store.db"
+    monkeypatch.setenv("SABOT_SECRET_KEY", KEY)
+    monkeypatch.setenv("SABOT_CHECKPOINT_SECONDS", str(RETRY))
+    writer = TableService(url=url, secret_key=bytes.fromhex(KEY))
+    served = Served(tmp_path, url)
+
+    def ready() -> dict[str, Any]:
+        answer = httpx.get(f"{served.url}/ready", timeout=10)
+        assert answer.status_code == 200, answer.text
+        body: dict[str, Any] = answer.json()
+        return body
+
+    try:
+        assert ready()["status"] == "ready"
+        _, public = attacker_key()
+        stranger = hashlib.sha256(public).digest()[:8].hex()
+        sql(url, "INSERT INTO signing_keys (key_id, public_key) VALUES (?, ?)",
+            (stranger, public))
+        open_table(writer, "elsewhere", Variant.PUNTO_BANCO, players=2, **SMALL_SHOE)
+
+        body = until(lambda: (b := ready())["status"] == "degraded" and b)
+        (unanchored,) = body["unanchored"]
+        assert unanchored["database"] == "store.db" and unanchored["failures"] >= 1
+        assert stranger in unanchored["reason"]
+        until(lambda: (metric(served, "sabot_checkpoint_failures_total") or 0) >= 1)
+        assert main(["audit", "status", "--database", url]) == 1
+        out = capsys.readouterr().out
+        assert "store.db: FAILING" in out and stranger in out, out
+
+        sql(url, "DELETE FROM signing_keys WHERE key_id = ?", (stranger,))
+        until(lambda: ready()["status"] == "ready")
+        assert main(["audit", "status", "--database", url]) == 0
+        assert "store.db: anchored" in capsys.readouterr().out
+    finally:
+        writer.close()
+        served.stop()
