@@ -70,6 +70,7 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     break_seconds_left: float | None = None  # a break between rounds under way (0: it is over)
     next_limits: Limits | None = None  # the next round's, None: no round known to follow
     last_coup: bool = False  # the coup under way (or about to be) is the round's last
+    archived: bool = False  # filed away by the organiser once finished (out of the listings)
 
 
 class Position(msgspec.Struct, frozen=True):
@@ -122,4 +123,4 @@ def view_of(tournament: Tournament, tables: dict[str, TableState], lease: Lease 
             seconds_since=round(max(0.0, now - lease.expires), 1)),
         tables=lines, announcements=state.announcements[::-1][:ANNOUNCEMENTS_SHOWN],
         break_seconds_left=state.break_left(now), next_limits=stages.next_limits(state),
-        last_coup=stages.last_coup(state, now))
+        last_coup=stages.last_coup(state, now), archived=state.archived)

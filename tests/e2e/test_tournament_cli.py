@@ -132,7 +132,9 @@ def test_a_tournament_is_cancelled_before_its_start_and_archived_after_its_finis
     assert "[out-of-turn]" in cli(capsys, "cancel", "club", *db, code=1)  # started
     service = TableService(url=sqlite_url)
     Director(service).run(Tournament.create_id("club"))
+    assert as_json(cli(capsys, "show", "club", "--json", *db))["archived"] is False
     assert cli(capsys, "archive", "club", *db) == "club: archived\n"
+    assert as_json(cli(capsys, "show", "club", "--json", *db))["archived"] is True
     assert as_json(cli(capsys, "list", "--json", *db)) == []
     every = as_json(cli(capsys, "list", "--all", "--json", *db))
     assert [(t["name"], t["status"]) for t in every] == [("trial", "cancelled"),
