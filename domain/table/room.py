@@ -10,6 +10,7 @@ loads the table to decide a command (`TournamentBase.room()`), and the table dec
   tournament's own orders to the table (seat, leave, move chips, limits: the organiser's
   interventions, dispute corrections) and the bank an official retires before a banker is
   moved still go through;
+- a finished tournament's tables play no more (`tournament-finished`, 409);
 - a tournament's table plays the coups of the round under way and no more: a bet, a stake, a
   banco or closing betting on a coup past the round's last (`Room.last_coup`, from the
   tournament's round and its steps) is refused (`round-over`, 409) until the next round's
@@ -46,6 +47,10 @@ class TournamentPaused(OutOfTurn):
     """The table's tournament is paused: no play until it resumes."""
 
 
+class TournamentFinished(OutOfTurn):
+    """The table's tournament is over: no more play at it."""
+
+
 class RoundOver(OutOfTurn):
     """The table has played its round's last coup: no more until the next round."""
 
@@ -60,6 +65,7 @@ class Room(msgspec.Struct, frozen=True, kw_only=True):
     last_coup: int | None = None  # the round's last coup at the table (None: no round)
     people_bet_seconds: int = 0  # a person's bet clock where the table sets none
     croupier_plays_bots: bool = True  # the croupier may act for a house bot's seat
+    finished: bool = False  # the tournament is over: its tables play no more
 
 
 FREE_ROOM = Room()
@@ -72,6 +78,9 @@ def require_room(actor: str, command: c.TableCommand, state: TableBase, room: Ro
                             or (isinstance(command, c.RetireBank) and actor == ORGANISER)):
         raise TournamentPaused(f"the tournament is paused: no {command_kind(command)} until it "
                                "resumes", rule="tournament-paused")
+    if room.finished and isinstance(command, ROUND_PLAY):
+        raise TournamentFinished(f"the tournament is finished: no {command_kind(command)} at "
+                                 "its tables", rule="tournament-finished")
     coup = state.coup_number + 1
     if room.last_coup is not None and coup > room.last_coup and isinstance(command, ROUND_PLAY):
         raise RoundOver(f"coup {coup} is past the round's last ({room.last_coup}): no "

@@ -175,7 +175,8 @@ class TournamentBase(msgspec.Struct, kw_only=True):
             e.player for e in self.entrants.values() if not e.bot),
             people_bet_seconds=self.settings.people_bet_seconds,
             croupier_plays_bots=self.settings.croupier_plays_bots,
-            last_coup=None if table is None else self.last_coup_at(table, closed))
+            last_coup=None if table is None else self.last_coup_at(table, closed),
+            finished=self.phase is Phase.FINISHED)
 
     def last_coup_at(self, table: str, closed: int) -> int | None:
         """The last coup the round under way has at one of the tournament's tables (0: none,

@@ -81,6 +81,16 @@ def test_the_croupier_plays_the_bots_where_allowed_and_the_tables_steps() -> Non
     require_room("chloe", bet("chloe", "chloe"), STATE, room)
 
 
+def test_a_finished_tournament_s_tables_say_so() -> None:
+    """After the finish a bet is refused as the tournament's end, not as "coup 13 is past the
+    round's last (0)"."""
+    room = Room(people=PEOPLE, last_coup=0, finished=True)
+    with pytest.raises(DomainError) as caught:
+        require_room("chloe", bet("chloe", "chloe"), STATE, room)
+    assert (caught.value.status, caught.value.rule) == (409, "tournament-finished")
+    assert "the tournament is finished" in caught.value.message
+
+
 def test_a_tournaments_room_knows_its_pause_and_its_people() -> None:
     settings = TournamentSettings(variant=Variant.PUNTO_BANCO, seats_per_table=6,
                                   starting_chips=1000, min_stake=10, max_stake=100,
