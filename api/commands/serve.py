@@ -25,6 +25,10 @@ from api.commands import SUMMARIES
 from api.commands._common import add_database, port
 from api.commands.worker import running_worker
 from infra.settings import HOME, absolute_database_url, resolve_database_url
+from infra.store.installation import PUBLIC_URL, record
+
+EVERYWHERE = {"0.0.0.0", "::", ""}
+"""The hosts that mean every interface."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     check_broker(broker)
     listening = listen(args.host, args.port)
     app = create_app(args.database, broker_url=args.broker)
+    record(app.state["service"].database, PUBLIC_URL,
+           os.environ.get("SABOT_PUBLIC_URL") or base_url(args.host, args.port))
     print(addresses(args.host, args.port), flush=True)
     database = absolute_database_url(resolve_database_url(args.database))
     config = uvicorn.Config(app, log_level="info", proxy_headers=False, log_config=None,
@@ -66,13 +72,17 @@ def run(args: argparse.Namespace) -> int:
 def addresses(host: str, number: int) -> str:
     """What to open: the lobby and big screens, and the organiser's console. On every
     interface (`0.0.0.0`, `::`), this machine's own address; other machines use its name."""
-    everywhere = host in {"0.0.0.0", "::", ""}
-    shown = "127.0.0.1" if everywhere else f"[{host}]" if ":" in host else host
-    base = f"http://{shown}:{number}"
+    base = base_url(host, number)
     note = (f" (on this machine; from another, http://{socket.gethostname()}:{number}/)"
-            if everywhere else "")
+            if host in EVERYWHERE else "")
     return (f"sabot serve: open {base}/{note}\n"
             f"sabot serve: the organiser console is {base}/organiser")
+
+
+def base_url(host: str, number: int) -> str:
+    """The address this machine opens `serve` at (on every interface: its loopback)."""
+    shown = "127.0.0.1" if host in EVERYWHERE else f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{number}"
 
 
 def listen(host: str, number: int) -> socket.socket:

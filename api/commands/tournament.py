@@ -28,8 +28,9 @@ come from the operating system's CSPRNG. A refusal of the rules prints one line 
 bad usage exits 2. The commands act as the organiser; `sabot worker` (or `sabot serve`)
 directs the rounds once started.
 `sign-in` makes sign-in slips (`api.sign_in`): for each player a line with the PIN and the link
-(on `--url`, the address players open: default `$SABOT_PUBLIC_URL`, else
-http://127.0.0.1:8000), and with `--qr DIR` the QR code as DIR/PLAYER.svg.
+(on `--url`, the address players open: default `$SABOT_PUBLIC_URL`, else the public URL
+`sabot serve` recorded in the store, `infra.store.installation`, else http://127.0.0.1:8000),
+and with `--qr DIR` the QR code as DIR/PLAYER.svg.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ from infra.services.preview import PACE, preview
 from infra.services.results import publish_results
 from infra.services.tables import TableService
 from infra.services.tournaments import Tournaments, tournament_id_of
+from infra.store.installation import PUBLIC_URL, recorded
 from projections.registry import VIEWS
 from projections.runner import Runner
 from projections.standings import tournament_standings
@@ -133,8 +135,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     who = slips.add_mutually_exclusive_group(required=True)
     who.add_argument("player", metavar="PLAYER", nargs="?")
     who.add_argument("--all", action="store_true", help="every registered player")
-    slips.add_argument("--url", default=os.environ.get("SABOT_PUBLIC_URL", DEFAULT_URL),
-                       help="the server's address as players open it")
+    slips.add_argument("--url", help="the server's address as players open it (default: "
+                       "$SABOT_PUBLIC_URL, else the one `sabot serve` recorded, else "
+                       f"{DEFAULT_URL})")
     slips.add_argument("--qr", type=Path, metavar="DIR", help="write each QR code there")
     look = command("preview", "play a format K times with bots: duration, stacks, play-offs",
                    _preview, ident=False, json=True)
@@ -285,8 +288,10 @@ def _register(args: argparse.Namespace) -> int:
 def _sign_in(args: argparse.Namespace) -> int:
     service = _service(args)
     codes = SignInCodes(service.service.database, TokenStore(service.service.database))
+    url = args.url or os.environ.get("SABOT_PUBLIC_URL") or recorded(
+        service.service.database, PUBLIC_URL) or DEFAULT_URL
     made = make_slips(service, codes, args.id, None if args.all else args.player,
-                      args.url.rstrip("/"))
+                      url.rstrip("/"))
     if args.qr is not None:
         args.qr.mkdir(parents=True, exist_ok=True)
         for slip in made:

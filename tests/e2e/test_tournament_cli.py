@@ -18,6 +18,7 @@ from domain.tournament.aggregate import Tournament
 from domain.tournament.presets import PRESETS
 from infra.services.tables import TableService
 from infra.services.tournaments import Director, Tournaments
+from tests.e2e.test_logs import KEY, Served
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str, code: int = 0) -> str:
@@ -164,3 +165,28 @@ def test_create_takes_the_clocks_the_dealing_and_any_field_over_a_preset(
     err = cli(capsys, "create", "--preset", "punto-banco-eight", "--bet-seconds", "5000", *db,
               code=1)
     assert "[settings-bet-clock]" in err
+
+
+def test_sign_in_slips_lead_to_the_address_serve_recorded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`sabot serve` records its public URL in the store; the slips the CLI makes lead there
+    (they said port 8000 whatever port serve used), unless `--url` or `SABOT_PUBLIC_URL` says
+    another."""
+    url = f"sqlite:///{tmp_path}/store.db"
+    monkeypatch.setenv("SABOT_SECRET_KEY", KEY)
+    monkeypatch.delenv("SABOT_PUBLIC_URL", raising=False)
+    db = ["--database", url]
+    cli(capsys, "create", "--preset", "punto-banco-heats", "--name", "friday", *db)
+    cli(capsys, "register", "friday", "ann", *db)
+    served = Served(tmp_path, url)
+    try:
+        assert not served.url.endswith(":8000")
+        made = cli(capsys, "sign-in", "friday", "ann", *db)
+        assert f"{served.url}/sign-in?code=" in made, made
+    finally:
+        served.stop()
+    assert "http://room/sign-in?code=" in cli(capsys, "sign-in", "friday", "ann",
+                                              "--url", "http://room", *db)
+    monkeypatch.setenv("SABOT_PUBLIC_URL", "https://hall.example")
+    assert "https://hall.example/sign-in?code=" in cli(capsys, "sign-in", "friday", "ann", *db)

@@ -47,6 +47,7 @@ from infra.store.migrations import (
     v005_command_senders,
     v006_outbox_by_command,
     v007_anchorings,
+    v008_installation,
 )
 
 
@@ -59,7 +60,8 @@ class Step(Protocol):
 
 STEPS: tuple[Step, ...] = (v001_initial, v002_token_generation, v003_partition_homes,
                           v004_sign_in_codes, v005_command_senders,
-                          v006_outbox_by_command, v007_anchorings)
+                          v006_outbox_by_command, v007_anchorings,
+                          v008_installation)
 LATEST = STEPS[-1].VERSION
 
 VERSION_TABLE = ("CREATE TABLE IF NOT EXISTS {schema_version} (version INTEGER PRIMARY KEY,"
