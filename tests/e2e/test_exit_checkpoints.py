@@ -10,11 +10,14 @@ events; then `sabot audit verify` finds the store anchored (exit 0, not 3). `sab
 from __future__ import annotations
 
 import signal
+import time
+import uuid
 from pathlib import Path
 
 import httpx
 import pytest
 
+from api.cli import main
 from api.tokens import Grant, Role, TokenStore
 from infra.services.tables import TableService
 from infra.store.checkpoints import last_checkpoint
@@ -102,3 +105,38 @@ def test_sabot_token_commands_leave_the_store_anchored(store: str, tmp_path: Pat
     sabot("token", "revoke", token, "--database", store, cwd=tmp_path)
     assert sql(store, "SELECT COUNT(*) FROM stored_events") == [(before,)]  # no event written
     covered_at_exit(store, capsys)
+
+
+def test_a_director_dealing_on_postgresql_with_redis_checkpoints_at_sigterm(
+        postgres_url: str, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`sabot worker --pool solo` on PostgreSQL and Redis, its director dealing a bots'
+    tournament, stopped by SIGTERM: the director's turn ends and its store closes before the
+    worker exits, so the exit's checkpoint covers every event (its daemon thread dealt on
+    after it: 720 events left unanchored, `sabot audit verify` exit 3)."""
+    monkeypatch.chdir(tmp_path)  # PostgreSQL's key and checkpoints: .sabot/ here
+    monkeypatch.setenv("SABOT_CHECKPOINT_SECONDS", HOUR)
+    monkeypatch.setenv("SABOT_SECRET_KEY", KEY)
+    db = ["--database", postgres_url]
+    assert main(["tournament", "create", "--preset", "chemin-de-fer-freeze-out", "--name",
+                 "sigterm", "--set", "starting_chips=100000", *db]) == 0
+    for n in range(6):
+        assert main(["tournament", "register", "sigterm", f"bot-{n}", "--bot", *db]) == 0
+    assert main(["tournament", "start", "sigterm", *db]) == 0
+    capsys.readouterr()
+    ((before,),) = sql(postgres_url, "SELECT COUNT(*) FROM stored_events")
+    worker = Worker(tmp_path, "--broker", redis_url, "--pool", "solo", "--queue",
+                    f"sigterm-{uuid.uuid4().hex[:8]}", *db)
+    try:
+        worker.wait_for(lambda line: line["event"] == "director started")
+        deadline = time.monotonic() + 60
+        while sql(postgres_url, "SELECT COUNT(*) FROM stored_events")[0][0] < before + 200:
+            assert time.monotonic() < deadline, "the director never dealt"
+            time.sleep(0.2)
+        worker.stop()  # SIGTERM while it deals
+        assert worker.process.returncode == 0, worker.other[-20:]
+    finally:
+        worker.stop()
+    assert not [line for line in worker.lines if "no checkpoint written" in line["event"]]
+    assert [line for line in worker.lines if line["event"] == "director stopped"]  # not cut
+    covered_at_exit(postgres_url, capsys)
