@@ -8,9 +8,9 @@ Routes: `/health` and `/ready` (`api.routes_health`), the tables resource
 pages at `/` (`api.routes_page`), the printable results sheet at `/results`
 (`api.routes_sheet`), the sign-in slips and links (`api.routes_sign_in`); the OpenAPI
 document at `/schema/openapi.json`, rendered at `/schema` from files the app serves itself
-(`api.openapi_page`). Bodies are msgspec structs
-(`api.schemas`); every refusal is an RFC 9457 problem (`api.problems`); callers are known by
-bearer tokens kept hashed in the same database (`api.tokens`, `api.auth`). The database:
+(`api.openapi_page`). Bodies are msgspec structs (`api.schemas`), decoded bounded in size
+and depth (`api.bodies`); every refusal is an RFC 9457 problem (`api.problems`); callers are
+known by bearer tokens kept hashed in the same database (`api.tokens`, `api.auth`). The database:
 `database_url`, else `$SABOT_DATABASE_URL`, else the default. Every request has an id,
 answered in `X-Request-ID` and named in its log lines (`api.request_ids`).
 """
@@ -24,6 +24,7 @@ from litestar.datastructures import State
 
 from api.allow import allow_every_method
 from api.attempts import Attempts
+from api.bodies import BoundedRequest
 from api.deadlines import DeadlineClock
 from api.idempotency import Idempotency
 from api.live import channels_plugin, wake_through
@@ -116,6 +117,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
         on_shutdown=[revocations.close, live.close, service.effects.close, service.close,
                      disputes.close],
         request_max_body_size=MAX_BODY,
+        request_class=BoundedRequest,
         before_send=[allow_every_method, position_header],
         logging_config=None,  # the process's own (`sabot serve`: JSON); refusals log themselves
     )
