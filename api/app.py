@@ -63,6 +63,7 @@ from api.view_reader import ViewReader, position_header
 from infra.services.application import open_service
 from infra.services.tables import TableService
 from infra.services.tournaments import Tournaments
+from infra.settings import pin_tries
 from infra.store.notices import Listener
 from infra.store.outbox import CLOCKS
 
@@ -104,7 +105,8 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
                         sign_in_link, sign_in_pin, sign_out],
         plugins=[channels],
         state=State({"service": service, "tokens": tokens, "views": views,
-                     "sign_in_codes": SignInCodes(service.database, tokens),
+                     "sign_in_codes": SignInCodes(service.database, tokens, service.secret_key,
+                                                  pin_tries()),
                      "sign_in_tries": Attempts(limit=5, window=60.0),
                      "tournaments": Tournaments(service), "metrics": metered,
                      "live_readers": live,

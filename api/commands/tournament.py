@@ -61,6 +61,7 @@ from infra.services.preview import PACE, preview
 from infra.services.results import publish_results
 from infra.services.tables import TableService
 from infra.services.tournaments import Tournaments, tournament_id_of
+from infra.settings import pin_tries
 from projections.registry import VIEWS
 from projections.runner import Runner
 from projections.standings import tournament_standings
@@ -277,7 +278,8 @@ def _register(args: argparse.Namespace) -> int:
 
 def _sign_in(args: argparse.Namespace) -> int:
     service = _service(args)
-    codes = SignInCodes(service.service.database, TokenStore(service.service.database))
+    codes = SignInCodes(service.service.database, TokenStore(service.service.database),
+                        service.service.secret_key, pin_tries())
     made = make_slips(service, codes, args.id, None if args.all else args.player,
                       args.url.rstrip("/"))
     if args.qr is not None:

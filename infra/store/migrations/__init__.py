@@ -46,6 +46,7 @@ from infra.store.migrations import (
     v004_sign_in_codes,
     v005_command_senders,
     v006_outbox_by_command,
+    v007_sign_in_keyed,
 )
 
 
@@ -58,7 +59,7 @@ class Step(Protocol):
 
 STEPS: tuple[Step, ...] = (v001_initial, v002_token_generation, v003_partition_homes,
                           v004_sign_in_codes, v005_command_senders,
-                          v006_outbox_by_command)
+                          v006_outbox_by_command, v007_sign_in_keyed)
 LATEST = STEPS[-1].VERSION
 
 VERSION_TABLE = ("CREATE TABLE IF NOT EXISTS {schema_version} (version INTEGER PRIMARY KEY,"
