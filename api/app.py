@@ -26,7 +26,7 @@ from api.allow import allow_every_method
 from api.attempts import Attempts
 from api.bodies import BoundedRequest
 from api.deadlines import DeadlineClock
-from api.idempotency import Idempotency
+from api.idempotency import Idempotency, replayed_header
 from api.live import channels_plugin, wake_through
 from api.live_limits import LiveLimits
 from api.live_readers import LiveReaders
@@ -121,6 +121,7 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
         request_max_body_size=MAX_BODY,
         request_class=BoundedRequest,
         before_send=[allow_every_method, position_header],
+        after_request=replayed_header,
         logging_config=None,  # the process's own (`sabot serve`: JSON); refusals log themselves
     )
     app.asgi_handler = RequestIds(app.asgi_handler)  # around routing: a 404 has its id too
