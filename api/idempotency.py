@@ -195,7 +195,8 @@ def _answered(row: Any, fingerprint: str, now: int) -> tuple[int, str] | None:
 
 def replayed_header(response: Response[Any]) -> Response[Any]:
     """A command log's answer for a command id seen before (no aggregate saved) says so."""
-    if isinstance(response.content, Recorded) and response.content.aggregate is None:
+    answer = getattr(response, "content", None)  # a file's response has none
+    if isinstance(answer, Recorded) and answer.aggregate is None:
         response.headers[REPLAYED] = "true"
     return response
 
