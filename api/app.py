@@ -8,9 +8,9 @@ Routes: `/health` and `/ready` (`api.routes_health`), the tables resource
 pages at `/` (`api.routes_page`), the printable results sheet at `/results`
 (`api.routes_sheet`), the sign-in slips and links (`api.routes_sign_in`); the OpenAPI
 document at `/schema/openapi.json`, rendered at `/schema` from files the app serves itself
-(`api.openapi_page`). Bodies are msgspec structs
-(`api.schemas`); every refusal is an RFC 9457 problem (`api.problems`); callers are known by
-bearer tokens kept hashed in the same database (`api.tokens`, `api.auth`). The database:
+(`api.openapi_page`). Bodies are msgspec structs (`api.schemas`), decoded bounded in size
+and depth (`api.bodies`); every refusal is an RFC 9457 problem (`api.problems`); callers are
+known by bearer tokens kept hashed in the same database (`api.tokens`, `api.auth`). The database:
 `database_url`, else `$SABOT_DATABASE_URL`, else the default. Every request has an id,
 answered in `X-Request-ID` and named in its log lines (`api.request_ids`).
 """
@@ -24,8 +24,9 @@ from litestar.datastructures import State
 
 from api.allow import allow_every_method
 from api.attempts import Attempts
+from api.bodies import BoundedRequest
 from api.deadlines import DeadlineClock
-from api.idempotency import Idempotency
+from api.idempotency import Idempotency, replayed_header
 from api.live import Heard, channels_plugin, wake_through
 from api.live_limits import LiveLimits
 from api.live_readers import LiveReaders
@@ -62,6 +63,7 @@ from api.view_reader import ViewReader, position_header
 from infra.services.application import open_service
 from infra.services.tables import TableService
 from infra.services.tournaments import Tournaments
+from infra.settings import pin_tries
 from infra.store.notices import Listener
 from infra.store.outbox import CLOCKS, Sweeper
 
@@ -105,7 +107,8 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
                         sign_in_link, sign_in_pin, sign_out],
         plugins=[channels],
         state=State({"service": service, "tokens": tokens, "views": views,
-                     "sign_in_codes": SignInCodes(service.database, tokens),
+                     "sign_in_codes": SignInCodes(service.database, tokens, service.secret_key,
+                                                  pin_tries()),
                      "sign_in_tries": Attempts(limit=5, window=60.0),
                      "tournaments": Tournaments(service), "metrics": metered,
                      "live_readers": live,
@@ -119,7 +122,9 @@ def create_app(database_url: str | None = None, *, service: TableService | None 
         on_shutdown=[revocations.close, heard.close, views.close, live.close, sweeper.close,
                      service.effects.close, service.close, disputes.close],
         request_max_body_size=MAX_BODY,
+        request_class=BoundedRequest,
         before_send=[allow_every_method, position_header],
+        after_request=replayed_header,
         logging_config=None,  # the process's own (`sabot serve`: JSON); refusals log themselves
     )
     app.asgi_handler = RequestIds(app.asgi_handler)  # around routing: a 404 has its id too

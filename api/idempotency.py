@@ -16,6 +16,10 @@ Answers are kept `KEEP_SECONDS` (24 hours), then forgotten (purged at most every
 ever. Without the header a body's own `command_id` keeps its older meaning: the command is
 applied once, and a retry answers what it recorded.
 
+The tournaments' routes take the key as their command's id and answer the command log's
+`Recorded`: `replayed_header` (the application's `after_request`) marks with
+`Idempotent-Replayed: true` such an answer given again for an id seen before.
+
 A request whose command the command log applies once by its id (a table command: its id is
 the key, `infra.store.command_log.claim_commands`) is not claimed beforehand (`run_applied_once`):
 the key's row is read (one statement), the command runs, and its answer is kept as the key's
@@ -46,6 +50,7 @@ import msgspec
 from litestar import Response
 
 from api.problems import ApiProblem
+from infra.services.tables import Recorded
 from infra.store.answers import KeptAnswer
 from infra.store.database import Database
 
@@ -186,6 +191,14 @@ def _answered(row: Any, fingerprint: str, now: int) -> tuple[int, str] | None:
                          "retry shortly", rule="idempotency-key-in-use",
                          field="Idempotency-Key", headers={"Retry-After": "1"})
     return None
+
+
+def replayed_header(response: Response[Any]) -> Response[Any]:
+    """A command log's answer for a command id seen before (no aggregate saved) says so."""
+    answer = getattr(response, "content", None)  # a file's response has none
+    if isinstance(answer, Recorded) and answer.aggregate is None:
+        response.headers[REPLAYED] = "true"
+    return response
 
 
 def _replayed(stored: tuple[int, str]) -> Response[bytes]:

@@ -29,8 +29,10 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get, post
+from litestar.connection import ASGIConnection
 from litestar.datastructures import Cookie, State
 from litestar.exceptions import ValidationException
+from litestar.handlers import BaseRouteHandler
 from litestar.params import JSONBody, PathParameter, QueryParameter
 from litestar.response import Redirect
 
@@ -130,14 +132,18 @@ async def sign_in_link(request: Request[Any, Any, State], code: Code) -> Respons
     return Redirect(page, status_code=303, cookies=[_cookie(request, signed_in.token)])
 
 
+def _count_try(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """A try counted before its body is decoded: a body refused still costs the address one."""
+    tries: Attempts = connection.app.state.sign_in_tries
+    tries.count(connection.client.host if connection.client else "unknown")
+
+
 @post("/sign-in/pin", status_code=200, tags=["sign-in"],
       summary="Sign this browser in with a player's name and slip PIN",
       responses=problems(400, 401, 422, 429),
-      exception_handlers={ValidationException: _invalid_body})
+      exception_handlers={ValidationException: _invalid_body}, guards=[_count_try])
 async def sign_in_pin(request: Request[Any, Any, State],
                       data: JSONBody[PinSignIn]) -> Response[Landing]:
-    tries: Attempts = request.app.state.sign_in_tries
-    tries.count(request.client.host if request.client else "unknown")
     try:
         signed_in = await blocking(_codes(request).redeem_pin, data.player, data.pin)
     except SignInRefused as refused:

@@ -23,7 +23,7 @@ from litestar import Request, post
 from litestar.datastructures import State
 
 from api.openapi import BEARER_OR_ANONYMOUS, LookAheadOperation, problems
-from api.problems import ApiProblem, decode_json, invalid
+from api.problems import ApiProblem, invalid
 from api.routes_tables import TableRef, blocking, grant_of
 from api.schemas import ActionView, LookAhead
 from api.tokens import Grant
@@ -86,7 +86,7 @@ def look_ahead(state: TableState, grant: Grant, ask: LookAhead) -> Tableau:
 async def table_tableau(request: Request[Any, Any, State], table: TableRef) -> Tableau:
     grant = await grant_of(request)
     try:
-        ask = msgspec.convert(decode_json(await request.body()), LookAhead)
+        ask = msgspec.convert(await request.json(), LookAhead)
     except msgspec.ValidationError as error:
         raise invalid(error) from None
     service: TableService = request.app.state.service

@@ -36,7 +36,7 @@ from api.openapi import (
     OpenTableOperation,
     problems,
 )
-from api.problems import ApiProblem, decode_json, invalid
+from api.problems import ApiProblem, invalid
 from api.schemas import OpenTable, Recorded, TableView
 from api.tokens import Grant, TokenStore
 from api.visibility import table_view, visible_events
@@ -181,7 +181,7 @@ class TablesController(Controller):
                          idempotency_key: IdempotencyKey) -> Recorded:
         grant = await grant_of(request)
         auth.may_open_tables(grant)
-        raw = decode_json(await request.body())
+        raw = await request.json()
 
         service = self._service(request)
 
@@ -223,7 +223,7 @@ class TablesController(Controller):
         grant = await grant_of(request)
         auth.require_writer(grant)
         table_id = table_id_of(table)
-        raw = decode_json(await request.body())
+        raw = await request.json()
 
         service = self._service(request)
 

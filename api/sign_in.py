@@ -4,14 +4,18 @@ for a token.
 The organiser makes a slip for a registered player (or for every player at once): a link
 `/sign-in?code=CODE` (22 URL-safe characters, 128 random bits), its QR code as SVG (`segno`)
 and a 6-digit PIN that the player types in the lobby with their name. The table
-`sign_in_codes` keeps only the SHA-256 of the code and of the player's name with the PIN, the
-player, the tournament and the times.
+`sign_in_codes` keeps only the HMAC-SHA-256, under the installation's secret key
+(`infra.settings`), of the code and of the player's name with the PIN, the player, the
+tournament and the times: a copy of the database without the key recovers no PIN (a million
+PINs are tried in a second against a bare hash).
 
 A slip is single-use and short-lived: it signs in once (the link or the PIN, whichever comes
 first), within `CODE_LIFETIME` of being made; a new slip for the same player revokes the
-earlier ones. Redeeming a slip issues a player token (`api.tokens`: kept hashed, listed and
-revoked like any token) that lives `SESSION_LIFETIME`, carried by the browser in the HttpOnly
-cookie `api.auth.SESSION_COOKIE`.
+earlier ones. A wrong PIN typed with a player's name counts against that player's live slips;
+at `pin_tries` (`SABOT_PIN_TRIES`, 5) a slip is locked, its PIN and link refused, until the
+organiser makes a new one. Redeeming a slip issues a player token (`api.tokens`: kept hashed,
+listed and revoked like any token) that lives `SESSION_LIFETIME`, carried by the browser in
+the HttpOnly cookie `api.auth.SESSION_COOKIE`.
 
 A croupier's slip is the same for one table of the tournament: it is made for the official
 `@croupier/TABLE` (what the slip's row names instead of a player: no player's id starts with
@@ -24,6 +28,7 @@ hash), never the code, the PIN or the token.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import io
 import logging
 import secrets
@@ -41,6 +46,7 @@ from domain.errors import NotFound
 from domain.table.aggregate import Table
 from domain.tournament.entrants import Status
 from infra.services.tournaments import Tournaments, tournament_id_of
+from infra.settings import DEFAULT_PIN_TRIES
 from infra.store.database import Database
 
 CODE_LIFETIME = timedelta(hours=12)  # slips printed in the afternoon serve the evening
@@ -58,6 +64,7 @@ class Refusal(StrEnum):
     USED = "sign-in-used"
     EXPIRED = "sign-in-expired"
     REVOKED = "sign-in-revoked"
+    LOCKED = "sign-in-locked"
 
 
 WORDS = {
@@ -67,6 +74,8 @@ WORDS = {
     Refusal.EXPIRED: "This sign-in slip has expired. Ask the organiser for a new one.",
     Refusal.REVOKED: "This sign-in slip was withdrawn: a newer slip was made for this player. "
                      "Ask the organiser for it.",
+    Refusal.LOCKED: "This sign-in slip is locked: too many wrong PINs were typed for this "
+                    "player. Ask the organiser for a new slip.",
 }
 
 
@@ -111,14 +120,6 @@ class SignedIn(msgspec.Struct, frozen=True):
     token: str
 
 
-def _hash(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def pin_hash(player: str, pin: str) -> str:
-    return _hash(f"pin\0{player}\0{pin.strip()}")
-
-
 def qr_svg(link: str) -> str:
     """The link's QR code, as an SVG element (no XML declaration: it goes inside a page)."""
     out = io.BytesIO()
@@ -130,9 +131,18 @@ def qr_svg(link: str) -> str:
 class SignInCodes:
     """The `sign_in_codes` table of one database, and the tokens the slips are exchanged for."""
 
-    def __init__(self, database: Database, tokens: TokenStore) -> None:
+    def __init__(self, database: Database, tokens: TokenStore, key: bytes,
+                 pin_tries: int = DEFAULT_PIN_TRIES) -> None:
         self.database = database
         self.tokens = tokens
+        self._key = key
+        self.pin_tries = pin_tries
+
+    def _hash(self, text: str) -> str:
+        return hmac.new(self._key, text.encode(), hashlib.sha256).hexdigest()
+
+    def pin_hash(self, player: str, pin: str) -> str:
+        return self._hash(f"pin\0{player}\0{pin.strip()}")
 
     def issue(self, tournament: str, player: str,
               lifetime: timedelta = CODE_LIFETIME) -> tuple[str, str, datetime]:
@@ -149,27 +159,38 @@ class SignInCodes:
             self.database.execute(
                 cursor, "INSERT INTO {sign_in_codes} (code_hash, pin_hash, player, tournament,"
                 " created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (_hash(code), pin_hash(player, pin), player, tournament, now.isoformat(),
+                (self._hash(code), self.pin_hash(player, pin), player, tournament, now.isoformat(),
                  expires.isoformat()))
         log.info("sign-in slip made", extra={"player": player, "tournament": tournament,
-                                            "slip": _hash(code)[:ID_DIGITS]})
+                                            "slip": self._hash(code)[:ID_DIGITS]})
         return code, pin, expires
 
     def redeem_code(self, code: str) -> SignedIn:
-        return self._redeem("code_hash = ?", _hash(code.strip()))
+        return self._redeem("code_hash = ?", self._hash(code.strip()))
 
     def redeem_pin(self, player: str, pin: str) -> SignedIn:
-        return self._redeem("pin_hash = ?", pin_hash(player.strip(), pin))
+        player = player.strip()
+        try:
+            return self._redeem("pin_hash = ?", self.pin_hash(player, pin))
+        except SignInRefused as refused:
+            if refused.refusal is Refusal.UNKNOWN:  # a wrong PIN: counted against the slips
+                with self.database.transaction(write=True) as cursor:
+                    self.database.execute(
+                        cursor, "UPDATE {sign_in_codes} SET failed_pins = failed_pins + 1"
+                        " WHERE player = ? AND used_at IS NULL AND revoked_at IS NULL",
+                        (player,))
+            raise
 
     def _redeem(self, where: str, value: str) -> SignedIn:
         """Mark the newest slip matching as used, or refuse it; a player token when used."""
         now = _now()
         with self.database.transaction(write=True) as cursor:
             row: Any = self.database.execute(
-                cursor, "SELECT code_hash, player, tournament, expires_at, used_at, revoked_at"
+                cursor, "SELECT code_hash, player, tournament, expires_at, used_at, revoked_at,"
+                " failed_pins"
                 f" FROM {{sign_in_codes}} WHERE {where} ORDER BY created_at DESC LIMIT 1",
                 (value,)).fetchone()
-            refusal = _refusal(row, now)
+            refusal = _refusal(row, now, self.pin_tries)
             if refusal is None and not self.database.execute(  # a concurrent use won: used
                     cursor, "UPDATE {sign_in_codes} SET used_at = ? WHERE code_hash = ?"
                     " AND used_at IS NULL RETURNING code_hash",
@@ -252,13 +273,15 @@ def landing(service: Tournaments, signed_in: SignedIn) -> str:
     return "/"
 
 
-def _refusal(row: Any, now: datetime) -> Refusal | None:
+def _refusal(row: Any, now: datetime, pin_tries: int) -> Refusal | None:
     if row is None:
         return Refusal.UNKNOWN
     if row["used_at"] is not None:
         return Refusal.USED
     if row["revoked_at"] is not None:
         return Refusal.REVOKED
+    if row["failed_pins"] >= pin_tries:
+        return Refusal.LOCKED
     if datetime.fromisoformat(str(row["expires_at"])) <= now:
         return Refusal.EXPIRED
     return None

@@ -7,12 +7,17 @@ that build commands in code.
 
 `MAX_CHIPS` (10^12) keeps every sum a table or a tournament makes (a thousand players' chips,
 a tie paid 100 to 1) far inside 2^53, where JSON numbers, SQL `BIGINT` and msgpack stay exact.
-A name is 1 to `MAX_NAME` printable characters: no control character, no NUL, no line break;
-a name people give (a tournament's, a player's) is trimmed first (`trimmed_name`).
+A name is 1 to `MAX_NAME` printable characters: no control character, no NUL, no line break,
+no `/` (it would break the path of a slip's or a table's route); a name people give (a
+tournament's, a player's) is trimmed and NFC-normalised first (`trimmed_name`: `émile` typed
+precomposed or decomposed is one name). Two names are the same one when their NFKC case folds
+match (`name_key`: `Ann`, `ANN` and the fullwidth `ａnn`), which `taken_by` checks.
 """
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Iterable
 from typing import Annotated
 
 import msgspec
@@ -49,7 +54,15 @@ def is_name(text: str) -> bool:
     return 0 < len(text) <= MAX_NAME and text.isprintable()
 
 
+FORBIDDEN = "/"
+"""Printable, yet breaks a route's path (`/tournaments/{t}/players/{name}/sign-in`)."""
+
+
 def check_name(text: str, what: str = "name") -> str:
+    bad = sorted({c for c in text if c in FORBIDDEN or not c.isprintable()})
+    if bad:
+        named = ", ".join(repr(c) if c.isprintable() else f"U+{ord(c):04X}" for c in bad)
+        raise RuleViolation(f"a {what} may not contain {named}", rule="name-invalid")
     if not is_name(text):
         raise RuleViolation(f"a {what} is 1 to {MAX_NAME} printable characters",
                             rule="name-invalid")
@@ -57,9 +70,21 @@ def check_name(text: str, what: str = "name") -> str:
 
 
 def trimmed_name(text: str, what: str = "name") -> str:
-    """A name as people type it: without the spaces around it, then 1 to `MAX_NAME`
-    printable characters."""
-    return check_name(text.strip(), what)
+    """A name as people type it: without the spaces around it, NFC-normalised, then 1 to
+    `MAX_NAME` printable characters without `/`."""
+    return check_name(unicodedata.normalize("NFC", text.strip()), what)
+
+
+def name_key(name: str) -> str:
+    """What two names must differ in to be two: their NFKC case fold (case and width
+    ignored, compatibility characters folded)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+def taken_by(name: str, names: Iterable[str]) -> str | None:
+    """The one of `names`, other than `name` itself, that is the same name as `name`."""
+    key = name_key(name)
+    return next((n for n in names if n != name and name_key(n) == key), None)
 
 
 def check_announcement(text: str) -> str:

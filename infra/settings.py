@@ -14,6 +14,7 @@
 | `SABOT_LIVE_PER_ADDRESS` | 20: live event streams (SSE) one client address may hold open |
 | `SABOT_LIVE_TOTAL`    | 2000: live event streams an API process holds open in all |
 | `SABOT_WITNESSES`     | none: `URL VKEY`, comma-separated: witnesses checkpoints go to |
+| `SABOT_PIN_TRIES`     | 5: wrong PINs that lock a sign-in slip until a new one is made |
 
 The secret key seals shoe seeds (see `infra.store.vault`): losing it makes sealed seeds unreadable,
 leaking it makes them readable before their reveal. A generated key file is created with mode
@@ -168,6 +169,15 @@ def witnesses(environ: Mapping[str, str] | None = None) -> list[tuple[str, str]]
                                 f"or https URL, a space, a verifier key), not {entry!r}")
         pairs.append((parts[0], parts[1]))
     return pairs
+
+
+# --- sign-in slips and the proxy in front (issue 35) ---
+DEFAULT_PIN_TRIES = 5
+
+
+def pin_tries(environ: Mapping[str, str] | None = None) -> int:
+    """Wrong PINs a sign-in slip takes before it is locked (`SABOT_PIN_TRIES`)."""
+    return _count("SABOT_PIN_TRIES", DEFAULT_PIN_TRIES, environ)
 
 
 def _count(name: str, default: int, environ: Mapping[str, str] | None) -> int:

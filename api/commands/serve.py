@@ -9,6 +9,13 @@ It logs JSON lines to standard error (`workers.logging`): uvicorn's own lines, a
 `http.request` line a request with its request id (`api.request_ids`) in place of uvicorn's
 access log.
 
+Behind a reverse proxy, `--forwarded-allow-ips` (else `$SABOT_FORWARDED_ALLOW_IPS`: the
+proxy's addresses, comma-separated, `*` for any) has uvicorn take the client's address from
+the proxy's `X-Forwarded-For` and the scheme from `X-Forwarded-Proto`, so that the PIN tries and
+the live-stream bounds count each client, and the session cookie is `Secure` when the client
+came over TLS; with none, those headers are ignored (a client could name any address).
+`--ssl-certfile` and `--ssl-keyfile` serve TLS directly, without a proxy.
+
 Before anything starts, the store and the broker must answer and the address must be free:
 otherwise one line names what is wrong, and the exit code is 2. Once the address is taken, it
 prints (on standard output) the address to open in a browser and the organiser console's.
@@ -24,6 +31,7 @@ from contextlib import nullcontext
 from api.commands import SUMMARIES
 from api.commands._common import add_database, port
 from api.commands.worker import running_worker
+from infra.errors import SettingsError
 from infra.settings import HOME, absolute_database_url, resolve_database_url
 from infra.store.installation import PUBLIC_URL, record
 
@@ -40,6 +48,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                              "(default: $SABOT_BROKER_URL; in memory when none)")
     parser.add_argument("--no-worker", dest="worker", action="store_false",
                         help="do not start the embedded worker and director")
+    parser.add_argument("--forwarded-allow-ips", metavar="IPS",
+                        default=os.environ.get("SABOT_FORWARDED_ALLOW_IPS", ""),
+                        help="the reverse proxy's addresses, comma-separated, whose "
+                             "X-Forwarded-For/-Proto are believed (default: "
+                             "$SABOT_FORWARDED_ALLOW_IPS; none)")
+    parser.add_argument("--ssl-certfile", metavar="PEM", help="serve TLS with this certificate")
+    parser.add_argument("--ssl-keyfile", metavar="PEM", help="the certificate's private key")
     add_database(parser)
     parser.set_defaults(handler=run)
 
@@ -52,15 +67,21 @@ def run(args: argparse.Namespace) -> int:
     from workers.logging import configure_logging
 
     configure_logging()
+    tls = tls_files(args.ssl_certfile, args.ssl_keyfile)
     broker = args.broker if args.broker is not None else os.environ.get("SABOT_BROKER_URL", "")
     check_broker(broker)
     listening = listen(args.host, args.port)
     app = create_app(args.database, broker_url=args.broker)
+    scheme = "https" if tls else "http"
     record(app.state["service"].database, PUBLIC_URL,
-           os.environ.get("SABOT_PUBLIC_URL") or base_url(args.host, args.port))
-    print(addresses(args.host, args.port), flush=True)
+           os.environ.get("SABOT_PUBLIC_URL") or base_url(args.host, args.port, scheme))
+    print(addresses(args.host, args.port, scheme), flush=True)
     database = absolute_database_url(resolve_database_url(args.database))
-    config = uvicorn.Config(app, log_level="info", proxy_headers=False, log_config=None,
+    proxies = args.forwarded_allow_ips.strip()
+    config = uvicorn.Config(app, log_level="info", proxy_headers=bool(proxies),
+                            forwarded_allow_ips=proxies or None, log_config=None,
+                            ssl_certfile=tls[0] if tls else None,
+                            ssl_keyfile=tls[1] if tls else None,
                             access_log=False,  # api.request_ids logs each request
                             timeout_graceful_shutdown=5)  # live streams never end
     with running_worker("", database, HOME / "serve-worker.log") if args.worker and not broker \
@@ -69,20 +90,32 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def addresses(host: str, number: int) -> str:
+def tls_files(certfile: str | None, keyfile: str | None) -> tuple[str, str] | None:
+    """Both TLS files, readable, or neither; else one line naming what is wrong."""
+    if certfile is None and keyfile is None:
+        return None
+    if certfile is None or keyfile is None:
+        raise SettingsError("--ssl-certfile and --ssl-keyfile go together: give both")
+    for name, path in (("--ssl-certfile", certfile), ("--ssl-keyfile", keyfile)):
+        if not os.access(path, os.R_OK):
+            raise SettingsError(f"{name} {path}: no such readable file")
+    return certfile, keyfile
+
+
+def addresses(host: str, number: int, scheme: str = "http") -> str:
     """What to open: the lobby and big screens, and the organiser's console. On every
     interface (`0.0.0.0`, `::`), this machine's own address; other machines use its name."""
-    base = base_url(host, number)
-    note = (f" (on this machine; from another, http://{socket.gethostname()}:{number}/)"
+    base = base_url(host, number, scheme)
+    note = (f" (on this machine; from another, {scheme}://{socket.gethostname()}:{number}/)"
             if host in EVERYWHERE else "")
     return (f"sabot serve: open {base}/{note}\n"
             f"sabot serve: the organiser console is {base}/organiser")
 
 
-def base_url(host: str, number: int) -> str:
+def base_url(host: str, number: int, scheme: str = "http") -> str:
     """The address this machine opens `serve` at (on every interface: its loopback)."""
     shown = "127.0.0.1" if host in EVERYWHERE else f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{number}"
+    return f"{scheme}://{shown}:{number}"
 
 
 def listen(host: str, number: int) -> socket.socket:

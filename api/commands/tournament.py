@@ -62,6 +62,7 @@ from infra.services.preview import PACE, preview
 from infra.services.results import publish_results
 from infra.services.tables import TableService
 from infra.services.tournaments import Tournaments, tournament_id_of
+from infra.settings import pin_tries
 from infra.store.installation import PUBLIC_URL, recorded
 from projections.registry import VIEWS
 from projections.runner import Runner
@@ -287,7 +288,8 @@ def _register(args: argparse.Namespace) -> int:
 
 def _sign_in(args: argparse.Namespace) -> int:
     service = _service(args)
-    codes = SignInCodes(service.service.database, TokenStore(service.service.database))
+    codes = SignInCodes(service.service.database, TokenStore(service.service.database),
+                        service.service.secret_key, pin_tries())
     url = args.url or os.environ.get("SABOT_PUBLIC_URL") or recorded(
         service.service.database, PUBLIC_URL) or DEFAULT_URL
     made = make_slips(service, codes, args.id, None if args.all else args.player,

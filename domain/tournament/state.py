@@ -35,7 +35,7 @@ import msgspec
 from domain.errors import NotFound, OutOfTurn, RuleViolation
 from domain.game.coup import Outcome
 from domain.game.payouts import Bet, Spot, house_bets
-from domain.limits import check_announcement, trimmed_name
+from domain.limits import check_announcement, taken_by, trimmed_name
 from domain.tournament import balancing, prizes, seating, stages
 from domain.tournament.balancing import Move
 from domain.tournament.base import TournamentBase
@@ -76,11 +76,11 @@ class TournamentState(TournamentBase, kw_only=True):
 
     def new_name(self, player: str) -> str:
         """A name given at registration, trimmed: 1 to 100 printable characters, and no
-        other entrant's but for case (`Chloe` beside `chloe` is refused; `chloe` again is
-        chloe, a re-entry)."""
+        other entrant's but for case or width (`Chloe` or `ｃhloe` beside `chloe` is refused;
+        `chloe` again is chloe, a re-entry)."""
         name = trimmed_name(player, "player's name")
-        taken = next((p for p in self.entrants if p.casefold() == name.casefold()), name)
-        if taken != name:
+        taken = taken_by(name, self.entrants)
+        if taken is not None:
             raise RuleViolation(f"{name!r} is taken: {taken} is registered",
                                 rule="name-taken")
         return name

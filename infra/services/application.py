@@ -215,9 +215,15 @@ class SabotApplication(Application[UUID]):
     def vault(self) -> SeedVault:
         """The shoe-seed vault of this database (its key from the settings unless given)."""
         if self._vault is None:
-            key = self._secret_key or load_settings(database_url=self.database_url).secret_key
-            self._vault = SeedVault(self.database, key)
+            self._vault = SeedVault(self.database, self.secret_key)
         return self._vault
+
+    @property
+    def secret_key(self) -> bytes:
+        """The installation's secret key: the one given, else the settings' (seeds, slips)."""
+        if self._secret_key is None:
+            self._secret_key = load_settings(database_url=self.database_url).secret_key
+        return self._secret_key
 
 
 App = TypeVar("App", bound=SabotApplication)

@@ -50,7 +50,7 @@ from domain.actors import ORGANISER
 from domain.bots import playable
 from domain.errors import OutOfTurn, RuleViolation
 from domain.game.shoe import commitment
-from domain.limits import trimmed_name
+from domain.limits import taken_by, trimmed_name
 from domain.table import commands as c
 from domain.table.aggregate import Table
 from domain.table.defaults import clock_default
@@ -176,6 +176,10 @@ class Tournaments:
             return tournament_id
         if self.service.events_of(tournament_id, lte=1):
             raise RuleViolation(f"a tournament named {name!r} exists", rule="tournament-exists")
+        taken = taken_by(name, (state.name for _, state in self.listed(everything=True)))
+        if taken is not None:
+            raise RuleViolation(f"{name!r} is taken: a tournament named {taken!r} exists",
+                                rule="tournament-exists")
         master = hashlib.sha256(seed).digest() if seed is not None else secrets.token_bytes(32)
         tournament = Tournament(name=name, settings=settings.check(), actor=actor,
                                 command_id=command_id, master=commitment(master))

@@ -122,3 +122,18 @@ def test_33_clients_on_one_table_queue_instead_of_failing(api: Api, game: Game) 
     assert api.events() == before + clients * each
     alice = next(s for s in game.view(None)["seats"] if s["player"] == "alice")
     assert alice["chips"] == 500 + clients * each
+
+
+def test_an_announcement_replayed_with_its_key_says_so(api: Api) -> None:
+    organiser = api.token(Role.ORGANISER)
+    made = api.call("POST", "/tournaments", organiser,
+                    json={"name": "replays", "preset": "punto-banco-heats"})
+    assert made.status_code == 201, made.text
+    key = {"Idempotency-Key": "announce-1"}
+    first = api.call("POST", "/tournaments/replays/announcements", organiser,
+                     json={"text": "doors at eight"}, headers=key)
+    assert first.status_code == 201 and REPLAYED not in first.headers, first.text
+    again = api.call("POST", "/tournaments/replays/announcements", organiser,
+                     json={"text": "doors at eight"}, headers=key)
+    assert again.status_code == 201 and again.headers[REPLAYED] == "true", again.headers
+    assert again.json()["version"] == first.json()["version"]

@@ -134,7 +134,7 @@ def test_a_player_types_name_and_pin_in_the_lobby_and_an_expired_link_says_so(
     expect(lobby).to_have_url(re.compile(r"/player\?table="), timeout=WAIT_MS)
     expect(lobby.locator("#name")).to_contain_text("· cat", timeout=WAIT_MS)
 
-    codes = SignInCodes(api.service.database, api.store)
+    codes = SignInCodes(api.service.database, api.store, api.service.secret_key)
     code, _, _ = codes.issue(api.call("GET", "/tournaments/friday").json()["id"], "dan",
                              timedelta(seconds=1))
     time.sleep(1.1)

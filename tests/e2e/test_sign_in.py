@@ -6,6 +6,8 @@ token; a PIN with the name does what the link does, a few tries a minute per add
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -17,9 +19,9 @@ import httpx
 import pytest
 
 from api.cli import main
-from api.sign_in import SignInCodes, SignInRefused
+from api.sign_in import Refusal, SignInCodes, SignInRefused
 from api.tokens import Role
-from tests.e2e.test_api import Api
+from tests.e2e.test_api import KEY, Api
 
 pytestmark = pytest.mark.postgres
 
@@ -116,7 +118,7 @@ def test_a_link_signs_its_player_in_once_by_a_cookie_the_api_takes(api: Api) -> 
 
 def test_an_expired_withdrawn_or_unknown_code_is_a_page_saying_so(api: Api) -> None:
     organiser = a_tournament(api)
-    codes = SignInCodes(api.service.database, api.store)
+    codes = SignInCodes(api.service.database, api.store, api.service.secret_key)
     tournament_id = api.call("GET", "/tournaments/friday").json()["id"]
     code, _, _ = codes.issue(tournament_id, "ben", timedelta(seconds=1))
     time.sleep(1.1)
@@ -167,7 +169,9 @@ def test_sign_out_revokes_the_cookie_s_token(api: Api) -> None:
 
 
 def test_the_cli_makes_slips(api: Api, postgres_url: str, tmp_path: Path,
-                             capsys: pytest.CaptureFixture[str]) -> None:
+                             capsys: pytest.CaptureFixture[str],
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SABOT_SECRET_KEY", KEY.hex())  # the installation's key: the server's
     a_tournament(api)
     db = ["--database", postgres_url]
     assert main(["tournament", "sign-in", "friday", "--all", "--url", "http://room:8000",
@@ -191,7 +195,7 @@ def test_a_code_redeemed_twice_at_once_signs_in_once(api: Api) -> None:
     """Eight browsers open the same link together: one is signed in, the others are told the
     slip was used (the use is one conditional update, not a read then a write)."""
     a_tournament(api)
-    codes = SignInCodes(api.service.database, api.store)
+    codes = SignInCodes(api.service.database, api.store, api.service.secret_key)
     code, _, _ = codes.issue(api.call("GET", "/tournaments/friday").json()["id"], "ann")
 
     def redeem(_: int) -> str:
@@ -204,3 +208,36 @@ def test_a_code_redeemed_twice_at_once_signs_in_once(api: Api) -> None:
         outcomes = sorted(pool.map(redeem, range(8)))
     assert outcomes == ["ann"] + ["sign-in-used"] * 7
     assert len([t for t in api.store.issued() if t.grant.player == "ann"]) == 1
+
+
+def test_a_copy_of_the_database_alone_recovers_no_pin(api: Api) -> None:
+    """The stored PIN is keyed: the million PINs, hashed as the database alone allows (bare
+    SHA-256, or HMAC under any key but the installation's), match none."""
+    organiser = a_tournament(api)
+    made = slip(api, organiser, "dan")
+    database = api.service.database
+    with database.transaction(write=False) as cursor:
+        stored = str(database.execute(
+            cursor, "SELECT pin_hash FROM {sign_in_codes} WHERE player = ? AND used_at IS NULL"
+            " AND revoked_at IS NULL", ("dan",)).fetchone()["pin_hash"])
+    guesses = (f"pin\0dan\0{n:06d}".encode() for n in range(10 ** 6))
+    assert not any(hashlib.sha256(g).hexdigest() == stored for g in guesses)
+    assert hmac.new(KEY, f"pin\0dan\0{made['pin']}".encode(), "sha256").hexdigest() == stored
+
+
+def test_six_wrong_pins_lock_the_slip_until_a_new_one(api: Api) -> None:
+    """Wrong PINs from several addresses (each under its own rate limit) count against the
+    slip; after the fifth the right PIN and the link are refused as locked."""
+    organiser = a_tournament(api)
+    made = slip(api, organiser, "dan")
+    codes = SignInCodes(api.service.database, api.store, api.service.secret_key)
+    for n in range(6):  # as if from six addresses: the slips' own count, not the address's
+        with pytest.raises(SignInRefused) as wrong:
+            codes.redeem_pin("dan", f"{n:06d}" if f"{n:06d}" != made["pin"] else "999999")
+        assert wrong.value.refusal in (Refusal.UNKNOWN, Refusal.LOCKED)
+    locked = api.call("POST", "/sign-in/pin", json={"player": "dan", "pin": made["pin"]})
+    assert (locked.status_code, locked.json()["rule"]) == (401, "sign-in-locked"), locked.text
+    assert "locked" in open_link(made["link"]).text
+    fresh = slip(api, organiser, "dan")  # the organiser's new slip
+    right = api.call("POST", "/sign-in/pin", json={"player": "dan", "pin": fresh["pin"]})
+    assert right.status_code == 200, right.text

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from domain.errors import RuleViolation
-from domain.limits import trimmed_name
+from domain.limits import name_key, taken_by, trimmed_name
 from domain.tournament.commands import RegisterPlayer
 from tests.unit.test_tournament import execute, org, refused, registered
 
@@ -29,3 +29,28 @@ def test_a_player_registers_under_the_trimmed_name_unique_whatever_the_case() ->
                                       (" chloe", "already-registered")]):
         refused(tournament, lambda name=name, n=n: execute(
             tournament, RegisterPlayer(player=name, **org(f"bad-{n}"))), RuleViolation, rule)
+
+
+def test_a_name_is_nfc_and_a_slash_or_a_control_character_is_named() -> None:
+    decomposed = "e\u0301mile"
+    assert trimmed_name(decomposed) == "\u00e9mile"
+    for bad, named in (("a/b", "'/'"), ("bell\x07", "U+0007"), ("a/b\x1b", "U+001B, '/'")):
+        with pytest.raises(RuleViolation) as caught:
+            trimmed_name(bad, "player's name")
+        assert caught.value.message == f"a player's name may not contain {named}"
+
+
+def test_names_differing_in_form_case_or_width_are_one_name() -> None:
+    assert name_key("\uff41nn") == name_key("ANN") == name_key("ann")
+    assert taken_by("FRIDAY-EVE", ["friday-eve", "other"]) == "friday-eve"
+    assert taken_by("ann", ["ann"]) is None  # itself: a re-entry, not another's
+    tournament = registered(4)
+    execute(tournament, RegisterPlayer(player="\u00e9mile", **org("emile")))
+    execute(tournament, RegisterPlayer(player="ann", **org("ann")))
+    for n, (name, rule) in enumerate([("e\u0301mile", "already-registered"),
+                                      ("\u00c9MILE", "name-taken"),
+                                      ("\uff41nn", "name-taken")]):
+        refused(tournament, lambda name=name, n=n: execute(
+            tournament, RegisterPlayer(player=name, **org(f"same-{n}"))), RuleViolation, rule)
+    assert [p for p in tournament.state.entrants if not p.startswith("p0")] == [
+        "\u00e9mile", "ann"]
