@@ -12,14 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from api.cli import main
 from api.tokens import Role
 from infra.store.checkpoints import write_checkpoint
-from tests.conftest import IN_CI
 from tests.e2e.test_api import Api, api
-from tests.e2e.test_page import ARGS, CHROMIUM, OVERFLOW
+from tests.e2e.test_page import OVERFLOW
+from tests.e2e.test_page_sign_in import PHONE, chromium  # noqa: F401 - the browser fixture
 from tests.e2e.test_receipts_api import (
     BETS,
     cosign,
@@ -32,29 +32,12 @@ __all__ = ["api"]  # the fixture this module uses
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 KEPT = "() => (JSON.parse(localStorage.getItem('sabot.receipts.alice')) || {})"
 CHECK_MS = 20000  # three receipts' proofs and shoes, checked by the phone's own WebCrypto
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        message = f"{CHROMIUM} is missing (`make browser` installs it as root)"
-        if IN_CI:
-            pytest.fail(f"{message}, and CI=true forbids skipping")
-        pytest.skip(message)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                             args=ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
 @pytest.fixture
-def phone(chromium: Browser) -> Iterator[BrowserContext]:
+def phone(chromium: Browser) -> Iterator[BrowserContext]:  # noqa: F811
     """A phone of its own: its local storage kept from one visit to the next."""
     context = chromium.new_context(**PHONE)
     try:

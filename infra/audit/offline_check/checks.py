@@ -349,16 +349,24 @@ def check_dossier(doc: Any, trusted: Sequence[bytes] = (),
                           "equal to its signed bytes")
     _check_tlog_proofs(report, record, doc, witnesses)
     _complete(report, events, coup)
+    check_shoe_and_points(report, doc, shoes, seen, coup, "dossier")
+    return report
+
+
+def check_shoe_and_points(report: Report, doc: dict[str, Any], shoes: _Shoes,
+                          seen: Sequence[tuple[str, str, dict[str, Any]]], coup: Any,
+                          what: str) -> None:
+    """The document's shoe summary is what its events record, the revealed seed re-deals its
+    cards, and the coup's points follow from them (a dossier's, a receipt's)."""
     summary = {k: v for k, v in (shoes.tailles[-1] if shoes.tailles else {}).items()
-               if k not in ("physical",)}
+               if k != "physical"}
     if doc.get("shoe") != summary:
-        report.fail("the dossier's shoe summary is not what its events record")
+        report.fail(f"the {what}'s shoe summary is not what its events record")
     cards = shoes.redeal()
     if cards:
         report.checked.append(f"{cards} cards re-dealt from the revealed seed (sabot-shoe-v1)")
     if check_points(report, seen):
         report.checked.append(f"coup {coup}'s points follow from its cards")
-    return report
 
 
 def _complete(report: Report, events: list[dict[str, Any]], coup: Any) -> None:

@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from .checks import TABLE_NAMESPACE, TABLE_TOPIC, Report, _Record, _Shoes, check_points
+from .checks import TABLE_NAMESPACE, TABLE_TOPIC, Report, _Record, _Shoes, check_shoe_and_points
 from .note import NoteError, read_note
 from .record import hex_bytes, key_id
 
@@ -143,15 +143,7 @@ def check_receipt(doc: Any, trusted: Sequence[bytes] = (),
     said = doc.get("mine")
     for difference in _differences(said if isinstance(said, dict) else {}, mine(own)):
         report.fail(f"{player}'s part in coup {coup}: {difference}")
-    summary = {k: v for k, v in (shoes.tailles[-1] if shoes.tailles else {}).items()
-               if k != "physical"}
-    if doc.get("shoe") != summary:
-        report.fail("the receipt's shoe summary is not what its events record")
-    cards = shoes.redeal()
-    if cards:
-        report.checked.append(f"{cards} cards re-dealt from the revealed seed (sabot-shoe-v1)")
-    if check_points(report, seen):
-        report.checked.append(f"coup {coup}'s points follow from its cards")
+    check_shoe_and_points(report, doc, shoes, seen, coup, "receipt")
     return report
 
 
