@@ -16,12 +16,12 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from api.cli import main
 from api.tokens import Role
-from infra.store.checkpoints import write_checkpoint
 from tests.e2e.test_api import Api, api
 from tests.e2e.test_page import OVERFLOW
 from tests.e2e.test_page_sign_in import PHONE, chromium  # noqa: F401 - the browser fixture
 from tests.e2e.test_receipts_api import (
     BETS,
+    anchored,
     cosign,
     edited,
     play_coups,
@@ -65,7 +65,7 @@ def receipt(page: Page, coup: int) -> str:
 def test_every_receipt_checks_on_the_phone_offline_and_a_rewrite_is_named(
         api: Api, phone: BrowserContext, postgres_url: str, tmp_path: Path) -> None:
     play_coups(api)
-    assert write_checkpoint(api.service) is not None
+    anchored(api.service)
     cosign(postgres_url, tmp_path)
     token = api.token(Role.PLAYER, player="alice")
     page = visit(api, phone, token)

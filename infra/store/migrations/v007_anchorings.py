@@ -15,8 +15,9 @@ VERSION = 7
 TITLE = "the anchoring each writing process reports, read by /ready, /metrics and audit status"
 
 
+# IF NOT EXISTS: the tests that rebuild an older store drop only the tables they know.
 def apply(database: Database, cursor: Any) -> None:
     database.execute(
-        cursor, "CREATE TABLE {anchorings} (process TEXT NOT NULL, store TEXT NOT NULL,"
-        " failures BIGINT NOT NULL, failing TEXT, age DOUBLE PRECISION,"
+        cursor, "CREATE TABLE IF NOT EXISTS {anchorings} (process TEXT NOT NULL,"
+        " store TEXT NOT NULL, failures BIGINT NOT NULL, failing TEXT, age DOUBLE PRECISION,"
         " reported_ms BIGINT NOT NULL, PRIMARY KEY (process, store))")

@@ -14,6 +14,7 @@ VERSION = 8
 TITLE = "what the installation says of itself: the public URL sabot serve answers on"
 
 
+# IF NOT EXISTS: the tests that rebuild an older store drop only the tables they know.
 def apply(database: Database, cursor: Any) -> None:
-    database.execute(cursor, "CREATE TABLE {installation} (name TEXT PRIMARY KEY,"
+    database.execute(cursor, "CREATE TABLE IF NOT EXISTS {installation} (name TEXT PRIMARY KEY,"
                      " value TEXT NOT NULL)")
