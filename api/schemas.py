@@ -159,6 +159,10 @@ class TableView(msgspec.Struct, frozen=True, kw_only=True):
     coup: CoupView | None
     legal_actions: list[ActionView]  # none that puts chips on a coup once `round_over`
     round_over: bool = False  # its round's last coup played: no stake until the next round
+    # The milliseconds left on the clock the table runs (a turn to bet, a hand's decision, the
+    # shoe offered), as the server reckons them when it answers; None: no clock runs. A page
+    # counts down from it on its own clock, never comparing its wall clock with the server's.
+    clock_ms: int | None = None
 
 
 class Health(msgspec.Struct, frozen=True):

@@ -13,6 +13,7 @@ is never shown: it lives in the vault until its `ShoeSeedRevealed` event ends th
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 from collections import OrderedDict
 from typing import Any
@@ -33,6 +34,7 @@ from domain.game.settings import Burn
 from domain.table.aggregate import Table
 from domain.table.room import FREE_ROOM, Room, round_over, round_play
 from domain.table.state import Action, TableState
+from infra.store.outbox import CLOCKS, follow_ups
 
 
 def sees_face_down(state: TableState, grant: Grant, coup: int, side: Side) -> bool:
@@ -84,7 +86,18 @@ def table_view(table: Table, grant: Grant, room: Room = FREE_ROOM) -> TableView:
         bets=list(s.bets), stakes=list(s.stakes),
         banco_calls=list(s.banco_calls), shoe=shoe, coup=coup,
         legal_actions=actions_view(s, grant, legal), round_over=over,
+        clock_ms=clock_ms(table, time.time()),
     )
+
+
+def clock_ms(table: Table, now: float) -> int | None:
+    """The milliseconds left at `now` on the clock `table` runs (the deadline its last command
+    armed, `follow_ups`: it starts with the table's last event), None: no clock runs."""
+    clocks = [e for e in follow_ups(table) if isinstance(e, CLOCKS)]
+    if not clocks:
+        return None
+    gone = now - table.modified_on.timestamp()
+    return max(0, round((clocks[0].seconds - gone) * 1000))
 
 
 KEPT_ACTIONS = 1024

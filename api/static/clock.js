@@ -39,7 +39,7 @@ const RoomClock = (() => {
     const node = byId("alert");
     node.textContent = text;
     node.hidden = false;
-    alertUntil = lasting ? Date.now() + ALERT_MS : Infinity;
+    alertUntil = lasting ? performance.now() + ALERT_MS : Infinity;
     const board = byId("clock-board");
     board.dataset.alerts = String(Number(board.dataset.alerts || 0) + 1);
     board.classList.remove("flash");
@@ -65,7 +65,7 @@ const RoomClock = (() => {
 
   function take(view) {
     const before = reading && reading.view;
-    reading = { view, at: Date.now() };
+    reading = { view, at: performance.now() };
     if (before) alerts(before, view);
     draw();
   }
@@ -73,7 +73,7 @@ const RoomClock = (() => {
   function draw() {
     if (!reading) return;
     const v = reading.view;
-    const gone = Sabot.pause.paused || v.status === "paused" ? 0 : (Date.now() - reading.at) / 1000;
+    const gone = Sabot.pause.paused || v.status === "paused" ? 0 : (performance.now() - reading.at) / 1000;
     let big = "–";
     let caption = "";
     const next = t("clock.about-to-begin", { round: v.round + 1 });
@@ -102,7 +102,7 @@ const RoomClock = (() => {
     const limits = v.next_limits;
     byId("next-limits").textContent = limits && v.status !== "finished"
       ? t("clock.next-limits", { min: money(limits.min_stake), max: money(limits.max_stake) }) : "";
-    if (Date.now() > alertUntil) byId("alert").hidden = true;
+    if (performance.now() > alertUntil) byId("alert").hidden = true;
   }
 
   function fullScreen(on) {

@@ -470,12 +470,10 @@ const Sabot = (() => {
   }
 
   // What a page learns from a table's events besides the view: the stakes each coup engaged or
-  // returned at the close of betting (StakeCovered / StakeReturned: a banco is one) and when the
-  // last event happened (the decision clock starts there).
+  // returned at the close of betting (StakeCovered / StakeReturned: a banco is one).
   function feed() {
     const coverage = {};  // coup -> [{player, tableau, amount, cover}]
     const known = {
-      lastEventAt: null,
       take(events) {
         for (const e of events) {
           if (e.type === "StakeCovered" || e.type === "StakeReturned") {
@@ -483,7 +481,6 @@ const Sabot = (() => {
               player: e.player, tableau: e.tableau, amount: e.amount,
               cover: e.type === "StakeCovered" ? "covered" : "returned" });
           }
-          known.lastEventAt = e.timestamp;
         }
       },
       // The stakes of a coup: as covered or returned once betting closed, else as placed.
@@ -501,29 +498,32 @@ const Sabot = (() => {
   const BETS = new Set(["bet", "pass-bet"]);
 
   // The turn's clock: while a hand is to decide (`decision_seconds`) or a player's turn to bet
-  // runs (`bet_seconds`, a rotating order's turn: its actor is named), the seconds left since
-  // the event that made it wait (when the deadline plays the default or passes the turn).
+  // runs (a rotating order's turn: its actor is named), the seconds left as the server sent
+  // them in the view (`clock_ms`), counted down on this page's own clock from when the view
+  // came (`performance.now()`): a phone's wall clock set wrong changes nothing.
   function clock(node) {
     let deadline = null;
     let what = "";
-    setInterval(() => {
-      if (pause.paused) return;  // the clock stands still, showing what it had
+    function draw() {
       if (deadline === null) {
         node.hidden = true;
         return;
       }
-      const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+      const left = Math.max(0, Math.ceil((deadline - performance.now()) / 1000));
       node.hidden = false;
       node.textContent = t(what, { left });
       node.classList.toggle("urgent", left <= 5);
+    }
+    setInterval(() => {
+      if (!pause.paused) draw();  // paused: the clock stands still, showing what it had
     }, 250);
-    return (view, lastEventAt) => {
+    return view => {
       const deciding = view.legal_actions.some(a => DECISIONS.has(a.step));
       const betting = view.legal_actions.some(a => BETS.has(a.step) && a.actor !== null);
-      const limit = deciding ? view.settings.decision_seconds
-        : betting ? view.settings.bet_seconds : 0;
       what = deciding ? "clock.decide" : "clock.bet";
-      deadline = limit && lastEventAt ? Date.parse(lastEventAt) + limit * 1000 : null;
+      deadline = (deciding || betting) && view.clock_ms !== null
+        ? performance.now() + view.clock_ms : null;
+      if (!pause.paused) draw();
     };
   }
 

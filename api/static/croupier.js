@@ -286,7 +286,7 @@
       return row;
     }));
     byId("seats").tBodies[0].replaceChildren(...Sabot.seatRows(view));
-    setClock(view, known.lastEventAt);
+    setClock(view);
   }
 
   async function refresh() {

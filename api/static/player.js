@@ -191,8 +191,7 @@
     }));
     byId("hands").replaceChildren(...Sabot.coupHands(view));
     byId("seats").tBodies[0].replaceChildren(...Sabot.seatRows(view));
-    setClock({ ...view, legal_actions: view.legal_actions.filter(a => a.actor === me) },
-             known.lastEventAt);
+    setClock({ ...view, legal_actions: view.legal_actions.filter(a => a.actor === me) });
   }
 
   // The tournament this table plays for (if any), found once among the tournaments' tables,

@@ -103,7 +103,7 @@
     renderRotation(view, rotation);
     renderCoups(coups);
     Roads.render(byId("roads"), roads);
-    setClock(view, known.lastEventAt);
+    setClock(view);
   }
 
   async function refresh() {
@@ -125,14 +125,14 @@
   // The round of the tournament this table plays for, each time common.js reads it.
   let round = null;
   Sabot.onTournament(shown => {
-    round = { shown, at: Date.now() };
+    round = { shown, at: performance.now() };
     drawRound();
   });
 
   function drawRound() {
     if (!round) return;
     const { shown } = round;
-    const gone = shown.status === "paused" ? 0 : (Date.now() - round.at) / 1000;
+    const gone = shown.status === "paused" ? 0 : (performance.now() - round.at) / 1000;
     const parts = [`${shown.stage} ${shown.round}`];
     if (shown.break_seconds_left !== null) {
       parts.push(t("clock.break-left", { time: Sabot.minutes(shown.break_seconds_left - gone) }));

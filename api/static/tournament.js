@@ -23,7 +23,7 @@
   let paging = { rows: [], page: 0, draw: () => {} };  // the standings or results shown
 
   setInterval(() => {
-    if (clockAt && !Sabot.pause.paused) byId("clock-left").textContent = minutes(clockAt.left - (Date.now() - clockAt.at) / 1000);
+    if (clockAt && !Sabot.pause.paused) byId("clock-left").textContent = minutes(clockAt.left - (performance.now() - clockAt.at) / 1000);
   }, 250);
 
   const STATUSES = { registering: t("status.registering"), running: t("status.running"),
@@ -37,7 +37,7 @@
     byId("state").textContent = STATUSES[shown.status] || shown.status;
     byId("round").textContent = `${shown.stage} · ${shown.round}`;
     const left = shown.seconds_left === null ? shown.break_seconds_left : shown.seconds_left;  // a round's, or a break's
-    clockAt = left === null ? null : { left, at: Date.now() };
+    clockAt = left === null ? null : { left, at: performance.now() };
     if (!clockAt) byId("clock-left").textContent = shown.status === "paused" ? STATUSES.paused : "–";
     byId("coups-left").textContent = shown.coups_left === null ? "–" : shown.coups_left;
     byId("players").textContent = t("tournament.players", { left: shown.players_left, entrants: shown.entrants });
