@@ -376,9 +376,6 @@ class Sweeper:
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
             try:
-                swept = self.dispatcher.sweep()
+                self.dispatcher.sweep()
             except Exception as error:
                 log.warning("outbox.sweep-failed", error=type(error).__name__)
-            else:
-                if swept:
-                    log.info("outbox.swept", effects=swept)
