@@ -62,6 +62,8 @@ def _command_modules() -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
+    if argv is None:  # a process of its own: PostgreSQL's pg_stat_activity names it
+        os.environ.setdefault("PGAPPNAME", f"sabot {args.command}")
     from domain.errors import DomainError
 
     try:

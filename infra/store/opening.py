@@ -44,7 +44,7 @@ class Store:
     def __init__(self, url: str, *, create: bool = True, main: Database | None = None) -> None:
         check_database(url)
         reader = {} if create else READER_POOL  # a reader (verify) needs one connection
-        env = Environment("", {**reader, **os.environ, **store_env(url, create=create)})
+        env = Environment("", {**os.environ, **store_env(url, create=create), **reader})
         self.url = url
         try:
             self.factory: InfrastructureFactory = InfrastructureFactory.construct(env)

@@ -5,8 +5,12 @@
   application (for tests);
 * `postgresql://user[:password]@host[:port]/dbname[?schema=name]` (also `postgres://`);
   other query options: `pool_size`, `max_overflow`, `connect_timeout` (seconds to get a
-  connection, default 10), `lock_timeout`. Every session ends when left idle inside a
-  transaction for `SABOT_IDLE_IN_TRANSACTION_SECONDS` (`infra.settings.idle_in_transaction`).
+  connection, default 10), `lock_timeout`. A pool keeps `pool_size` connections open (default
+  `$POSTGRES_POOL_SIZE`, else 1) and opens up to `max_overflow` more under load (default
+  `$POSTGRES_MAX_OVERFLOW`, else 7): an idle process holds one connection a pool, not
+  eventsourcing's five, so that PostgreSQL's 100 connections go round many processes.
+  Every session ends when left idle inside a transaction for
+  `SABOT_IDLE_IN_TRANSACTION_SECONDS` (`infra.settings.idle_in_transaction`).
 
 Anything else raises `UnsupportedDatabaseURL` with a one-line message (passwords redacted).
 """
@@ -14,6 +18,7 @@ Anything else raises `UnsupportedDatabaseURL` with a one-line message (passwords
 from __future__ import annotations
 
 import math
+import os
 import uuid
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -34,6 +39,8 @@ _POSTGRES_OPTIONS = {
     "lock_timeout": "POSTGRES_LOCK_TIMEOUT",
 }
 CONNECT_TIMEOUT = 10  # seconds to get a connection (eventsourcing's default is 30)
+POOL_SIZE = 1  # connections a pool keeps open (eventsourcing's default is 5)
+MAX_OVERFLOW = 7  # connections it may open beyond those under load (eventsourcing's: 10)
 _EXAMPLES = "use sqlite:///PATH or postgresql://USER@HOST:PORT/DBNAME?schema=NAME"
 
 
@@ -102,6 +109,8 @@ def _postgres_env(url: str) -> dict[str, str]:
         "POSTGRES_USER": unquote(parts.username or "postgres"),
         "POSTGRES_PASSWORD": unquote(parts.password or ""),
         "POSTGRES_CONNECT_TIMEOUT": str(CONNECT_TIMEOUT),
+        "POSTGRES_POOL_SIZE": os.environ.get("POSTGRES_POOL_SIZE") or str(POOL_SIZE),
+        "POSTGRES_MAX_OVERFLOW": os.environ.get("POSTGRES_MAX_OVERFLOW") or str(MAX_OVERFLOW),
         # every pooled session: `SET idle_in_transaction_session_timeout` (whole seconds)
         "POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT": str(math.ceil(idle_in_transaction())),
     }
