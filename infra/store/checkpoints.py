@@ -293,6 +293,25 @@ def writer_trust(signer: Signer, path: Path | None) -> dict[str, bytes]:
     return trusted
 
 
+def latest_trusted(path: Path, trusted: Mapping[str, bytes],
+                   known: Checkpoint | None = None) -> Checkpoint | None:
+    """The file's last checkpoint, or `known` if it is not older: what a writer's next
+    checkpoint extends, so that it folds only the events since the last checkpoint any writer
+    of the store wrote (not since its own). The checkpoint must be signed, validly, by a
+    `trusted` key, or `ChainError` says whose it is: a line forged by whoever can write the
+    file, but holds no trusted key, is never extended."""
+    latest = last_checkpoint(path)
+    if latest is None or latest == known or (known is not None and latest.size <= known.size):
+        return known
+    if trusted.get(latest.key) != bytes.fromhex(latest.public_key) or not (
+            latest.signed_by_its_key()):
+        raise ChainError(
+            f"no checkpoint: the checkpoint of size {latest.size} at {latest.time} in {path} is"
+            f" not validly signed by a key this writer trusts (it names key {latest.key}):"
+            " run `sabot audit verify`")
+    return latest
+
+
 def sign_checkpoint(head: TreeHead, signer: Signer, at: datetime | None = None,
                     previous: Checkpoint | None = None) -> Checkpoint:
     """The checkpoint of `head`, and its note (under the origin of `previous`'s note, if
@@ -455,7 +474,7 @@ class Checkpointer:
         self._dirty = False
         if self._trusted is None:
             self._trusted = writer_trust(self.signer, self.path)
-            self._last = last_checkpoint(self.path)
+        self._last = latest_trusted(self.path, self._trusted, self._last)
         head = tree_head(self.database, self._trusted)
         last = self._last
         if last is not None:
