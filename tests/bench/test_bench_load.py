@@ -144,4 +144,4 @@ def test_bench_pure_engine_with_bots(results: Results, variant: Variant) -> None
         cpu = time.process_time() - started
     assert table.state.coup_number >= coups
     results.report(f"pure engine with bots ({variant.value}, one core)", coups / cpu, "coups/s",
-                   goal=at_least(20_000, of_ratio=False))
+                   goal=at_least(10_000, of_ratio=False))  # issue 39
