@@ -328,11 +328,11 @@ class Runner:
 
     def head(self) -> int:
         """The main database's last notification id."""
-        return self._last(self.database)
+        return self.database.last_notification_id()
 
     def heads(self) -> tuple[int, ...]:
         """Each home's last notification id, in the order of `homes`."""
-        return tuple(self._last(source) for source in self.homes.values())
+        return tuple(source.last_notification_id() for source in self.homes.values())
 
     def at_heads(self, names: Sequence[str], heads: Sequence[int]) -> bool:
         """Whether the views `names` are at or past `heads` (from `heads()`) in every home
@@ -346,7 +346,7 @@ class Runner:
 
     def lag(self, name: str) -> Lag:
         position = self.tracking.position(self.view(name).name)
-        head = self._last(self.database)
+        head = self.database.last_notification_id()
         behind = 0  # in every home's log
         for home, source in self.homes.items():
             after = self.tracking.position(tracked(name, home)).notification_id
@@ -381,12 +381,6 @@ class Runner:
         else:
             with source.transaction(write=False) as reading:
                 yield reading
-
-    @staticmethod
-    def _last(database: Database) -> int:
-        """`database`'s last notification id, read on its own (one round trip)."""
-        row = database.read_one("SELECT MAX({nid}) AS head FROM {stored_events}")
-        return int(row["head"] or 0)
 
     @staticmethod
     def _head(database: Database, cursor: Any) -> int:

@@ -211,9 +211,13 @@
     byId("player").value = "";
     byId("player").focus();
   });
-  // A button's action, sent once (`Sabot.guarded`), if `ask()` does not decline it.
+  // A button's action, sent once (`Sabot.guarded`), if `ask()` does not decline it; the
+  // tournament it answers is shown at once, before the panels' refresh reads the rest.
   function press(id, route, ask) {
-    const sendOnce = Sabot.guarded(byId(id), key => api(`${path()}/${route}`, {}, "POST", key));
+    const sendOnce = Sabot.guarded(byId(id), async key => {
+      const answer = await api(`${path()}/${route}`, {}, "POST", key);
+      if (answer && answer.status) renderView(answer);
+    });
     byId(id).addEventListener("click", () => {
       if (!byId(id).dataset.busy && (!ask || ask())) run(sendOnce);
     });

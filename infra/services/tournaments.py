@@ -43,6 +43,7 @@ import time
 import uuid
 from collections.abc import Callable
 from contextlib import suppress
+from dataclasses import dataclass
 
 from eventsourcing.utils import get_topic
 
@@ -77,11 +78,23 @@ from infra.services.direction import (
 from infra.services.tables import Recorded, TableService, seating_seed_from, seeds_from
 from infra.services.tournament_view import Position, Results, TournamentView, view_of
 from infra.store.checkpoints import write_checkpoint
-from infra.store.leases import Leases
+from infra.store.leases import Lease, Leases
 
 log = logging.getLogger("sabot.director")
 
 LEASE_SECONDS = 5.0
+FRESH_SECONDS = 1.0  # a tournament's view is read again at least this often (`Tournaments.view`)
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """What a tournament's view was last made of, and the store's heads and time then."""
+
+    heads: tuple[int, ...]
+    at: float
+    tournament: Tournament
+    tables: dict[str, TableState]
+    lease: Lease | None
 
 
 def tournament_id_of(ref: str) -> uuid.UUID:
@@ -99,6 +112,7 @@ class Tournaments:
         self.service = service
         self._masters: dict[uuid.UUID, bytes] = {}
         self._opened: set[uuid.UUID] = set()  # tables known open (a table is never deleted)
+        self._shown: dict[uuid.UUID, _Shown] = {}
         fallback = service.seed_source
         if not getattr(fallback, "tournaments", False):
             service.seed_source = self._shoe_seeds(fallback)
@@ -142,8 +156,22 @@ class Tournaments:
         return chips_of(self.tables(tournament_id).values())
 
     def view(self, tournament_id: uuid.UUID, now: float | None = None) -> TournamentView:
-        return view_of(self.tournament(tournament_id), self.tables(tournament_id),
-                       Leases(self.service.database).held(tournament_id),
+        """The tournament as the pages show it. What it is made of (the tournament, each open
+        table, the director's lease) is read again only when the store has moved (its last
+        notification id, in each home) or `FRESH_SECONDS` have passed: every page of an
+        evening asks for it every second, and rebuilding each table for each of them cost
+        more than the commands did (issue 36). A write of this process or another moves the
+        head, so it shows at once; the bound covers a transaction that commits below the head
+        already read (PostgreSQL) and a director's lease renewed without an event."""
+        heads = tuple(d.last_notification_id() for d in self.service.home_databases().values())
+        shown = self._shown.get(tournament_id)
+        clock = time.monotonic()
+        if shown is None or shown.heads != heads or clock - shown.at >= FRESH_SECONDS:
+            tournament = self.tournament(tournament_id)
+            shown = self._shown[tournament_id] = _Shown(
+                heads, clock, tournament, self.tables_of(tournament.state),
+                Leases(self.service.database).held(tournament_id))
+        return view_of(shown.tournament, shown.tables, shown.lease,
                        time.time() if now is None else now)
 
     def results(self, tournament_id: uuid.UUID) -> Results:

@@ -125,6 +125,13 @@ class Database(ABC):
     def read_all(self, template: str, params: Any = ()) -> list[Any]:
         """The rows of one read statement, on its own."""
 
+    def last_notification_id(self) -> int:
+        """The store's last notification id (0 when empty), read on its own: one round trip
+        (on PostgreSQL, ids below it may still be in flight: `infra.store.ledger.committed_head`
+        waits for them)."""
+        row = self.read_one("SELECT MAX({nid}) AS head FROM {stored_events}")
+        return int(row["head"] or 0)
+
     def write_one(self, template: str, params: Any = ()) -> Any:
         """The first row (or None) of one write statement, committed on its own."""
         with self.transaction(write=True) as cursor:
