@@ -3,7 +3,9 @@
 * a view GET with a token against a bare litestar route on the same kind of server;
 * a command POST against a bare route that commits one raw psycopg transaction of the same
   rows;
-* live: a write from another process reaching an SSE subscriber (Redis pub/sub), p95.
+* live: a write from another process reaching an SSE subscriber (Redis pub/sub), p95;
+* a tournament's view GET, its tables kept between requests, against the same GET reading
+  every table per request.
 
 Requests are sent one after another on one keep-alive connection.
 """
@@ -28,8 +30,11 @@ from litestar import Litestar, get, post
 from litestar.params import RawBody
 
 from api.tokens import Role
+from infra.services import tournaments as tournament_module
+from infra.services.tournaments import Tournaments
 from tests.bench.harness import Results, at_least, at_most, sized
 from tests.e2e.test_api import Api, a_service, free_port, serving
+from tests.integration.test_tournament_run import SETTINGS
 
 
 @contextmanager
@@ -162,3 +167,32 @@ def test_bench_live_latency(postgres_url: str, redis_url: str, results: Results)
     p95 = latencies[max(0, round(0.95 * len(latencies)) - 1)]
     results.report("live: another process's write to an SSE subscriber, p95 (Redis)",
                    p95 * 1000, "ms", goal=at_most(100, of_ratio=False))
+
+
+@pytest.mark.bench
+def test_bench_tournament_view_get(postgres_url: str, results: Results,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """GET /tournaments/{t} (every page asks for it every second) of a started tournament
+    of several tables, nothing written meanwhile, beside the same GET with every table
+    read again per request (as before: `FRESH_SECONDS` = 0)."""
+    requests = sized(200, 20)
+    service = a_service(postgres_url)
+    tournaments = Tournaments(service)
+    tournament_id = tournaments.create("bench", SETTINGS, command_id="create")
+    for n in range(16):
+        tournaments.register(tournament_id, f"p{n:02d}", bot=True, command_id=f"reg-{n}")
+    tournaments.start(tournament_id, command_id="start")
+    tables = len(tournaments.state(tournament_id).tables)
+    path = "/tournaments/bench"
+
+    def get_with(fresh: float) -> Any:
+        def send(client: httpx.Client, _: int) -> Any:
+            monkeypatch.setattr(tournament_module, "FRESH_SECONDS", fresh)
+            return client.get(f"{api.base_url}{path}")
+        return send
+
+    with serving(service) as api, httpx.Client(timeout=10) as client:
+        kept, rebuilt = rates(client, requests, get_with(1.0), get_with(0.0))
+    results.report(f"HTTP tournament view GET, {tables} tables (postgres)", kept, "requests/s",
+                   baseline=rebuilt, baseline_label="every table read per request",
+                   goal=at_least(1.5))
