@@ -24,9 +24,9 @@ import anyio
 from litestar.channels import ChannelsPlugin
 from litestar.channels.backends.base import ChannelsBackend
 from litestar.channels.backends.memory import MemoryChannelsBackend
-from litestar.channels.backends.redis import RedisChannelsPubSubBackend
 from redis.asyncio import Redis
 
+from api.live_redis import RestartableRedisChannels
 from infra.services.tables import TableService
 from infra.store.database import PostgresDatabase
 from infra.store.live_push import LIVE, NoticeWake, channel_of, is_redis, wake_message, woken
@@ -40,8 +40,8 @@ def channels_plugin(broker_url: str = "") -> ChannelsPlugin:
     """Channels in memory, or through Redis when `broker_url` is a Redis URL."""
     backend: ChannelsBackend = MemoryChannelsBackend()
     if is_redis(broker_url):
-        backend = RedisChannelsPubSubBackend(redis=Redis.from_url(broker_url),
-                                             key_prefix="SABOT_CHANNELS")
+        backend = RestartableRedisChannels(redis=Redis.from_url(broker_url),
+                                           key_prefix="SABOT_CHANNELS")
     return ChannelsPlugin(backend=backend, arbitrary_channels_allowed=True)
 
 

@@ -34,13 +34,23 @@ PROXY = "127.0.0.2"
 @contextmanager
 def sabot_serve(postgres_url: str, tmp_path: Path, *options: str,
                 scheme: str = "http") -> Iterator[str]:
+    with serve_process(postgres_url, tmp_path, *options, scheme=scheme) as (_, base):
+        yield base
+
+
+@contextmanager
+def serve_process(postgres_url: str, tmp_path: Path, *options: str, scheme: str = "http",
+                  env: dict[str, str] | None = None
+                  ) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """`sabot serve --no-worker` on a free port, once it answers: the process and its URL;
+    its log in `tmp_path/serve.log`."""
     port = free_port()
     base = f"{scheme}://127.0.0.1:{port}"
     with (tmp_path / "serve.log").open("w") as log:
         server = subprocess.Popen(
             [sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--no-worker",
              "--database", postgres_url, *options], cwd=ROOT, stdout=subprocess.DEVNULL,
-            stderr=log, env={**os.environ, "SABOT_SECRET_KEY": KEY.hex()})
+            stderr=log, env={**os.environ, "SABOT_SECRET_KEY": KEY.hex(), **(env or {})})
         try:
             deadline = time.monotonic() + 20
             while True:
@@ -51,7 +61,7 @@ def sabot_serve(postgres_url: str, tmp_path: Path, *options: str,
                     assert server.poll() is None and time.monotonic() < deadline, \
                         (tmp_path / "serve.log").read_text()
                     time.sleep(0.1)
-            yield base
+            yield server, base
         finally:
             server.terminate()
             server.wait(timeout=10)

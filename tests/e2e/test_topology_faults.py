@@ -209,11 +209,13 @@ class Topology:
             os.kill(pid, signal.SIGKILL)
         for process in self.processes.values():
             process.terminate()
+        deadline = time.monotonic() + 20  # one grace for all, not 20 s each in turn
         for process in self.processes.values():
             try:
-                process.wait(timeout=20)
+                process.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait()
 
     def ready(self, url: str) -> bool:
         """The replica answers, sees the store and the broker, and every worker alive."""
