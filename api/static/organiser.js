@@ -211,12 +211,13 @@
     byId("player").value = "";
     byId("player").focus();
   });
-  // A button's action, sent once (`Sabot.guarded`), if `ask()` does not decline it; the
-  // tournament it answers is shown at once, before the panels' refresh reads the rest.
-  function press(id, route, ask) {
+  // A button's action, sent once (`Sabot.guarded`), if `ask()` does not decline it; an action
+  // on the tournament (`acts`: it answers the tournament) is shown at once, before the
+  // panels' refresh reads the rest.
+  function press(id, route, ask, acts = true) {
     const sendOnce = Sabot.guarded(byId(id), async key => {
       const answer = await api(`${path()}/${route}`, {}, "POST", key);
-      if (answer && answer.status) renderView(answer);
+      if (acts) renderView(answer);
     });
     byId(id).addEventListener("click", () => {
       if (!byId(id).dataset.busy && (!ask || ask())) run(sendOnce);
@@ -224,7 +225,7 @@
   }
   for (const action of ["start", "pause", "resume", "archive"]) press(action, action);
   press("cancel", "cancel", () => confirm(`Cancel the tournament ${current}? It cannot be started again.`));
-  press("publish", "results/publish");
+  press("publish", "results/publish", null, false);
   submit("announce", async key => {
     await api(`${path()}/announcements`, { text: byId("announcement").value.trim() }, "POST", key);
     byId("announcement").value = "";
