@@ -29,9 +29,15 @@ const Sabot = (() => {
   const catalogue = CATALOGUES[lang] || {};
   const english = CATALOGUES.en || {};
 
-  // A text of the catalogue in the page's language, its "{name}"s filled from `vars`.
+  // A text of the catalogue in the page's language, its "{name}"s filled from `vars`; with a
+  // `count` the language calls singular (French: 0 and 1, English: 1), the key's "-one" form
+  // where there is one ("le premier", not "les 1 premiers").
+  const plural = new Intl.PluralRules(lang);
   function t(key, vars) {
-    const text = catalogue[key] ?? english[key] ?? key;
+    const one = vars && typeof vars.count === "number" && plural.select(vars.count) === "one"
+      ? `${key}-one` : null;
+    const text = (one && catalogue[one]) ?? catalogue[key] ?? (one && english[one])
+      ?? english[key] ?? key;
     return text.replace(/\{(\w+)\}/g, (whole, name) => (vars && name in vars ? String(vars[name]) : whole));
   }
 
@@ -353,8 +359,11 @@ const Sabot = (() => {
     return THE_SIDES[name] || name;
   }
 
+  // A number of chips as the page's language writes it, grouped from the thousands on in
+  // every language ("9 472" beside "10 000" in French, whose default leaves four digits whole).
+  const grouped = new Intl.NumberFormat(lang, { useGrouping: "always" });
   function money(amount) {
-    return Number(amount).toLocaleString(lang);
+    return grouped.format(Number(amount));
   }
 
   // Seconds left as a clock reads them: "4:05" (a second begun counts whole).
@@ -365,7 +374,7 @@ const Sabot = (() => {
 
   // "3 coups left", "1 coup left": a round's coups still to play.
   function coupsLeft(count) {
-    return t(count === 1 ? "clock.coup-left" : "clock.coups-left", { count });
+    return t("clock.coups-left", { count });
   }
 
   // A coup's result in words: "banker 7 beats punter 5", "tie at 6", per tableau.
@@ -403,7 +412,8 @@ const Sabot = (() => {
                                      { min: money(e.min_stake), max: money(e.max_stake) });
       case "BetPlaced": return t("event.BetPlaced", said);
       case "BetTurnBegan": return t("event.BetTurnBegan", said);
-      case "BetTurnPassed": return t("event.BetTurnPassed", said);
+      case "BetTurnPassed": return t(e.reason === "clock" ? "event.BetTurnPassed-clock"
+                                     : "event.BetTurnPassed", said);
       case "StakePlaced": return t("event.StakePlaced", said);
       case "BancoCalled": return t("event.BancoCalled", said);
       case "BettingClosed": return t("event.BettingClosed");

@@ -125,3 +125,32 @@ def test_the_player_reads_the_round_the_coups_left_and_the_limits_on_a_phone(
         fits(page)
     finally:
         phone.close()
+
+
+@pytest.mark.parametrize(("locale", "words"), [
+    ("fr-FR", {"top-1": "le premier", "top-3": "les 3 premiers", "9472": "9\u202f472",
+               "10000": "10\u202f000", "clock": "cy : temps de mise écoulé, pas de mise",
+               "pass": "cy passe", "coups-1": "1 coup restant", "coups-0": "0 coup restant"}),
+    ("en-GB", {"top-1": "top 1", "top-3": "top 3", "9472": "9,472", "10000": "10,000",
+               "clock": "cy: time to bet ran out, no bet", "pass": "cy passes",
+               "coups-1": "1 coup left", "coups-0": "0 coups left"}),
+])
+def test_the_pages_words_follow_the_language_s_numbers_and_plurals(
+        api: Api, chromium: Browser, locale: str, words: dict[str, str]) -> None:  # noqa: F811
+    """A pass by the clock is not worded as the player's own pass; the singular is the
+    language's (French: 0 and 1); chips are grouped from the thousands in both languages
+    (French leaves four digits whole by default: "9472" beside "10 000")."""
+    context = chromium.new_context(locale=locale, **PHONE)
+    try:
+        page = context.new_page()
+        page.goto(api.base_url + "/screen?table=none")
+        said = page.evaluate("""() => ({
+            "top-1": Sabot.t("tournament.top", {count: 1}),
+            "top-3": Sabot.t("tournament.top", {count: 3}),
+            "9472": Sabot.money(9472), "10000": Sabot.money(10000),
+            "clock": Sabot.words({type: "BetTurnPassed", player: "cy", coup: 1, reason: "clock"}),
+            "pass": Sabot.words({type: "BetTurnPassed", player: "cy", coup: 1, reason: "pass"}),
+            "coups-1": Sabot.coupsLeft(1), "coups-0": Sabot.coupsLeft(0)})""")
+        assert said == words
+    finally:
+        context.close()
