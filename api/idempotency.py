@@ -44,7 +44,7 @@ import hashlib
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 from litestar import Response
@@ -57,6 +57,7 @@ from infra.store.database import Database
 KEEP_SECONDS = 24 * 3600
 STALE_SECONDS = 60
 PURGE_SECONDS = 60
+T = TypeVar("T")
 REPLAYED = "Idempotent-Replayed"
 UNFLUSHED = {"postgres": "FROM (SELECT set_config('synchronous_commit', 'off', true)) AS off",
              "sqlite": "WHERE true"}
@@ -199,6 +200,12 @@ def replayed_header(response: Response[Any]) -> Response[Any]:
     if isinstance(answer, Recorded) and answer.aggregate is None:
         response.headers[REPLAYED] = "true"
     return response
+
+
+def replayed_if(again: bool, content: T, status_code: int) -> Response[T]:
+    """An answer that is not the command log's `Recorded` (a tournament's view), marked
+    `Idempotent-Replayed: true` when its command id was seen before (`again`)."""
+    return Response(content, status_code=status_code, headers={REPLAYED: "true"} if again else {})
 
 
 def _replayed(stored: tuple[int, str]) -> Response[bytes]:

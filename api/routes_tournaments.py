@@ -36,6 +36,7 @@ from litestar.params import JSONBody, PathParameter, QueryParameter
 
 from api import auth
 from api.csv_files import RESULT_COLUMNS, STANDING_COLUMNS, VARY, csv_response, wants_csv
+from api.idempotency import replayed_if
 from api.openapi import CsvToo, ok, problems
 from api.problems import ApiProblem, Problem, field_of, problem
 from api.routes_tables import IdempotencyKey, blocking, grant_of
@@ -221,17 +222,18 @@ class TournamentsController(Controller):
     @post("/", status_code=201, summary="Create a tournament (organiser)",
           responses=problems(400, 401, 403, 404, 422))
     async def create(self, request: Request[Any, Any, State], data: JSONBody[CreateTournament],
-                     idempotency_key: IdempotencyKey) -> TournamentView:
+                     idempotency_key: IdempotencyKey) -> Response[TournamentView]:
         grant = await grant_of(request)
         organiser(grant)
         settings, seed = settings_of(data), seed_of(data)
         command_id = command_id_of(grant, idempotency_key, "create")
         service = _service(request)
 
-        def create() -> TournamentView:
+        def create() -> Response[TournamentView]:
+            again = service.service.answered(command_id) is not None
             tournament_id = service.create(data.name, settings, seed=seed,
                                            actor=auth.actor_of(grant), command_id=command_id)
-            return service.view(tournament_id)
+            return replayed_if(again, service.view(tournament_id), 201)
 
         return await blocking(create)
 
@@ -309,7 +311,7 @@ class TournamentsController(Controller):
                   "archive (after the finish) (organiser)",
           responses=problems(401, 403, 404, 409, 422))
     async def act(self, request: Request[Any, Any, State], tournament: TournamentRef,
-                  action: Action, idempotency_key: IdempotencyKey) -> TournamentView:
+                  action: Action, idempotency_key: IdempotencyKey) -> Response[TournamentView]:
         grant = await grant_of(request)
         organiser(grant)
         service = _service(request)
@@ -321,9 +323,10 @@ class TournamentsController(Controller):
         command_id = command_id_of(grant, idempotency_key, action)
         tournament_id = tournament_id_of(tournament)
 
-        def run() -> TournamentView:
-            commands[action](tournament_id, actor=auth.actor_of(grant), command_id=command_id)
-            return service.view(tournament_id)
+        def run() -> Response[TournamentView]:
+            recorded = commands[action](tournament_id, actor=auth.actor_of(grant),
+                                        command_id=command_id)
+            return replayed_if(recorded.aggregate is None, service.view(tournament_id), 200)
 
         return await blocking(run)
 

@@ -137,3 +137,28 @@ def test_an_announcement_replayed_with_its_key_says_so(api: Api) -> None:
                      json={"text": "doors at eight"}, headers=key)
     assert again.status_code == 201 and again.headers[REPLAYED] == "true", again.headers
     assert again.json()["version"] == first.json()["version"]
+
+
+def test_creating_starting_and_pausing_replayed_with_their_keys_say_so(api: Api) -> None:
+    """Each answer is the tournament as it stands, given again under the same key with
+    `Idempotent-Replayed: true`, and nothing is recorded twice."""
+    organiser = api.token(Role.ORGANISER)
+
+    def twice(path: str, key: str, status: int, body: object = None) -> None:
+        headers = {"Idempotency-Key": key}
+        first = api.call("POST", path, organiser, json=body or {}, headers=headers)
+        assert first.status_code == status and REPLAYED not in first.headers, first.text
+        before = api.events()
+        again = api.call("POST", path, organiser, json=body or {}, headers=headers)
+        assert again.status_code == status and again.headers[REPLAYED] == "true", again.text
+        assert again.json()["status"] == first.json()["status"]
+        assert api.events() == before, path
+
+    twice("/tournaments", "create-1", 201, {"name": "keys", "preset": "punto-banco-heats"})
+    for player in (f"p{n:02d}" for n in range(12)):
+        registered = api.call("POST", "/tournaments/keys/players", organiser,
+                              json={"player": player, "bot": True})
+        assert registered.status_code == 201, registered.text
+    twice("/tournaments/keys/start", "start-1", 200)
+    twice("/tournaments/keys/pause", "pause-1", 200)
+    twice("/tournaments/keys/resume", "resume-1", 200)
