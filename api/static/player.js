@@ -195,7 +195,8 @@
   }
 
   // The tournament this table plays for (if any), found once among the tournaments' tables,
-  // this player's place in its standings, and the secret bet where its stage allows one.
+  // this player's place in its standings, and the secret bet where its stage allows one; a
+  // player seated at another of its tables now (moved) is taken to that table's page.
   let tournament;
   const tournamentPath = () => `/tournaments/${encodeURIComponent(tournament)}`;
   async function position() {
@@ -209,6 +210,11 @@
     }
     if (!tournament) return;
     const [rows, shown] = await Promise.all([api(`${tournamentPath()}/standings`), api(tournamentPath())]);
+    const seated = shown.tables.find(line => line.players.some(seat => seat.player === me));
+    if (seated && seated.name !== view.name) {  // moved (balancing, a table broken): follow
+      location.replace(`/player?table=${encodeURIComponent(seated.name)}`);
+      return;
+    }
     if (paused !== (shown.status === "paused")) {
       paused = shown.status === "paused";
       render();
