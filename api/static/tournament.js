@@ -120,8 +120,10 @@
      [STATUSES[r.status] || r.status || "", "state"], [r.prize ? money(r.prize) : "", "num"]],
     r.rank === 1 ? "leader" : "")));
 
+  let finalChips = new Map();  // by player, from the standings: the results do not hold them
   const resultRows = positions => byId("standings").tBodies[0].replaceChildren(...positions.map(p => row(
-    [[p.position, "num rank"], [p.player, "player"], ["", "num chips"],
+    [[p.position, "num rank"], [p.player, "player"],
+     [finalChips.has(p.player) ? money(finalChips.get(p.player)) : "–", "num chips"],
      [p.tied > 1 ? t("tournament.shared", { count: p.tied }) : STATUSES.placed, "state"],
      [money(p.prize), "num"]],
     p.position === 1 ? "leader" : "")));
@@ -152,8 +154,11 @@
       throw error;
     });
     if (view) renderView(view);
-    if (view && view.status === "finished") renderResults(await api(`${path}/results`));
-    else renderStandings(await api(`${path}/standings`));
+    const standings = await api(`${path}/standings`);
+    if (view && view.status === "finished") {
+      finalChips = new Map(standings.map(r => [r.player, r.chips]));
+      renderResults(await api(`${path}/results`));
+    } else renderStandings(standings);
   }
 
   // The record's fingerprint: the latest signed checkpoint, short enough to photograph.

@@ -276,6 +276,9 @@ def test_a_tournament_s_standings_appear_live_winner_first(
     expect(page.locator("#standings-title")).to_have_text("Results")
     expect(rows.locator("td.player")).to_have_text([p["player"] for p in results["positions"]])
     expect(rows.first.locator("td").last).to_have_text(money(results["positions"][0]["prize"]))
+    final = {s["player"]: s["chips"] for s in api.call("GET", "/tournaments/cup/standings").json()}
+    expect(rows.locator("td.chips")).to_have_text(  # each player's last stack, never empty
+        [money(final[p["player"]]) for p in results["positions"]])
     shoot(page, "tournament-finished", scrolls=False)
     assert page.evaluate("window.notReloaded") is True
 
