@@ -96,8 +96,10 @@ const RoomClock = (() => {
     } else {
       caption = next;
     }
-    byId("big-round").textContent = t("clock.round", { stage: v.stage, round: v.round });
+    const coming = v.break_seconds_left !== null && v.status !== "finished";  // a break: what follows it
+    byId("big-round").textContent = t("clock.round", { stage: v.stage, round: v.round + (coming ? 1 : 0) });
     byId("big-clock").textContent = big;
+    byId("big-clock").classList.toggle("word", !/^[\d:–]+$/.test(big));  // "Finished": smaller
     byId("big-caption").textContent = caption;
     const limits = v.next_limits;
     byId("next-limits").textContent = limits && v.status !== "finished"

@@ -35,7 +35,9 @@
     document.title = `${shown.name} · Sabot`;
     byId("name").textContent = shown.name;
     byId("state").textContent = STATUSES[shown.status] || shown.status;
-    byId("round").textContent = `${shown.stage} · ${shown.round}`;
+    byId("round").textContent = shown.break_seconds_left !== null && shown.status !== "finished"
+      ? t("clock.break", { round: shown.round + 1 })  // between rounds: not the next stage's name
+      : `${shown.stage} · ${shown.round}`;
     const left = shown.seconds_left === null ? shown.break_seconds_left : shown.seconds_left;  // a round's, or a break's
     clockAt = left === null ? null : { left, at: performance.now() };
     if (!clockAt) byId("clock-left").textContent = shown.status === "paused" ? STATUSES.paused : "–";

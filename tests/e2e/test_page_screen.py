@@ -93,6 +93,9 @@ def test_the_full_screen_clock_announces_the_last_coup_and_counts_the_break_down
         director.tick(tournament_id)  # the last coup, the round's end, the break
     expect(screen.locator("#big-caption")).to_have_text("Break · round 2 next", timeout=WAIT_MS)
     expect(screen.locator("#alert")).to_have_text("End of round 1")
+    # the break is named, and what follows it (not the next stage beside the round played)
+    expect(screen.locator("#round")).to_have_text("Break · round 2 next")
+    expect(screen.locator("#big-round")).to_have_text("heats · round 2")
     expect(screen.locator("#big-clock")).to_have_text(re.compile(r"^0:0[6-9]$"))
     expect(screen.locator("#big-clock")).to_have_text(re.compile(r"^0:0[0-4]$"),
                                                       timeout=2 * WAIT_MS)  # counting down
@@ -187,3 +190,4 @@ def test_a_pause_shows_on_every_page_of_the_tournament_within_two_seconds(
     for name, page in pages.items():
         expect(page.locator("#paused-banner"), name).to_be_hidden(timeout=PAUSE_MS)
     expect(clocks[1]).not_to_have_text(frozen[1], timeout=WAIT_MS)  # and run again
+
