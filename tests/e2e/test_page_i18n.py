@@ -154,3 +154,24 @@ def test_the_pages_words_follow_the_language_s_numbers_and_plurals(
         assert said == words
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("locale", ["en-GB", "fr-FR"])
+def test_on_a_phone_the_header_shows_the_whole_name_and_the_coup_on_one_line(
+        api: Api, chromium: Browser, locale: str) -> None:  # noqa: F811
+    """The player's header on a 390x844 phone: the table's name whole (not "fri…"), and
+    "punto-banco · coup 1" on one line (not one word a line beside the name)."""
+    table, turn, _ = betting_table(api, f"friday-{locale[:2]}")
+    phone = chromium.new_context(locale=locale, **PHONE)
+    try:
+        page = signed_in(phone, api, f"/player?table={table}", turn)
+        expect(page.locator("#name")).to_contain_text(table, timeout=WAIT_MS)
+        expect(page.locator("#who")).to_contain_text("punto-banco", timeout=WAIT_MS)
+        assert page.locator("#name").evaluate("e => e.scrollWidth <= e.clientWidth"), table
+        lines = page.locator("#who").evaluate(
+            "e => Math.round(e.getBoundingClientRect().height"
+            " / parseFloat(getComputedStyle(e).lineHeight))")
+        assert lines == 1, lines
+        fits(page)
+    finally:
+        phone.close()
