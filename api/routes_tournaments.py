@@ -46,6 +46,7 @@ from api.view_reader import At, read
 from domain.errors import NotFound, RuleViolation
 from domain.limits import AnnouncementText
 from domain.tournament.presets import PRESETS, preset
+from domain.tournament.seating import smallest_field
 from domain.tournament.settings import TournamentSettings
 from infra.services.preview import PACE, Preview, preview
 from infra.services.tables import Recorded
@@ -128,6 +129,7 @@ class Summary(msgspec.Struct, frozen=True, kw_only=True):
 class Preset(msgspec.Struct, frozen=True):
     name: str
     format: TournamentSettings
+    smallest_field: int  # the fewest players its draw takes
 
 
 def settings_of(body: CreateTournament | PreviewFormat) -> TournamentSettings:
@@ -268,7 +270,8 @@ class TournamentsController(Controller):
 
     @get("/presets", summary="The preset formats")
     async def presets(self) -> list[Preset]:
-        return [Preset(name, settings) for name, settings in PRESETS.items()]
+        return [Preset(name, settings, smallest_field(settings))
+                for name, settings in PRESETS.items()]
 
     @get("/{tournament:str}", summary="A tournament, as the big screen shows it",
          responses=problems(404))

@@ -55,6 +55,7 @@ from domain.actors import ORGANISER
 from domain.errors import DomainError, NotFound
 from domain.tournament.formats import Dealing
 from domain.tournament.presets import PRESETS, preset
+from domain.tournament.seating import smallest_field
 from domain.tournament.settings import TournamentSettings
 from infra.services.application import open_service
 from infra.services.disputes import DisputeService
@@ -189,7 +190,8 @@ def _presets(args: argparse.Namespace) -> int:
         return 0
     for name, settings in PRESETS.items():
         stages = ", ".join(f"{s.name} ({_rounds(s.rounds)})" for s in settings.plan())
-        print(f"{name:<26} {settings.variant.value:<14} {stages}")
+        print(f"{name:<26} {settings.variant.value:<14} {stages}; "
+              f"from {smallest_field(settings)} players")
     return 0
 
 

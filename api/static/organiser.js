@@ -52,7 +52,8 @@
     byId("decision-field").hidden = !("decision_seconds" in f);
     byId("preset-line").textContent = `${f.variant}${f.house_rules ? ` (${f.house_rules})` : ""}` +
       ` · ${f.dealing} dealing · ${f.betting_order} betting` +
-      ` · ${f.stages.length ? f.stages.map(stage => stage.name).join(" → ") : "one stage"}`;
+      ` · ${f.stages.length ? f.stages.map(stage => stage.name).join(" → ") : "one stage"}` +
+      ` · from ${chosen.smallest_field} players`;
   }
 
   async function loadPresets() {

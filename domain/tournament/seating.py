@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Callable, Sequence
+from itertools import count
 
 from domain.errors import NotFound, OutOfTurn, RuleViolation
 from domain.game.shoe import commitment as commitment_of
@@ -17,6 +18,7 @@ from domain.game.shoe import keyed_shuffle
 from domain.tournament.base import TournamentBase
 from domain.tournament.entrants import Status
 from domain.tournament.records import Draw, Phase, Seating
+from domain.tournament.settings import TournamentSettings
 
 SEATING_V1 = "sabot-seating-v1"
 SEATING_ALGORITHM = SEATING_V1  # the algorithm new draws use
@@ -32,10 +34,35 @@ def drawn_seating(state: TournamentBase, seed: bytes) -> list[Seating]:
 
 
 def tables_for(state: TournamentBase, players: int) -> int:
+    return tables_needed(state.settings, players)
+
+
+def tables_needed(settings: TournamentSettings, players: int) -> int:
     """Tables for the draw: as many as the seats need, or the format's `tables` if more
     (two players a table at least)."""
-    needed = -(-players // state.settings.seats_per_table)
-    return max(needed, min(state.settings.tables or 0, players // 2))
+    needed = -(-players // settings.seats_per_table)
+    return max(needed, min(settings.tables or 0, players // 2))
+
+
+def field_refusal(settings: TournamentSettings, players: int) -> RuleViolation | None:
+    """Why the draw refuses `players` entrants in this format (None: it takes them): two
+    players at least and one a paid place, and fewer advancing from the heats than play."""
+    paid = len(settings.fixed_prizes or settings.prizes)
+    if players < max(2, paid):
+        return RuleViolation(f"a tournament needs two players, and one for each of the {paid}"
+                             " paid places", rule="too-few-players")
+    heats = settings.plan()[0]
+    first, tables = heats.advance, tables_needed(settings, players)
+    if heats.rounds and first is not None and first.most(tables) >= players:
+        return RuleViolation(f"{first.most(tables)} advancing from {players} players at "
+                             f"{tables} tables is more advancers than players",
+                             rule="too-many-advancers")
+    return None
+
+
+def smallest_field(settings: TournamentSettings) -> int:
+    """The fewest entrants the draw takes in this format (shown beside the presets)."""
+    return next(players for players in count(2) if field_refusal(settings, players) is None)
 
 
 def draw(state: TournamentBase, commitment: str, algorithm: str, entrants: Sequence[str],
@@ -51,16 +78,9 @@ def draw(state: TournamentBase, commitment: str, algorithm: str, entrants: Seque
     if list(entrants) != list(state.entrants):
         raise RuleViolation("the draw is of the players registered, in registration order",
                             rule="seating-entrants")
-    paid = len(state.settings.fixed_prizes or state.settings.prizes)
-    if len(entrants) < max(2, paid):
-        raise RuleViolation(f"a tournament needs two players, and one for each of the {paid}"
-                            " paid places", rule="too-few-players")
-    heats = state.settings.plan()[0]
-    first = heats.advance
-    if heats.rounds and first is not None and first.most(tables) >= len(entrants):
-        raise RuleViolation(f"{first.most(tables)} advancing from {len(entrants)} players at "
-                            f"{tables} tables is more advancers than players",
-                            rule="too-many-advancers")
+    refusal = field_refusal(state.settings, len(entrants))
+    if refusal is not None:
+        raise refusal
     if tables != tables_for(state, len(entrants)):
         raise RuleViolation(f"{len(entrants)} players need {tables_for(state, len(entrants))}"
                             " tables", rule="seating-tables")

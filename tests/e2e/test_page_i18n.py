@@ -131,7 +131,7 @@ def test_the_player_reads_the_round_the_coups_left_and_the_limits_on_a_phone(
     ("fr-FR", {"top-1": "le premier", "top-3": "les 3 premiers", "9472": "9\u202f472",
                "10000": "10\u202f000", "clock": "cy : temps de mise écoulé, pas de mise",
                "pass": "cy passe", "coups-1": "1 coup restant", "coups-0": "0 coup restant"}),
-    ("en-GB", {"top-1": "top 1", "top-3": "top 3", "9472": "9,472", "10000": "10,000",
+    ("en-GB", {"top-1": "the top player", "top-3": "top 3", "9472": "9,472", "10000": "10,000",
                "clock": "cy: time to bet ran out, no bet", "pass": "cy passes",
                "coups-1": "1 coup left", "coups-0": "0 coups left"}),
 ])

@@ -16,6 +16,7 @@ import pytest
 from api.cli import main
 from domain.tournament.aggregate import Tournament
 from domain.tournament.presets import PRESETS
+from domain.tournament.seating import smallest_field
 from infra.services.tables import TableService
 from infra.services.tournaments import Director, Tournaments
 from tests.e2e.test_logs import KEY, Served
@@ -116,6 +117,9 @@ def test_the_presets_say_their_rounds_in_words(capsys: pytest.CaptureFixture[str
     assert "(1 rounds)" not in listed
     assert all(f"({s.rounds} round{'s' if s.rounds != 1 else ''})" in listed
                for settings in PRESETS.values() for s in settings.plan() if s.rounds)
+    lines = {line.split()[0]: line for line in listed.splitlines()}
+    for name, settings in PRESETS.items():  # the smallest field the draw takes
+        assert lines[name].endswith(f"; from {smallest_field(settings)} players"), lines[name]
 
 
 def test_a_tournament_is_cancelled_before_its_start_and_archived_after_its_finish(

@@ -66,7 +66,7 @@ def page(name: str) -> Texts:
 
 def used_keys() -> set[str]:
     """Every key the pages name: `data-t`, `t("…")` and any "ns.key" literal of a namespace the
-    catalogues have (keys chosen in a ternary or a table)."""
+    catalogues have (keys chosen in a ternary or a table), and their singular forms."""
     names = {key.split(".")[0] for key in catalogue("en") if "." in key}
     found: set[str] = set()
     for script in STATIC.glob("*.js"):
@@ -76,7 +76,8 @@ def used_keys() -> set[str]:
         found |= {lit for lit in literals if lit.split(".")[0] in names}
     for html in STATIC.glob("*.html"):
         found |= set(page(html.name).texts)
-    return found
+    # a key's singular form ("K-one"), which `t` picks by the language's plural rules
+    return found | {f"{key}-one" for key in found if f"{key}-one" in catalogue("en")}
 
 
 def test_there_are_english_and_french() -> None:

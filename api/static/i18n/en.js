@@ -236,6 +236,7 @@ window.SabotWords.en = {
   "tournament.empty": "No standings yet.",
   "tournament.players": "{left} of {entrants}",
   "tournament.top": "top {count}",
+  "tournament.top-one": "the top player",
   "tournament.table-players": "{count} players",
   "tournament.table-players-one": "{count} player",
   "tournament.winner": "Winner: {names}",
