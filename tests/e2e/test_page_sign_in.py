@@ -25,6 +25,7 @@ from tests.e2e.test_sign_in import PLAYERS, a_tournament
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+A4_INSIDE = {"width": 703, "height": 1032}  # 210 x 297 mm less the 12 mm margins, in CSS px
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +77,15 @@ def test_the_organiser_prints_slips_and_a_player_signs_in_by_link_on_a_phone(
     page.emulate_media(media="print")
     expect(page.get_by_role("button", name="Make the slips")).to_be_hidden()  # paper: slips only
     expect(slips.first).to_be_visible()
+    page.set_viewport_size(A4_INSIDE)  # the paper's width: each slip whole, black on white
+    expect(slips.first).to_be_visible()
+    cut = slips.evaluate_all("""slips => slips.filter(s => s.scrollHeight > s.clientHeight
+        || s.scrollWidth > s.clientWidth || s.getBoundingClientRect().right > innerWidth)
+        .map(s => [s.textContent.slice(0, 20), s.scrollHeight, s.clientHeight, s.scrollWidth,
+                   s.clientWidth, s.getBoundingClientRect().right, innerWidth])""")
+    assert cut == [], cut  # instructions and link inside their slip, the right column inside
+    assert set(page.locator(".slip-name").evaluate_all(
+        "names => names.map(n => getComputedStyle(n).color)")) == {"rgb(0, 0, 0)"}
     pdf = PdfReader(io.BytesIO(page.pdf(format="A4", print_background=True)))
     text = pdf.pages[0].extract_text()
     assert len(pdf.pages) == 1, text  # six slips: one A4 page
