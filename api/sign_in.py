@@ -260,17 +260,24 @@ def make_croupier_slips(service: Tournaments, codes: SignInCodes, tournament: st
 
 def landing(service: Tournaments, signed_in: SignedIn) -> str:
     """A croupier's console for their table; the player's table page when seated in the
-    slip's tournament, else the lobby."""
+    slip's tournament; a player waiting for a seat (the draw, a play-off's table), the page
+    that opens their table once they have one; a player out, the tournament's screen; else
+    the lobby."""
     table = croupier_table(signed_in.player)
     if table is not None:
         return f"/croupier?table={quote(table)}"
     try:
-        entrant = service.state(uuid.UUID(signed_in.tournament)).entrants.get(signed_in.player)
+        state = service.state(uuid.UUID(signed_in.tournament))
     except NotFound:
-        entrant = None
-    if entrant is not None and entrant.status is Status.SEATED and entrant.table:
+        return "/"
+    entrant = state.entrants.get(signed_in.player)
+    if entrant is None:
+        return "/"
+    if entrant.status is Status.SEATED and entrant.table:
         return f"/player?table={quote(entrant.table)}"
-    return "/"
+    if entrant.status in (Status.REGISTERED, Status.SEATED):
+        return f"/player?tournament={quote(state.name)}"
+    return f"/?tournament={quote(state.name)}"
 
 
 def _refusal(row: Any, now: datetime, pin_tries: int) -> Refusal | None:

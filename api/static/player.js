@@ -303,7 +303,29 @@
     byId("secret-state").textContent = t("secret.revealed", { amount: money(kept.amount), the: theSide(kept.spot), result });
   }));
 
+  // A player signed in before they have a seat (before the draw, or waiting for a
+  // play-off's table): this page looks for their table every PAUSE_POLL_MS and opens it.
+  async function awaitSeat(name) {
+    const caller = await api("/me");
+    if (caller.role !== "player") throw new Error(t("player.sign-in"));
+    const shown = await api(`/tournaments/${encodeURIComponent(name)}`);
+    const seated = shown.tables.find(line => line.players.some(seat => seat.player === caller.player));
+    if (seated) {
+      location.replace(`/player?table=${encodeURIComponent(seated.name)}`);
+      return;
+    }
+    byId("name").textContent = `${name} · ${caller.player}`;
+    Sabot.status(t("player.awaiting-seat"), "live");
+    setTimeout(() => awaitSeat(name).catch(error => Sabot.status(error.message, "down")),
+               PAUSE_POLL_MS);
+  }
+
   async function start() {
+    const awaited = new URLSearchParams(location.search).get("tournament");
+    if (!table && awaited) {
+      awaitSeat(awaited).catch(error => Sabot.status(error.message, "down"));
+      return;
+    }
     if (!table) {
       Sabot.status(t("player.no-table"), "down");
       return;

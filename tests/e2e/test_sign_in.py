@@ -159,9 +159,9 @@ def test_a_pin_with_the_name_signs_in_a_few_tries_a_minute(api: Api) -> None:
 def test_sign_out_revokes_the_cookie_s_token(api: Api) -> None:
     organiser = a_tournament(api, start=False)
     made = slip(api, organiser, "ann")
-    assert made["table"] is None  # not seated before the draw: the lobby
+    assert made["table"] is None  # not seated before the draw: the page awaiting the seat
     opened = open_link(made["link"])
-    assert opened.headers["location"] == "/"
+    assert opened.headers["location"] == "/player?tournament=friday"
     cookie = opened.cookies["sabot_session"]
     out = as_browser(api, "POST", "/sign-out", cookie, headers={"X-Requested-With": "sabot"})
     assert out.status_code == 200 and 'sabot_session=""' in out.headers["set-cookie"]

@@ -204,6 +204,7 @@ window.SabotWords.en = {
   "player.bet-on": "{amount} on {the}",
   "player.position": "{rank} of {count} · {tournament}",
   "player.no-table": "no table: open /player?table=NAME",
+  "player.awaiting-seat": "not seated yet: your table opens here once you have one",
   "player.sign-in": "sign in with a player's token (from the lobby)",
   "secret.title": "Secret bet",
   "secret.about": "One a round, on your next coup. Only its fingerprint (SHA-256, computed here) is sent: nobody sees the spot or the amount until you reveal it after the deal.",

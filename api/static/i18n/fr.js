@@ -204,6 +204,7 @@ window.SabotWords.fr = {
   "player.bet-on": "{amount} sur {the}",
   "player.position": "{rank} sur {count} · {tournament}",
   "player.no-table": "pas de table : ouvrez /player?table=NOM",
+  "player.awaiting-seat": "pas encore de place : votre table s'ouvrira ici dès que vous en aurez une",
   "player.sign-in": "connectez-vous avec le jeton d'un joueur (depuis l'accueil)",
   "secret.title": "Mise secrète",
   "secret.about": "Une par manche, sur votre prochain coup. Seule son empreinte (SHA-256, calculée ici) est envoyée : personne ne voit ni la case ni le montant avant que vous ne la révéliez après la donne.",
