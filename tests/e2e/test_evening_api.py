@@ -70,7 +70,7 @@ CLOCK = 4  # seconds on a person's clocks in chemin de fer: time for a click on 
 CHEMIN_DE_FER = {
     "variant": "chemin-de-fer", "seats_per_table": 5, "tables": 2, "croupier_tables": 1,
     "starting_chips": 1000, "min_stake": 10, "max_stake": 100, "coups_per_round": 2,
-    "people_bet_seconds": CLOCK, "decision_seconds": CLOCK, "bot_think_seconds": 1,
+    "people_bet_seconds": CLOCK, "decision_seconds": CLOCK, "bot_think_seconds": 2,
     "stages": [{"name": "evening", "rounds": 2}],
 }
 SEED = "0039"  # the draw of "evening" seats cid, fay, eve in a row at table 1, the croupier's
