@@ -10,10 +10,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Protocol
 
 from domain.errors import RuleViolation
 from domain.game.coverage import Coverage
+from domain.game.payouts import Bet
 from domain.game.seat_view import SeatView
 from domain.game.settings import TableSettings
 from domain.game.sides import Side
@@ -26,6 +28,7 @@ class DuelTable(Protocol):
     banker: str | None
     covered: Coverage | None
     duel: list[str]
+    bets: list[Bet]
 
     def seat_of(self, player: str) -> SeatView: ...
 
@@ -70,7 +73,9 @@ class Duel(HouseBanks):
         fill_duel(state)
 
     def chips_moved(self, state: DuelTable) -> None:
-        fill_duel(state)
+        # "Banque and Ponte stake the duel, not the side bets": chips given to a player who has
+        # bet on the coup being staked do not make them a duellist of it.
+        fill_duel(state, bettors={bet.player for bet in state.bets})
 
     def betting_opens(self, state: DuelTable) -> None:
         fill_duel(state)
@@ -99,11 +104,12 @@ def can_duel(state: DuelTable, player: str) -> bool:
     return state.seat_of(player).chips >= state.settings.duel_stake
 
 
-def fill_duel(state: DuelTable) -> None:
-    """Duellists who cannot cover the duel stake give up their place; the next ones sit."""
+def fill_duel(state: DuelTable, bettors: Collection[str] = ()) -> None:
+    """Duellists who cannot cover the duel stake give up their place; the next ones sit
+    (not `bettors`, who have side bets on the coup)."""
     state.duel = [p for p in state.duel if can_duel(state, p)]
     for player in state.seated():
         if len(state.duel) >= 2:
             break
-        if player not in state.duel and can_duel(state, player):
+        if player not in state.duel and player not in bettors and can_duel(state, player):
             state.duel.append(player)

@@ -236,3 +236,24 @@ def test_a_duellist_whose_chips_are_moved_below_the_duel_stake_gives_his_place_u
     with pytest.raises(RuleViolation) as refused:
         state.close_betting()
     assert refused.value.rule == "no-duel" and snapshot_of(state) == before
+
+
+def test_chips_given_to_a_player_who_has_bet_do_not_make_them_a_duellist() -> None:
+    """Found by the fuzz: a player short of the duel stake bets, is given chips while betting
+    is open and was seated as Ponte, side bet and duel stake together more than their chips.
+    003: "La Banque et la Ponte parient sur leur victoire respective un montant identique
+    qu'ils placent devant eux": the duellists stake the duel, the others bet on it."""
+    family = physical_table("simplified", {"a": 100, "b": 100, "c": 5})
+    family.adjust_chips("b", -95)
+    assert family.duel == ["a"]
+    family.place_bet("c", Spot.PUNTER, 1)
+    family.adjust_chips("c", 5)
+    assert family.duel == ["a"] and family.seat_of("c").chips == 10
+    before = snapshot_of(family)
+    with pytest.raises(RuleViolation) as refused:
+        family.close_betting()
+    assert refused.value.rule == "no-duel" and snapshot_of(family) == before
+    family.adjust_chips("b", 5)  # a player with no side bet takes the place up
+    assert family.duel == ["a", "b"]
+    family.close_betting()
+    assert all(seat.chips >= family.committed(seat.player) for seat in family.seats)
