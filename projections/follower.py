@@ -78,6 +78,8 @@ class Follower:
                 try:
                     seen = self.step(seen)
                 except Exception:  # the store away, a connection lost: the next look tries
+                    if self._stopping.is_set():
+                        break  # its store closed under a look that outlived stop()'s wait
                     log.exception("the views could not be run; trying again")
                     seen = None
                 self._woken.wait(self.interval)

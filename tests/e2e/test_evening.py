@@ -55,6 +55,7 @@ from tests.e2e.evening_pages import (
 from tests.e2e.test_api import Api
 from tests.e2e.test_evening_api import (
     BANK,
+    BOT_THINK,
     BOTS,
     CHEMIN_DE_FER,
     CLOCK,
@@ -188,10 +189,10 @@ def test_the_evening_in_chromium(api: Api, open_page: OpenPage,
                 "GET", f"/tables/{dealt}").json()["coup_number"] >= 1
             step = croupier_acts(croupier, lambda: api.call("GET", f"/tables/{dealt}").json(),
                                  evening.at(dealt), before_fay, hold)
-            if step == "Give the bank" and plan.retirer:  # at once: a bot stakes in a second
+            if step == "Give the bank" and plan.retirer:  # at once: before a bot's stake
                 retire = evening.pages[plan.retirer].get_by_role("button", name="Retire the bank")
-                try:
-                    retire.click(timeout=CLICK_MS)
+                try:  # the page shows the bank given within the bots' think time, less a second
+                    retire.click(timeout=(BOT_THINK - 1) * 1000)
                     plan.retirer = ""
                 except PlaywrightTimeout:
                     pass

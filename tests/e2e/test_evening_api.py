@@ -67,10 +67,11 @@ BOTS = ("bot-1", "bot-2", "bot-3", "bot-4")
 EVENING = 150.0
 CHEMIN_DE_FER_EVENING = 300.0  # a stalled evening fails by then, on two loaded cores
 CLOCK = 4  # seconds on a person's clocks in chemin de fer: time for a click on two shared cores
+BOT_THINK = 3  # a bot's seconds: the banker's page shows the bank given before a bot stakes
 CHEMIN_DE_FER = {
     "variant": "chemin-de-fer", "seats_per_table": 5, "tables": 2, "croupier_tables": 1,
     "starting_chips": 1000, "min_stake": 10, "max_stake": 100, "coups_per_round": 2,
-    "people_bet_seconds": CLOCK, "decision_seconds": CLOCK, "bot_think_seconds": 2,
+    "people_bet_seconds": CLOCK, "decision_seconds": CLOCK, "bot_think_seconds": BOT_THINK,
     "stages": [{"name": "evening", "rounds": 2}],
 }
 SEED = "0039"  # the draw of "evening" seats cid, fay, eve in a row at table 1, the croupier's
@@ -362,7 +363,7 @@ def test_the_chemin_de_fer_evening_over_http_on_the_servers(room: Room) -> None:
         bancos -= {m.split()[0] for m in play_turns(room, seating, rng, habits)
                    if m.endswith(" banco")}
         step = croupier.step(room, rng)
-        if isinstance(step, c.AwardBank) and croupier.retirer:  # at once: a bot stakes in 1 s
+        if isinstance(step, c.AwardBank) and croupier.retirer:  # at once: before a bot stakes
             retire = c.RetireBank(command_id=f"retire-{croupier.retirer}", player=before_fay)
             answer = room.call("POST", f"/tables/{dealt}/commands", before_fay, body_of(retire))
             assert answer.status_code == 200, answer.text
