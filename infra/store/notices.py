@@ -22,6 +22,7 @@ import hashlib
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +36,7 @@ VIEWS = "views"
 log = logging.getLogger("sabot.store")
 
 WAKE_SECONDS = 0.5
-"""How often the listener looks whether it was closed."""
+"""How often the listener looks whether it was closed (`close` also wakes it at once)."""
 RECONNECT_SECONDS = 1.0
 SEND_IDLE_SECONDS = 2.0
 
@@ -63,6 +64,7 @@ class Listener:
         self._on_payload = on_payload  # each notice's payload, if given (else `on_notice()`)
         self._closed = threading.Event()
         self._thread: threading.Thread | None = None
+        self._stop = f"sabot_stop_{uuid.uuid4().hex}"  # this listener's own: `close` wakes it
 
     def start(self) -> None:
         if isinstance(self._database, PostgresDatabase) and self._thread is None:
@@ -73,8 +75,19 @@ class Listener:
     def close(self) -> None:
         self._closed.set()
         if self._thread is not None:
+            self._wake()
             self._thread.join(timeout=WAKE_SECONDS + 5)
             self._thread = None
+
+    def _wake(self) -> None:
+        """A notice on this listener's own channel: its wait ends now, not at `WAKE_SECONDS`
+        (a server's shutdown waited on each of its listeners)."""
+        assert isinstance(self._database, PostgresDatabase)
+        try:
+            with psycopg.connect(autocommit=True, **_params(self._database)) as connection:
+                connection.execute("SELECT pg_notify(%s, '')", (self._stop,))
+        except psycopg.Error:
+            pass  # the server away: the wait ends at its timeout
 
     def _listen(self, database: PostgresDatabase) -> None:
         params = _params(database)
@@ -83,9 +96,12 @@ class Listener:
                 with psycopg.connect(autocommit=True, **params) as connection:
                     connection.execute(SQL("LISTEN {}").format(
                         Identifier(channel(database, self._name))))
+                    connection.execute(SQL("LISTEN {}").format(Identifier(self._stop)))
                     self._on_notice()  # whatever was sent before this LISTEN
                     while not self._closed.is_set():
                         for notice in connection.notifies(timeout=WAKE_SECONDS):
+                            if notice.channel == self._stop:
+                                break
                             if self._on_payload is not None:
                                 self._on_payload(notice.payload)
                             else:
