@@ -81,7 +81,7 @@ from tests.conftest import REDIS_URL, need_server
 from tests.e2e.test_api import KEY, free_port
 
 BROKER = REDIS_URL.rsplit("/", 1)[0] + "/13"  # a Redis database of the benchmark's own
-SECONDS = sized(30, 10)  # the measured window of a run
+SECONDS = sized(30, 4)  # the measured window of a run
 WARM_UP = sized(30, 2)  # sampled over 2 minutes, the processes' RSS settles 20-30 s in
 HUMAN_TABLES = sized(4, 2)
 PLAYERS = 3  # a human table's players

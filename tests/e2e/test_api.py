@@ -38,6 +38,7 @@ from infra.services.tables import TableService, seeds_from
 from projections.follower import Follower
 from projections.registry import VIEWS
 from projections.runner import Runner
+from tests.client import CLIENT
 
 pytestmark = pytest.mark.postgres
 
@@ -78,8 +79,8 @@ class Api:
             path += ("&" if "?" in path else "?") + f"at={self.head()}"
         deadline = time.monotonic() + 20
         while True:
-            response = httpx.request(method, self.base_url + path, json=json,
-                                     content=content, headers=sent, timeout=10)
+            response = CLIENT.request(method, self.base_url + path, json=json,
+                                      content=content, headers=sent)
             if response.status_code != 503 or "retry-after" not in response.headers \
                     or "x-view-position" not in response.headers \
                     or time.monotonic() > deadline:
@@ -234,7 +235,7 @@ def test_sabot_serve(postgres_url: str, tmp_path: Any) -> None:
         while True:
             assert server.poll() is None, server.stderr.read() if server.stderr else ""
             try:
-                ready = httpx.get(f"http://127.0.0.1:{port}/ready", timeout=1)
+                ready = CLIENT.get(f"http://127.0.0.1:{port}/ready", timeout=1)
                 break
             except httpx.TransportError:
                 assert time.monotonic() < deadline, "sabot serve did not start"

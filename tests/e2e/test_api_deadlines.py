@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import uvicorn
 
@@ -22,6 +21,7 @@ from api.tokens import Grant, TokenStore
 from domain.game.coup import Side
 from domain.table.aggregate import Table
 from infra.services.tables import TableService
+from tests.client import CLIENT
 from tests.conftest import REDIS_URL, need_server
 from tests.e2e.test_api import free_port
 from tests.integration.test_workers import Worker
@@ -77,11 +77,11 @@ def test_a_hand_that_does_not_decide_in_time_gets_the_default(
     headers = {"Authorization": f"Bearer {token}"}
 
     def send(kind: str, **fields: Any) -> None:
-        response = httpx.post(f"{base}/tables/timed/commands", headers=headers, timeout=10,
+        response = CLIENT.post(f"{base}/tables/timed/commands", headers=headers, timeout=10,
                               json={"kind": kind, "command_id": uuid.uuid4().hex, **fields})
         assert response.status_code == 200, response.text
 
-    opened = httpx.post(f"{base}/tables", headers=headers, timeout=10, json={
+    opened = CLIENT.post(f"{base}/tables", headers=headers, timeout=10, json={
         "name": "timed", "variant": "punto-banco", "settings": {"decision_seconds": 1}})
     assert opened.status_code == 201, opened.text
     deal_to_the_naturals(send)
@@ -90,7 +90,7 @@ def test_a_hand_that_does_not_decide_in_time_gets_the_default(
     deadline = time.monotonic() + 20
     view: dict[str, Any] = {}
     while time.monotonic() < deadline:
-        view = httpx.get(f"{base}/tables/timed", headers=headers, timeout=10).json()
+        view = CLIENT.get(f"{base}/tables/timed", headers=headers, timeout=10).json()
         if any(a["step"] == "deal" for a in view["legal_actions"]):
             break
         time.sleep(0.1)

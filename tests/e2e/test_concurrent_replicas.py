@@ -33,6 +33,7 @@ from infra.store import notices
 from projections.follower import Follower
 from projections.registry import VIEWS
 from projections.runner import Runner
+from tests.client import CLIENT
 from tests.e2e.test_api import KEY, free_port
 
 pytestmark = pytest.mark.postgres
@@ -60,7 +61,7 @@ def started(url: str, home: Path, database: str) -> subprocess.Popen[bytes]:
     while True:
         assert server.poll() is None, (home / "serve.log").read_text()[-3000:]
         try:
-            if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
+            if CLIENT.get(f"{url}/ready", timeout=2).status_code == 200:
                 return server
         except httpx.TransportError:
             pass

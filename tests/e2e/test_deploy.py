@@ -23,6 +23,7 @@ import yaml
 from api.cli import build_parser
 from api.tokens import Grant, Role, TokenStore
 from infra.services.tables import TableService
+from tests.client import CLIENT
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "compose.yaml"
@@ -131,7 +132,7 @@ def test_the_compose_topology_as_processes(topology: list[str], postgres_url: st
     deadline = time.monotonic() + 60
     while True:
         try:
-            ready = [httpx.get(f"{url}/ready", timeout=3).json() for url in topology]
+            ready = [CLIENT.get(f"{url}/ready", timeout=3).json() for url in topology]
             if all(r.get("workers", {}).get("alive", 0) >= 3 for r in ready):
                 break
         except httpx.TransportError:
@@ -139,12 +140,12 @@ def test_the_compose_topology_as_processes(topology: list[str], postgres_url: st
         assert time.monotonic() < deadline, "the replicas never saw three workers alive"
         time.sleep(0.5)
     assert all(r["status"] == "ready" for r in ready), ready
-    opened = httpx.post(f"{topology[0]}/tables", headers=headers, timeout=10,
+    opened = CLIENT.post(f"{topology[0]}/tables", headers=headers, timeout=10,
                         json={"name": "deployed", "variant": "punto-banco"})
     assert opened.status_code == 201, opened.text
-    seated = httpx.post(f"{topology[1]}/tables/deployed/commands", headers=headers, timeout=10,
+    seated = CLIENT.post(f"{topology[1]}/tables/deployed/commands", headers=headers, timeout=10,
                         json={"kind": "seat", "player": "ann", "chips": 100,
                               "command_id": "seat-ann"})
     assert seated.status_code == 200, seated.text
-    seen = httpx.get(f"{topology[0]}/tables/deployed", timeout=10).json()
+    seen = CLIENT.get(f"{topology[0]}/tables/deployed", timeout=10).json()
     assert [s["player"] for s in seen["seats"]] == ["ann"]

@@ -56,6 +56,7 @@ from infra.services.tables import TableService
 from infra.store.senders import HOUSE, player_sender
 from infra.store.signing import create_key
 from projections.audit_port import PROJECTIONS
+from tests.client import CLIENT
 from tests.e2e.test_api import KEY, free_port
 
 pytestmark = pytest.mark.postgres
@@ -99,7 +100,7 @@ class Room:
     sent: dict[str, int] = field(default_factory=dict)
 
     def call(self, method: str, path: str, who: str, body: Any = None) -> httpx.Response:
-        return httpx.request(method, f"{self.url}{path}", json=body, timeout=15,
+        return CLIENT.request(method, f"{self.url}{path}", json=body, timeout=15,
                              headers={"Authorization": f"Bearer {self.tokens[who]}"})
 
     def head(self) -> int:
@@ -135,7 +136,7 @@ def room(postgres_url: str, redis_url: str, tmp_path: Path,
         deadline = time.monotonic() + 30
         while True:
             try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                if CLIENT.get(f"{url}/health", timeout=2).status_code == 200:
                     break
             except httpx.TransportError:
                 pass

@@ -14,13 +14,13 @@ import time
 import uuid
 from pathlib import Path
 
-import httpx
 import pytest
 
 from api.cli import main
 from api.tokens import Grant, Role, TokenStore
 from infra.services.tables import TableService
 from infra.store.checkpoints import last_checkpoint
+from tests.client import CLIENT
 from tests.e2e.test_logs import KEY, Served
 from tests.integration.test_audit import sql
 from tests.integration.test_exit_checkpoints import covered_at_exit, sabot
@@ -51,7 +51,7 @@ def test_sabot_serve_checkpoints_at_sigterm(store: str, tmp_path: Path,
         token = TokenStore(service.database).issue(Grant(role=Role.ORGANISER))
     served = Served(tmp_path, store)
     try:
-        opened = httpx.post(f"{served.url}/tables", timeout=10,
+        opened = CLIENT.post(f"{served.url}/tables", timeout=10,
                             headers={"Authorization": f"Bearer {token}"},
                             json={"name": "served", "variant": "punto-banco"})
         assert opened.status_code == 201, opened.text

@@ -17,6 +17,7 @@ import pytest
 from api.live_readers import POLL_SECONDS
 from api.tokens import Role
 from domain.game.settings import Variant
+from tests.client import CLIENT
 from tests.e2e.test_api import Api, a_service
 from tests.e2e.test_serve_proxy import serve_process
 from tests.e2e.test_topology_faults import PrivateRedis, until
@@ -41,7 +42,7 @@ def stream(base: str, table: str, seen: list[int], subscribed: threading.Event,
 
 
 def adjust(base: str, organiser: str, n: int) -> int:
-    answer = httpx.post(f"{base}/tables/live/commands",
+    answer = CLIENT.post(f"{base}/tables/live/commands",
                         headers={"Authorization": f"Bearer {organiser}"},
                         json={"kind": "adjust-chips", "player": "p0", "delta": 1,
                               "reason": "restart", "command_id": f"adjust-{n}"}, timeout=10)

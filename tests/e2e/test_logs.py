@@ -23,6 +23,7 @@ import pytest
 
 from api.tokens import Grant, Role, TokenStore
 from infra.services.tables import TableService
+from tests.client import CLIENT
 from tests.e2e.test_api import free_port
 from tests.e2e.test_api_deadlines import deal_to_the_naturals
 from tests.integration.test_workers import ROOT, Worker
@@ -49,7 +50,7 @@ class Served:
         deadline = time.monotonic() + 30
         while True:
             try:
-                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
+                if CLIENT.get(f"{self.url}/health", timeout=2).status_code == 200:
                     return
             except httpx.TransportError:
                 pass
@@ -108,14 +109,14 @@ def test_one_request_id_from_the_api_into_the_worker(
     def send(kind: str, request_id: str | None = None, command_id: str | None = None,
              **fields: Any) -> httpx.Response:
         traced = {"X-Request-ID": request_id} if request_id else {}
-        response = httpx.post(f"{served.url}/tables/timed/commands",
+        response = CLIENT.post(f"{served.url}/tables/timed/commands",
                               headers={**headers, **traced}, timeout=10,
                               json={"kind": kind, "command_id": command_id or uuid.uuid4().hex,
                                     **fields})
         assert response.status_code == 200, response.text
         return response
 
-    opened = httpx.post(f"{served.url}/tables", headers=headers, timeout=10, json={
+    opened = CLIENT.post(f"{served.url}/tables", headers=headers, timeout=10, json={
         "name": "timed", "variant": "punto-banco", "settings": {"decision_seconds": 1}})
     assert opened.status_code == 201, opened.text
     assert re.fullmatch("[0-9a-f]{32}", opened.headers["X-Request-ID"])  # none given: made
@@ -133,7 +134,7 @@ def test_one_request_id_from_the_api_into_the_worker(
     worker.wait_for(lambda line: line.get("request_id") == request_id
                     and " succeeded in " in line["event"])
 
-    unknown = httpx.get(f"{served.url}/nowhere", headers={"X-Request-ID": "bad id!"}, timeout=5)
+    unknown = CLIENT.get(f"{served.url}/nowhere", headers={"X-Request-ID": "bad id!"}, timeout=5)
     assert unknown.status_code == 404
     assert re.fullmatch("[0-9a-f]{32}", unknown.headers["X-Request-ID"])  # invalid: replaced
 

@@ -15,6 +15,7 @@ import httpx
 import msgspec
 import pytest
 
+from tests.client import CLIENT
 from tests.e2e.test_api import Api, Game
 
 pytestmark = pytest.mark.postgres
@@ -71,12 +72,12 @@ def seen(api: Api, game: Game, token: str | None, own: str | None,
     headers = {"Authorization": f"Bearer {token}"} if token else {}
 
     def get(path: str) -> Any:
-        response = httpx.get(api.base_url + path, headers=headers, timeout=10)
+        response = CLIENT.get(api.base_url + path, headers=headers, timeout=10)
         assert response.status_code == 200, (path, response.text)
         return response.json()
 
     table = get(f"/tables/{game.table_id}")
-    tableau = httpx.post(f"{api.base_url}/tables/{game.table_id}/tableau", headers=headers,
+    tableau = CLIENT.post(f"{api.base_url}/tables/{game.table_id}/tableau", headers=headers,
                          json={"known": {}}, timeout=10)
     shown = {"table": table, "events": events(api, game, token, table["version"]),
              "tableau": [tableau.status_code, tableau.json()]}

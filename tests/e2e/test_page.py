@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import uvicorn
 from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
@@ -39,6 +38,7 @@ from infra.services.tables import TableService
 from projections.follower import Follower
 from projections.registry import VIEWS
 from projections.runner import Runner
+from tests.client import CLIENT
 from tests.conftest import IN_CI
 from tests.e2e.test_api import KEY, Api, api, free_port  # noqa: F401 - the server fixture
 from tests.integration.test_corrections import until_a_misread
@@ -343,7 +343,7 @@ def test_a_page_says_when_the_server_is_gone_and_when_it_is_back(
     base = f"http://127.0.0.1:{port}"
     organiser = Api(base, running.service).token(Role.ORGANISER)
     auth = {"Authorization": f"Bearer {organiser}"}
-    opened = httpx.post(f"{base}/tables", json={"name": "phoenix", "variant": "punto-banco"},
+    opened = CLIENT.post(f"{base}/tables", json={"name": "phoenix", "variant": "punto-banco"},
                         headers=auth, timeout=10)
     assert opened.status_code == 201, opened.text
     page = browser.new_page()
@@ -356,7 +356,7 @@ def test_a_page_says_when_the_server_is_gone_and_when_it_is_back(
         expect(status).to_have_text("connection lost · reconnecting…", timeout=WAIT_MS)
         running = Server(postgres_url, port)
         expect(status).to_have_text("connection back · live", timeout=WAIT_MS)
-        seated = httpx.post(f"{base}/tables/phoenix/commands", headers=auth, timeout=10,
+        seated = CLIENT.post(f"{base}/tables/phoenix/commands", headers=auth, timeout=10,
                             json={"kind": "seat", "player": "zoe", "chips": 700,
                                   "command_id": "zoe"})
         assert seated.status_code == 200, seated.text

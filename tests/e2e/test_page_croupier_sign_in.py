@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, expect
 
 from api.tokens import Role
 from domain.table.aggregate import Table
+from tests.client import CLIENT
 from tests.e2e.test_api import Api, api  # noqa: F401 - the server fixture
 from tests.e2e.test_page import WAIT_MS
 from tests.e2e.test_page_sign_in import chromium, organiser_console  # noqa: F401 - the browser
@@ -77,7 +77,7 @@ def test_a_croupier_s_link_signs_in_for_that_table_only(api: Api) -> None:  # no
     assert again.status_code == 410 and "already been used" in again.text
     # the PIN, with the name the slip gives, in the lobby: the other table's console
     typed = {"player": f"@croupier/{second}", "pin": every.json()[1]["pin"]}
-    pinned = httpx.post(api.base_url + "/sign-in/pin", json=typed, timeout=10)
+    pinned = CLIENT.post(api.base_url + "/sign-in/pin", json=typed, timeout=10)
     assert pinned.status_code == 200, pinned.text
     assert pinned.json() == {"player": f"@croupier/{second}", "page": f"/croupier?table={second}"}
     me = as_browser(api, "GET", "/me", pinned.cookies["sabot_session"]).json()

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from api.commands.serve import addresses
+from tests.client import CLIENT
 from tests.e2e.test_api import KEY, free_port
 
 pytestmark = pytest.mark.postgres
@@ -36,14 +37,14 @@ def test_sabot_serve_prints_the_addresses_to_open(postgres_url: str, tmp_path: P
             deadline = time.monotonic() + 20
             while True:
                 try:
-                    console = httpx.get(f"{base}/organiser", timeout=1)
+                    console = CLIENT.get(f"{base}/organiser", timeout=1)
                     break
                 except httpx.TransportError:
                     assert server.poll() is None and time.monotonic() < deadline, \
                         (tmp_path / "serve.log").read_text()
                     time.sleep(0.1)
             assert console.status_code == 200 and "Organiser" in console.text
-            assert httpx.get(f"{base}/", timeout=5).status_code == 200
+            assert CLIENT.get(f"{base}/", timeout=5).status_code == 200
         finally:
             server.terminate()
             server.wait(timeout=10)

@@ -21,6 +21,7 @@ import pytest
 from api.cli import main
 from api.sign_in import Refusal, SignInCodes, SignInRefused
 from api.tokens import Role
+from tests.client import CLIENT
 from tests.e2e.test_api import KEY, Api
 
 pytestmark = pytest.mark.postgres
@@ -54,11 +55,11 @@ def slip(api: Api, organiser: str, player: str, tournament: str = "friday") -> d
 
 
 def open_link(link: str) -> httpx.Response:
-    return httpx.get(link, follow_redirects=False, timeout=10)
+    return CLIENT.get(link, follow_redirects=False, timeout=10)
 
 
 def as_browser(api: Api, method: str, path: str, cookie: str, **options: Any) -> httpx.Response:
-    return httpx.request(method, api.base_url + path, cookies={"sabot_session": cookie},
+    return CLIENT.request(method, api.base_url + path, cookies={"sabot_session": cookie},
                          timeout=10, **options)
 
 

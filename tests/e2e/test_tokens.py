@@ -20,6 +20,7 @@ import pytest
 
 from api.cli import main
 from api.tokens import GENERATION_FRESH_SECONDS, Grant, Role
+from tests.client import CLIENT
 from tests.e2e.test_api import Api
 from tests.e2e.test_deploy import KEY, ROOT, free_port
 
@@ -94,7 +95,7 @@ def two_servers(postgres_url: str, tmp_path: Path, token: str) -> Iterator[list[
         for url in urls:
             while True:
                 try:
-                    answer = httpx.get(url + "/tables/nowhere", headers=headers, timeout=5)
+                    answer = CLIENT.get(url + "/tables/nowhere", headers=headers, timeout=5)
                     break
                 except httpx.TransportError:
                     assert time.monotonic() < deadline, f"{url} never answered"
@@ -108,7 +109,7 @@ def two_servers(postgres_url: str, tmp_path: Path, token: str) -> Iterator[list[
 
 
 def refusal(url: str, token: str) -> tuple[int, str]:
-    answer = httpx.get(url + "/tables/nowhere", headers={"Authorization": f"Bearer {token}"},
+    answer = CLIENT.get(url + "/tables/nowhere", headers={"Authorization": f"Bearer {token}"},
                        timeout=5)
     return answer.status_code, answer.json()["rule"]
 
@@ -135,7 +136,7 @@ def test_a_revocation_through_one_replica_reaches_the_other_within_a_second(
     token = capsys.readouterr().out.strip()
     with two_servers(postgres_url, tmp_path, token) as (one, other):
         assert refusal(other, token) == (404, "unknown-table")  # cached, generation fresh
-        out = httpx.post(one + "/sign-out", cookies={"sabot_session": token},
+        out = CLIENT.post(one + "/sign-out", cookies={"sabot_session": token},
                          headers={"X-Requested-With": "sabot"}, timeout=5)
         assert out.status_code == 200
         revoked = time.monotonic()

@@ -42,6 +42,7 @@ from domain.table.aggregate import Table
 from domain.tournament.aggregate import Tournament
 from infra.services.tables import TableService
 from infra.services.tournaments import Director, Tournaments
+from tests.client import CLIENT
 from tests.conftest import IN_CI
 from tests.e2e.test_deploy import KEY, ROOT, compose_commands, free_port, mounts, sabot_services
 from tests.integration.test_tournament_run import SETTINGS
@@ -220,7 +221,7 @@ class Topology:
     def ready(self, url: str) -> bool:
         """The replica answers, sees the store and the broker, and every worker alive."""
         try:
-            answer = self.last[url] = httpx.get(f"{url}/ready", timeout=3).json()
+            answer = self.last[url] = CLIENT.get(f"{url}/ready", timeout=3).json()
         except (httpx.TransportError, ValueError) as error:
             self.last[url] = repr(error)
             return False
@@ -286,7 +287,7 @@ class Organiser:
         while True:
             url = self.topology.urls[replica % 2]
             try:
-                answer = httpx.request(method, f"{url}{path}", json=json, timeout=15,
+                answer = CLIENT.request(method, f"{url}{path}", json=json, timeout=15,
                                        headers={**self.headers, "Idempotency-Key": key})
                 claimed = answer.status_code == 409 and "idempotency-key-in-use" in answer.text
                 if answer.status_code < 500 and not claimed:
@@ -449,7 +450,7 @@ def test_a_tournament_survives_every_role_killed_and_both_servers_restarted(
         assert mine == theirs, (f"table {number}, event {first}", mine[first - 2:first + 3],
                                 theirs[first - 2:first + 3])
     for url in topology.urls:  # each replica serves them
-        results = httpx.get(f"{url}{path}/results", timeout=10).json()
+        results = CLIENT.get(f"{url}{path}/results", timeout=10).json()
         assert results["winner"] == expected["results"][0].player
         assert [(p["player"], p["position"], p["prize"]) for p in results["positions"]] == [
             (r.player, r.position, r.prize) for r in expected["results"]]

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from api.cli import main
@@ -25,6 +24,7 @@ from api.tokens import Grant, Role, TokenStore
 from domain.game.settings import Variant
 from infra.services.tables import TableService
 from infra.store.checkpoints import last_checkpoint
+from tests.client import CLIENT
 from tests.e2e.test_logs import KEY, Served
 from tests.integration.test_audit import sql
 from tests.integration.test_table_service import SMALL_SHOE, open_table
@@ -34,7 +34,7 @@ RETRY = 0.3  # SABOT_CHECKPOINT_SECONDS: how soon a write is checkpointed, and a
 
 
 def metric(served: Served, name: str) -> float | None:
-    text = httpx.get(f"{served.url}/metrics", timeout=10).text
+    text = CLIENT.get(f"{served.url}/metrics", timeout=10).text
     found = re.search(rf'^{name}{{database="store.db"}} (\S+)$', text, re.MULTILINE)
     return None if found is None else float(found.group(1))
 
@@ -59,13 +59,13 @@ def test_a_serve_that_cannot_checkpoint_says_so_and_recovers(
     headers = {"Authorization": f"Bearer {token}"}
 
     def ready() -> dict[str, Any]:
-        answer = httpx.get(f"{served.url}/ready", timeout=10)
+        answer = CLIENT.get(f"{served.url}/ready", timeout=10)
         assert answer.status_code == 200, answer.text
         body: dict[str, Any] = answer.json()
         return body
 
     def open_table(name: str) -> None:
-        opened = httpx.post(f"{served.url}/tables", headers=headers, timeout=10,
+        opened = CLIENT.post(f"{served.url}/tables", headers=headers, timeout=10,
                             json={"name": name, "variant": "punto-banco"})
         assert opened.status_code == 201, opened.text
 
@@ -128,7 +128,7 @@ def test_a_checkpoint_failing_in_another_process_shows_in_every_answer(
     served = Served(tmp_path, url)
 
     def ready() -> dict[str, Any]:
-        answer = httpx.get(f"{served.url}/ready", timeout=10)
+        answer = CLIENT.get(f"{served.url}/ready", timeout=10)
         assert answer.status_code == 200, answer.text
         body: dict[str, Any] = answer.json()
         return body

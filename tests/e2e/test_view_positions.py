@@ -27,6 +27,7 @@ from domain.game.settings import TableSettings
 from projections.registry import NAMES, VIEWS
 from projections.rotation import Rotation, rotations
 from projections.runner import Runner
+from tests.client import CLIENT
 from tests.e2e.test_api import KEY, Api, a_service, free_port, serving
 
 pytestmark = pytest.mark.postgres
@@ -71,10 +72,10 @@ def test_a_read_answers_at_once_with_its_position_when_no_runner_runs(
             assert lobby.status_code == 200 and lobby.json() == []
             assert position(lobby) < opened
         # read once each (`Api.call` would wait out a view behind, 20 s, as a client does)
-        behind = httpx.get(f"{api.base_url}/tables/unseen/rotation?at={seated}", timeout=10)
+        behind = CLIENT.get(f"{api.base_url}/tables/unseen/rotation?at={seated}", timeout=10)
         assert behind.status_code == 503 and behind.headers["retry-after"] == "1"
         assert behind.json()["rule"] == "view-behind" and position(behind) < opened
-        unseen = httpx.get(f"{api.base_url}/tables/unseen/rotation", timeout=10)  # not in the view
+        unseen = CLIENT.get(f"{api.base_url}/tables/unseen/rotation", timeout=10)  # not in the view
         assert unseen.status_code == 503 and unseen.json()["rule"] == "view-behind"
         never = api.call("GET", "/tables/never-opened/rotation")
         assert never.status_code == 404 and never.json()["rule"] == "unknown-table"
@@ -142,19 +143,19 @@ def test_sabot_serve_with_its_worker_keeps_the_views_fresh(postgres_url: str,
         while True:
             assert server.poll() is None, "sabot serve stopped"
             try:
-                httpx.get(f"{base}/ready", timeout=1)
+                CLIENT.get(f"{base}/ready", timeout=1)
                 break
             except httpx.TransportError:
                 assert time.monotonic() < deadline, "sabot serve did not start"
                 time.sleep(0.1)
         with a_service(postgres_url) as service:
             token = TokenStore(service.database).issue(Grant(role=Role.ORGANISER))
-        opened = httpx.post(f"{base}/tables", json={"name": "fresh", "variant": "simplified"},
+        opened = CLIENT.post(f"{base}/tables", json={"name": "fresh", "variant": "simplified"},
                             headers={"Authorization": f"Bearer {token}"}, timeout=10)
         assert opened.status_code == 201, opened.text
         at = opened.json()["position"]
         while True:  # no read runs the views: only the worker's runner brings them here
-            lobby = httpx.get(f"{base}/tables", timeout=10)
+            lobby = CLIENT.get(f"{base}/tables", timeout=10)
             if position(lobby) >= at:
                 break
             assert time.monotonic() < deadline + 30, "the worker did not run the views"

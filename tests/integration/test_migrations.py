@@ -26,6 +26,7 @@ from infra.store import migrations
 from infra.store.database import SCHEMA_LOCK
 from infra.store.opening import open_store
 from infra.store.urls import sqlite_path
+from tests.client import CLIENT
 from tests.e2e.test_deploy import free_port
 from tests.integration.fixtures.schema_v1.make import SECRET_KEY, SEED
 from tests.integration.test_audit import sql
@@ -210,7 +211,7 @@ def test_serve_worker_and_play_upgrade_the_store_on_start(
 def wait_for(url: str, deadline: float) -> httpx.Response:
     while True:
         try:
-            return httpx.get(url, timeout=3)
+            return CLIENT.get(url, timeout=3)
         except httpx.TransportError:
             assert time.monotonic() < deadline, f"{url} never answered"
             time.sleep(0.3)
