@@ -78,7 +78,7 @@ def test_a_hand_that_does_not_decide_in_time_gets_the_default(
 
     def send(kind: str, **fields: Any) -> None:
         response = CLIENT.post(f"{base}/tables/timed/commands", headers=headers, timeout=10,
-                              json={"kind": kind, "command_id": uuid.uuid4().hex, **fields})
+                               json={"kind": kind, "command_id": uuid.uuid4().hex, **fields})
         assert response.status_code == 200, response.text
 
     opened = CLIENT.post(f"{base}/tables", headers=headers, timeout=10, json={

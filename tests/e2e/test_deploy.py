@@ -141,11 +141,11 @@ def test_the_compose_topology_as_processes(topology: list[str], postgres_url: st
         time.sleep(0.5)
     assert all(r["status"] == "ready" for r in ready), ready
     opened = CLIENT.post(f"{topology[0]}/tables", headers=headers, timeout=10,
-                        json={"name": "deployed", "variant": "punto-banco"})
+                         json={"name": "deployed", "variant": "punto-banco"})
     assert opened.status_code == 201, opened.text
     seated = CLIENT.post(f"{topology[1]}/tables/deployed/commands", headers=headers, timeout=10,
-                        json={"kind": "seat", "player": "ann", "chips": 100,
-                              "command_id": "seat-ann"})
+                         json={"kind": "seat", "player": "ann", "chips": 100,
+                               "command_id": "seat-ann"})
     assert seated.status_code == 200, seated.text
     seen = CLIENT.get(f"{topology[0]}/tables/deployed", timeout=10).json()
     assert [s["player"] for s in seen["seats"]] == ["ann"]

@@ -101,7 +101,7 @@ class Room:
 
     def call(self, method: str, path: str, who: str, body: Any = None) -> httpx.Response:
         return CLIENT.request(method, f"{self.url}{path}", json=body, timeout=15,
-                             headers={"Authorization": f"Bearer {self.tokens[who]}"})
+                              headers={"Authorization": f"Bearer {self.tokens[who]}"})
 
     def head(self) -> int:
         return self.service.recorder.max_notification_id() or 0

@@ -52,8 +52,8 @@ def test_sabot_serve_checkpoints_at_sigterm(store: str, tmp_path: Path,
     served = Served(tmp_path, store)
     try:
         opened = CLIENT.post(f"{served.url}/tables", timeout=10,
-                            headers={"Authorization": f"Bearer {token}"},
-                            json={"name": "served", "variant": "punto-banco"})
+                             headers={"Authorization": f"Bearer {token}"},
+                             json={"name": "served", "variant": "punto-banco"})
         assert opened.status_code == 201, opened.text
         assert uncovered(store) > 0  # written, not yet checkpointed
         served.process.send_signal(signal.SIGTERM)

@@ -43,9 +43,9 @@ def stream(base: str, table: str, seen: list[int], subscribed: threading.Event,
 
 def adjust(base: str, organiser: str, n: int) -> int:
     answer = CLIENT.post(f"{base}/tables/live/commands",
-                        headers={"Authorization": f"Bearer {organiser}"},
-                        json={"kind": "adjust-chips", "player": "p0", "delta": 1,
-                              "reason": "restart", "command_id": f"adjust-{n}"}, timeout=10)
+                         headers={"Authorization": f"Bearer {organiser}"},
+                         json={"kind": "adjust-chips", "player": "p0", "delta": 1,
+                               "reason": "restart", "command_id": f"adjust-{n}"}, timeout=10)
     assert answer.status_code == 200, answer.text
     version: int = answer.json()["version"]
     return version

@@ -110,9 +110,9 @@ def test_one_request_id_from_the_api_into_the_worker(
              **fields: Any) -> httpx.Response:
         traced = {"X-Request-ID": request_id} if request_id else {}
         response = CLIENT.post(f"{served.url}/tables/timed/commands",
-                              headers={**headers, **traced}, timeout=10,
-                              json={"kind": kind, "command_id": command_id or uuid.uuid4().hex,
-                                    **fields})
+                               headers={**headers, **traced}, timeout=10,
+                               json={"kind": kind, "command_id": command_id or uuid.uuid4().hex,
+                                     **fields})
         assert response.status_code == 200, response.text
         return response
 

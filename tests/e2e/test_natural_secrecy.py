@@ -78,7 +78,7 @@ def seen(api: Api, game: Game, token: str | None, own: str | None,
 
     table = get(f"/tables/{game.table_id}")
     tableau = CLIENT.post(f"{api.base_url}/tables/{game.table_id}/tableau", headers=headers,
-                         json={"known": {}}, timeout=10)
+                          json={"known": {}}, timeout=10)
     shown = {"table": table, "events": events(api, game, token, table["version"]),
              "tableau": [tableau.status_code, tableau.json()]}
     if views:

@@ -344,7 +344,7 @@ def test_a_page_says_when_the_server_is_gone_and_when_it_is_back(
     organiser = Api(base, running.service).token(Role.ORGANISER)
     auth = {"Authorization": f"Bearer {organiser}"}
     opened = CLIENT.post(f"{base}/tables", json={"name": "phoenix", "variant": "punto-banco"},
-                        headers=auth, timeout=10)
+                         headers=auth, timeout=10)
     assert opened.status_code == 201, opened.text
     page = browser.new_page()
     try:
@@ -357,8 +357,8 @@ def test_a_page_says_when_the_server_is_gone_and_when_it_is_back(
         running = Server(postgres_url, port)
         expect(status).to_have_text("connection back · live", timeout=WAIT_MS)
         seated = CLIENT.post(f"{base}/tables/phoenix/commands", headers=auth, timeout=10,
-                            json={"kind": "seat", "player": "zoe", "chips": 700,
-                                  "command_id": "zoe"})
+                             json={"kind": "seat", "player": "zoe", "chips": 700,
+                                   "command_id": "zoe"})
         assert seated.status_code == 200, seated.text
         expect(page.locator("#seats tbody td").first).to_have_text("zoe", timeout=WAIT_MS)
         assert page.evaluate("window.notReloaded") is True

@@ -59,8 +59,8 @@ def open_link(link: str) -> httpx.Response:
 
 
 def as_browser(api: Api, method: str, path: str, cookie: str, **options: Any) -> httpx.Response:
-    return CLIENT.request(method, api.base_url + path, cookies={"sabot_session": cookie},
-                         timeout=10, **options)
+    headers = {**options.pop("headers", {}), "Cookie": f"sabot_session={cookie}"}
+    return CLIENT.request(method, api.base_url + path, headers=headers, timeout=10, **options)
 
 
 def test_only_the_organiser_makes_slips_one_or_every_player_s(api: Api) -> None:

@@ -110,7 +110,7 @@ def two_servers(postgres_url: str, tmp_path: Path, token: str) -> Iterator[list[
 
 def refusal(url: str, token: str) -> tuple[int, str]:
     answer = CLIENT.get(url + "/tables/nowhere", headers={"Authorization": f"Bearer {token}"},
-                       timeout=5)
+                        timeout=5)
     return answer.status_code, answer.json()["rule"]
 
 
@@ -136,8 +136,8 @@ def test_a_revocation_through_one_replica_reaches_the_other_within_a_second(
     token = capsys.readouterr().out.strip()
     with two_servers(postgres_url, tmp_path, token) as (one, other):
         assert refusal(other, token) == (404, "unknown-table")  # cached, generation fresh
-        out = CLIENT.post(one + "/sign-out", cookies={"sabot_session": token},
-                         headers={"X-Requested-With": "sabot"}, timeout=5)
+        out = CLIENT.post(one + "/sign-out", timeout=5, headers={
+            "Cookie": f"sabot_session={token}", "X-Requested-With": "sabot"})
         assert out.status_code == 200
         revoked = time.monotonic()
         assert refusal(one, token) == (401, "token-revoked")

@@ -288,7 +288,7 @@ class Organiser:
             url = self.topology.urls[replica % 2]
             try:
                 answer = CLIENT.request(method, f"{url}{path}", json=json, timeout=15,
-                                       headers={**self.headers, "Idempotency-Key": key})
+                                        headers={**self.headers, "Idempotency-Key": key})
                 claimed = answer.status_code == 409 and "idempotency-key-in-use" in answer.text
                 if answer.status_code < 500 and not claimed:
                     return answer

@@ -66,7 +66,7 @@ def test_a_serve_that_cannot_checkpoint_says_so_and_recovers(
 
     def open_table(name: str) -> None:
         opened = CLIENT.post(f"{served.url}/tables", headers=headers, timeout=10,
-                            json={"name": name, "variant": "punto-banco"})
+                             json={"name": name, "variant": "punto-banco"})
         assert opened.status_code == 201, opened.text
 
     try:

@@ -151,7 +151,7 @@ def test_sabot_serve_with_its_worker_keeps_the_views_fresh(postgres_url: str,
         with a_service(postgres_url) as service:
             token = TokenStore(service.database).issue(Grant(role=Role.ORGANISER))
         opened = CLIENT.post(f"{base}/tables", json={"name": "fresh", "variant": "simplified"},
-                            headers={"Authorization": f"Bearer {token}"}, timeout=10)
+                             headers={"Authorization": f"Bearer {token}"}, timeout=10)
         assert opened.status_code == 201, opened.text
         at = opened.json()["position"]
         while True:  # no read runs the views: only the worker's runner brings them here
