@@ -414,6 +414,7 @@ const Sabot = (() => {
       case "BetTurnBegan": return t("event.BetTurnBegan", said);
       case "BetTurnPassed": return t(e.reason === "clock" ? "event.BetTurnPassed-clock"
                                      : "event.BetTurnPassed", said);
+      case "SittingOutCharged": return t("event.SittingOutCharged", said);
       case "StakePlaced": return t("event.StakePlaced", said);
       case "BancoCalled": return t("event.BancoCalled", said);
       case "BettingClosed": return t("event.BettingClosed");

@@ -52,6 +52,7 @@
     byId("decision-field").hidden = !("decision_seconds" in f);
     byId("preset-line").textContent = `${f.variant}${f.house_rules ? ` (${f.house_rules})` : ""}` +
       ` · ${f.dealing} dealing · ${f.betting_order} betting` +
+      `${f.sitting_out === "min-stake" ? " · a turn the clock passes costs the minimum stake" : ""}` +
       ` · ${f.stages.length ? f.stages.map(stage => stage.name).join(" → ") : "one stage"}` +
       ` · from ${chosen.smallest_field} players`;
   }

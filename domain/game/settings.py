@@ -85,6 +85,14 @@ class BankerWin(StrEnum):
     SIX_PAYS_HALF = "six-pays-half"  # No-Commission: even money, half on a banker's six
 
 
+class SittingOut(StrEnum):
+    """What a player pays for each turn to bet the bet clock passes for them (a tournament's
+    format says: an idle player must not win by never risking a chip)."""
+
+    FREE = "free"  # nothing
+    MIN_STAKE = "min-stake"  # the table's minimum stake, taken by the house
+
+
 class Preset(StrEnum):
     """A set of house rules applied over a variant's defaults (`_PRESETS`)."""
 
@@ -139,6 +147,12 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     preset: Preset = Preset.SEEDS  # the house rules the defaults came from
     # Left out of the record while unset, so tables opened before it encode as they did.
     banker_win: BankerWin | msgspec.UnsetType = msgspec.UNSET
+    sitting_out: SittingOut | msgspec.UnsetType = msgspec.UNSET  # unset: free
+
+    @property
+    def sitting_out_cost(self) -> int:
+        """What a turn the bet clock passes costs its player (before their free chips cap it)."""
+        return self.min_stake if self.sitting_out is SittingOut.MIN_STAKE else 0
 
     @property
     def banker_pays(self) -> BankerWin:
@@ -176,6 +190,9 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
             raise RuleViolation("a banker's six is paid half instead of a commission, on the "
                                 "house's banker bet", rule="settings-banker-win")
         check_betting(self.betting_order, self.bet_seconds, self.variant.house_banks)
+        if self.sitting_out_cost and self.betting_order is not BettingOrder.ROTATING:
+            raise RuleViolation("sitting out costs a turn the bet clock passes: players bet in "
+                                "turn (a rotating betting order)", rule="sitting-out-without-turns")
         if not (0 <= self.burn_cards <= MAX_CARDS and 0 <= self.cut_card_from_end <= MAX_CARDS):
             raise RuleViolation(f"burn and cut card counts are 0 to {MAX_CARDS}",
                                 rule="settings-burn")

@@ -92,8 +92,7 @@ class Table(Aggregate):
                 s.require(Phase.NO_SHOE, doing="shuffle")
                 sealed = "" if physical else cards.seal_seed(self.id, s.taille + 1)
                 self._shuffled(taille=s.taille + 1, decks=s.settings.decks,
-                               algorithm=ALGORITHM, commitment=sealed, physical=physical,
-                               **who)
+                               algorithm=ALGORITHM, commitment=sealed, physical=physical, **who)
             case c.ContributeEntropy(player=p, entropy=entropy):
                 self._entropy_contributed(player=p, entropy=entropy.lower(), **who)
             case c.CutShoe(player=p, position=position):
@@ -109,12 +108,13 @@ class Table(Aggregate):
             case c.RetireBank(player=p):
                 self._bank_passed(player=p, amount=s.bank, **who)
             case c.PlaceBet(player=p, spot=spot, amount=amount):
-                self._bet_placed(coup=s.coup_number + 1, player=p, spot=spot, amount=amount,
-                                 **who)
+                self._bet_placed(coup=s.coup_number + 1, player=p, spot=spot, amount=amount, **who)
             case c.PassBetTurn(player=p, coup=number, reason=reason):
                 if betting_order.pass_due(s, actor, p, number, reason):
-                    self._bet_turn_passed(coup=s.coup_number + 1, player=p, reason=reason,
-                                          **who)
+                    self._bet_turn_passed(coup=s.coup_number + 1, player=p, reason=reason, **who)
+                    if reason is PassReason.CLOCK and (charge := s.sitting_out_charge(p)):
+                        self._sitting_out_charged(coup=s.coup_number + 1, player=p,
+                                                  amount=charge, **who)
             case c.PlaceStake(player=p, tableau=tableau, amount=amount):
                 self._stake_placed(coup=s.coup_number + 1, player=p, tableau=tableau,
                                    amount=amount, **who)
@@ -122,27 +122,26 @@ class Table(Aggregate):
                 self._banco_called(coup=s.coup_number + 1, player=p, **who)
             case c.CloseBetting():
                 self._betting_closed(coup=s.coup_number + 1, **who)
-                self._record_coverage(actor, command.command_id)
+                self._record_coverage(who)
             case c.DealCard(card=given):
-                self._deal(given, cards, actor, command.command_id)
+                self._deal(given, cards, who)
             case c.ShowNaturals():
                 coup = reading.coup_of(self.state)
                 self._naturals_shown(coup=s.coup_number, sides=coup.naturals_preview(), **who)
             case c.Decide(side=side, draw=draw):
-                self._decide_hand(side, draw, actor, command.command_id)
+                self._decide_hand(side, draw, who)
             case c.PlayDefault(coup=number, side=side):
                 if reading.awaits(s, number, side):
                     if reading.coup_of(s).awaits_offer():  # the banker's default: "Je donne"
                         self._card_offered(coup=number, **who)
                     else:
-                        self._decide_hand(side, default_draw(s, side), actor,
-                                          command.command_id)
+                        self._decide_hand(side, default_draw(s, side), who)
             case c.SettleCoup():
                 coup = reading.coup_of(self.state)
                 self._coup_settled(coup=s.coup_number, outcomes=coup.outcomes_now(),
                                    points=coup.points(), **who)
             case c.PayCoup():
-                self._record_payment(actor, command.command_id)
+                self._record_payment(who)
             case c.RevealSeed():
                 s.require(Phase.TAILLE_OVER, doing="reveal the seed")
                 seed = cards.seed_of(reading.shoe_of(self.state).commitment)
@@ -178,53 +177,42 @@ class Table(Aggregate):
             self._decision_clock_started(coup=coup, player=person, side=side,
                                          seconds=s.settings.decision_seconds, **who)
 
-    def _deal(self, given: Card | None, cards: CardSource, actor: str,
-              command_id: str) -> None:
+    def _deal(self, given: Card | None, cards: CardSource, who: dict[str, str]) -> None:
         s = self.state
-        coup = reading.coup_of(self.state)
-        dealt = reading.next_card(self.state, given, cards)
-        side = reading.dealing_to(self.state)
-        position = reading.shoe_of(self.state).position
-        if coup.awaiting_card is not None:
-            self._third_card_drawn(coup=s.coup_number, card=dealt, side=side,
-                                   position=position, actor=actor, command_id=command_id)
-        else:
-            self._card_dealt(coup=s.coup_number, card=dealt, side=side, position=position,
-                             actor=actor, command_id=command_id)
+        third = reading.coup_of(s).awaiting_card is not None
+        dealt = reading.next_card(s, given, cards)
+        record = self._third_card_drawn if third else self._card_dealt
+        record(coup=s.coup_number, card=dealt, side=reading.dealing_to(s),
+               position=reading.shoe_of(s).position, **who)
 
-    def _decide_hand(self, side: Side, draw: bool, actor: str, command_id: str) -> None:
-        number = self.state.coup_number
-        if draw:
-            self._third_card_asked(coup=number, side=side, actor=actor, command_id=command_id)
-        else:
-            self._hand_stood(coup=number, side=side, actor=actor, command_id=command_id)
+    def _decide_hand(self, side: Side, draw: bool, who: dict[str, str]) -> None:
+        record = self._third_card_asked if draw else self._hand_stood
+        record(coup=self.state.coup_number, side=side, **who)
 
-    def _record_coverage(self, actor: str, command_id: str) -> None:
+    def _record_coverage(self, who: dict[str, str]) -> None:
         covered = self.state.covered
         if covered is None:
             return
         coup = self.state.coup_number
         for stake in covered.engaged:
             self._stake_covered(coup=coup, player=stake.player, tableau=stake.tableau,
-                                amount=stake.amount, actor=actor, command_id=command_id)
+                                amount=stake.amount, **who)
         for stake in covered.returned:
             self._stake_returned(coup=coup, player=stake.player, tableau=stake.tableau,
-                                 amount=stake.amount, actor=actor, command_id=command_id)
+                                 amount=stake.amount, **who)
 
-    def _record_payment(self, actor: str, command_id: str) -> None:
+    def _record_payment(self, who: dict[str, str]) -> None:
         """Pay the settled coup in pay order, take the commission, close the coup."""
         self.state.require(Phase.SETTLED, doing="pay")
         settlement = self.state.settlement
         assert settlement is not None
         coup = self.state.coup_number
         for payout in settlement.payouts:
-            self._payout_made(coup=coup, payout=payout, actor=actor, command_id=command_id)
+            self._payout_made(coup=coup, payout=payout, **who)
         if settlement.commission:
-            self._commission_taken(coup=coup, amount=settlement.commission, actor=actor,
-                                   command_id=command_id)
+            self._commission_taken(coup=coup, amount=settlement.commission, **who)
         self._coup_closed(coup=coup, banker=self.state.banker,
-                          bank=self.state.bank + settlement.banker_net, actor=actor,
-                          command_id=command_id)
+                          bank=self.state.bank + settlement.banker_net, **who)
 
     # --- seats ----------------------------------------------------------------------
 
@@ -293,8 +281,7 @@ class Table(Aggregate):
         entropy: str
 
     @recorded(EntropyContributed)
-    def _entropy_contributed(self, player: str, entropy: str, actor: str,
-                             command_id: str) -> None:
+    def _entropy_contributed(self, player: str, entropy: str, actor: str, command_id: str) -> None:
         self.state.contribute(player, entropy)
 
     class ShoeCut(Event):
@@ -419,6 +406,19 @@ class Table(Aggregate):
         reading.check_coup(self.state, coup, next_one=True)
         self.state.pass_bet_turn(player, reason)
 
+    class SittingOutCharged(Event):
+        """The house took `amount` from `player` for the turn to bet the clock passed."""
+
+        coup: int
+        player: str
+        amount: int
+
+    @recorded(SittingOutCharged)
+    def _sitting_out_charged(self, coup: int, player: str, amount: int, actor: str,
+                             command_id: str) -> None:
+        reading.check_coup(self.state, coup, next_one=True)
+        self.state.charge_sitting_out(player, amount)
+
     class StakePlaced(Event):
         coup: int
         player: str
@@ -493,8 +493,7 @@ class Table(Aggregate):
         sides: list[Side]
 
     @recorded(NaturalShown)
-    def _naturals_shown(self, coup: int, sides: list[Side], actor: str,
-                        command_id: str) -> None:
+    def _naturals_shown(self, coup: int, sides: list[Side], actor: str, command_id: str) -> None:
         reading.check_coup(self.state, coup)
         shown = reading.coup_of(self.state).naturals_preview()
         if sorted(sides) != sorted(shown):

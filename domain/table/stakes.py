@@ -62,6 +62,20 @@ class Staking(TableBase, kw_only=True):
         """In a rotating betting order, `player`'s turn passes with no bet."""
         betting_order.pass_turn(self, player, reason)
 
+    def sitting_out_charge(self, player: str) -> int:
+        """What sitting out a turn the bet clock passed costs `player` now: the format's cost
+        (`TableSettings.sitting_out`), capped by the chips they have free."""
+        seat = self.seat_of(player)
+        return max(0, min(self.settings.sitting_out_cost, seat.chips - self.committed(player)))
+
+    def charge_sitting_out(self, player: str, amount: int) -> None:
+        """The house takes `amount` from `player` for a turn the bet clock passed."""
+        if amount != self.sitting_out_charge(player) or amount < 1:
+            raise RuleViolation(f"sitting out costs {player} {self.sitting_out_charge(player)}, "
+                                f"not {amount}", rule="sitting-out-charge")
+        self.seat_of(player).chips -= amount
+        self.house_result += amount
+
     def verify_place_stake(self, player: str, tableau: Side, amount: int) -> None:
         self.require(Phase.BETTING, doing="stake")
         if not self.banks_with_player:

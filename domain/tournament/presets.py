@@ -21,8 +21,10 @@ Three formats for an evening with people:
   coups a round, players betting in turn (the first bettor one seat to the left each coup)
   with a one-minute bet clock. One heat at 7-seat tables: the top two of each table and four
   wildcards (the best stacks of the rest) play a wildcard round, whose top seven make the
-  final table; the final starts everyone level and gives each player one secret bet.
-  50/30/20 of the pool to the top three; a tie on the line is played off.
+  final table; the final starts everyone level and gives each player one secret bet. A turn
+  the bet clock passes costs its player the round's minimum stake (`sitting_out`), so a
+  player who never bets cannot win. 50/30/20 of the pool to the top three; a tie on the line
+  is played off.
 - `chemin-de-fer-croupier`: croupier-dealt chemin de fer at 8-seat tables: two heats of 12
   coups or 40 minutes, the limits rising, the top three of each table and two wildcards to a
   one-round final; 60/40 of the pool.
@@ -38,7 +40,7 @@ from typing import Any
 import msgspec
 
 from domain.errors import NotFound
-from domain.game.settings import BettingOrder, Preset, Variant
+from domain.game.settings import BettingOrder, Preset, SittingOut, Variant
 from domain.tournament.formats import Advance, ChipRule, Dealing, Limits, Stage, TieBreak
 from domain.tournament.settings import TournamentSettings
 
@@ -71,7 +73,7 @@ PRESETS: dict[str, TournamentSettings] = {
         starting_chips=10_000, min_stake=100, max_stake=2_000, coups_per_round=18, buy_in=100,
         prizes=(5000, 3000, 2000), tie_break=TieBreak.PLAY_OFF, dealing=Dealing.AUTOMATIC,
         late_rounds=1, reentries=1,
-        betting_order=BettingOrder.ROTATING, bet_seconds=60,
+        betting_order=BettingOrder.ROTATING, bet_seconds=60, sitting_out=SittingOut.MIN_STAKE,
         stages=(
             Stage(name="heats", rounds=1, advance=Advance(per_table=2, wildcards=4)),
             Stage(name="wildcard", rounds=1, advance=Advance(overall=7)),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from domain.errors import RuleViolation
-from domain.game.settings import BettingOrder, Preset, TableSettings, Variant
+from domain.game.settings import BettingOrder, Preset, SittingOut, TableSettings, Variant
 from domain.table.commands import (
     CloseBetting,
     PassBetTurn,
@@ -54,7 +54,9 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
     where `bet_seconds` sets none) and `decision_seconds`, and a house bot acts after
     `bot_think_seconds` at a croupier's table (`domain.table.room`), where the croupier acts
     for it only if `croupier_plays_bots`. `breaks`: the breaks
-    between rounds (`domain.tournament.formats.RoundBreak`).
+    between rounds (`domain.tournament.formats.RoundBreak`). `sitting_out`: what each turn to
+    bet that the bet clock passes costs its player (`min-stake`: the round's minimum, to the
+    house; unset or `free`: nothing), so that a player who never bets cannot win.
     """
 
     variant: Variant
@@ -84,6 +86,7 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
     croupier_plays_bots: bool = False  # a croupier may act for a house bot's seat
     breaks: tuple[RoundBreak, ...] = ()  # after round N, M minutes
     house_rules: Preset | msgspec.UnsetType = msgspec.UNSET
+    sitting_out: SittingOut | msgspec.UnsetType = msgspec.UNSET  # unset: free
 
     def break_after(self, round_: int) -> RoundBreak | None:
         """The break that follows round `round_`, if any."""
@@ -122,7 +125,8 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
             max_stake=max(limits.max_stake for stage in plan for limits in stage.limits),
             betting_order=self.betting_order, bet_seconds=plan[0].bet_seconds or 0,
             decision_seconds=self.decision_seconds,
-            **({} if self.house_rules is msgspec.UNSET else {"preset": self.house_rules}))
+            **({} if self.house_rules is msgspec.UNSET else {"preset": self.house_rules}),
+            **({} if self.sitting_out is msgspec.UNSET else {"sitting_out": self.sitting_out}))
 
     def check(self) -> TournamentSettings:
         """Refuse a structure no tournament can be played with."""

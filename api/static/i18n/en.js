@@ -55,6 +55,7 @@ window.SabotWords.en = {
   "event.BetTurnBegan": "{player}'s turn to bet",
   "event.BetTurnPassed": "{player} passes",
   "event.BetTurnPassed-clock": "{player}: time to bet ran out, no bet",
+  "event.SittingOutCharged": "{player} pays {amount} to the house for the turn the clock passed",
   "event.BetPlaced": "{player} bets {amount} on {side}",
   "event.StakePlaced": "{player} stakes {amount} on {the}",
   "event.BancoCalled": "{player} calls banco!",

@@ -55,6 +55,7 @@ window.SabotWords.fr = {
   "event.BetTurnBegan": "à {player} de miser",
   "event.BetTurnPassed": "{player} passe",
   "event.BetTurnPassed-clock": "{player} : temps de mise écoulé, pas de mise",
+  "event.SittingOutCharged": "{player} paie {amount} à la maison pour le tour passé par le temps",
   "event.BetPlaced": "{player} mise {amount} sur {the}",
   "event.StakePlaced": "{player} mise {amount} sur {the}",
   "event.BancoCalled": "{player} fait banco !",
