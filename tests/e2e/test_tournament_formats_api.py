@@ -26,7 +26,7 @@ EVENING = {
     "betting_order": "rotating",
     "bet_seconds": 45, "people_bet_seconds": 90, "decision_seconds": 20,
     "bot_think_seconds": 3, "croupier_plays_bots": True,
-    "breaks": [{"after_round": 1, "minutes": 10}],
+    "breaks": [{"after_round": 1, "minutes": 10}], "sitting_out": "min-stake",
     "stages": [
         {"name": "heats", "rounds": 1, "coups": 8, "minutes": 20,
          "limits": [{"min_stake": 50, "max_stake": 1_000}],
@@ -87,6 +87,8 @@ def test_every_field_may_be_given_over_a_preset(api: Api) -> None:  # noqa: F811
     ({"preset": "punto-banco-eight", "house_rules": "france-2007", "variant": "simplified",
       "betting_order": "free", "bet_seconds": 0}, 422, "settings-preset", "variant"),
     ({"preset": "punto-banco-eight", "colour": "red"}, 422, "invalid-field", "colour"),
+    ({"preset": "punto-banco-eight", "betting_order": "free", "bet_seconds": 0}, 422,
+     "sitting-out-without-turns", "betting_order"),  # sitting out costs a turn's clock
 ])
 def test_a_refused_value_names_its_field_and_records_nothing(
         api: Api, body: dict[str, Any], status: int, rule: str,  # noqa: F811
