@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 import time
 import uuid
+from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ from domain.tournament.settings import TournamentSettings
 from infra.services.direction import Tick
 from infra.services.tables import TableService
 from infra.services.tournaments import Director
-from tests.integration.test_workers import clocks_on_sqlite
+from tests.integration.test_workers import Clocks, clocks_on_sqlite
 from workers.director import director_deadlines
 from workers.services import send_deadline
 
@@ -74,19 +75,31 @@ def of(service: TableService, table_id: uuid.UUID, *kinds: str) -> list[Any]:
     return [e for e in service.events_of(table_id) if type(e).__name__ in kinds]
 
 
+def directed(clocks: Clocks, name: str, settings: TournamentSettings, people: Iterable[str],
+             bots: Iterable[str]) -> tuple[Director, uuid.UUID]:
+    """A tournament of `people` and house `bots`, started, under a director whose clocks the
+    worker of `clocks` runs."""
+    producer, _, service = clocks
+    director = Director(service)
+    director_deadlines(director, lambda clock: send_deadline(clock, via=producer))
+    tournaments = director.tournaments
+    tournament_id = tournaments.create(name, settings, seed=f"{name}-0".encode(),
+                                       command_id="create")
+    bots = tuple(bots)
+    for player in (*people, *bots):
+        tournaments.register(tournament_id, player, bot=player in bots,
+                             command_id=f"reg-{player}")
+    tournaments.start(tournament_id, command_id="start")
+    return director, tournament_id
+
+
 def test_a_silent_person_stalls_neither_a_croupier_s_nor_a_house_dealt_table(
         tmp_path: Path) -> None:
-    producer, worker, service = clocks_on_sqlite(tmp_path)
+    clocks = clocks_on_sqlite(tmp_path)
+    producer, worker, service = clocks
     try:
-        director = Director(service)
-        director_deadlines(director, lambda clock: send_deadline(clock, via=producer))
+        director, tournament_id = directed(clocks, "silent", SETTINGS, SILENT, BOTS)
         tournaments = director.tournaments
-        tournament_id = tournaments.create("silent", SETTINGS, seed=b"silent-0",
-                                           command_id="create")
-        for player in (*SILENT, *BOTS):
-            tournaments.register(tournament_id, player, bot=player in BOTS,
-                                 command_id=f"reg-{player}")
-        tournaments.start(tournament_id, command_id="start")
         state = tournaments.state(tournament_id)
         assert {p: state.entrants[p].table for p in SILENT} == {
             p: state.table_name(n) for p, n in SILENT.items()}

@@ -18,11 +18,8 @@ from domain.table.defaults import CLOCK
 from domain.tournament.formats import Stage
 from domain.tournament.settings import TournamentSettings
 from infra.services.direction import Tick
-from infra.services.tournaments import Director
-from tests.integration.test_silent_people import of
+from tests.integration.test_silent_people import directed, of
 from tests.integration.test_workers import clocks_on_sqlite
-from workers.director import director_deadlines
-from workers.services import send_deadline
 
 SETTINGS = TournamentSettings(
     variant="punto-banco", seats_per_table=4, starting_chips=1000, min_stake=10,
@@ -35,17 +32,11 @@ EVENING = 90.0  # seconds: far more than the round takes
 
 
 def test_each_turn_the_clock_passes_costs_the_idle_person_the_minimum(tmp_path: Path) -> None:
-    producer, worker, service = clocks_on_sqlite(tmp_path)
+    clocks = clocks_on_sqlite(tmp_path)
+    producer, worker, service = clocks
     try:
-        director = Director(service)
-        director_deadlines(director, lambda clock: send_deadline(clock, via=producer))
+        director, tournament_id = directed(clocks, "idle", SETTINGS, [IDLE], BOTS)
         tournaments = director.tournaments
-        tournament_id = tournaments.create("idle", SETTINGS, seed=b"idle-0",
-                                           command_id="create")
-        for player in (IDLE, *BOTS):
-            tournaments.register(tournament_id, player, bot=player in BOTS,
-                                 command_id=f"reg-{player}")
-        tournaments.start(tournament_id, command_id="start")
         table_id = Table.create_id(tournaments.state(tournament_id).table_name(1))
         deadline = time.monotonic() + EVENING
         while director.tick(tournament_id) is not Tick.FINISHED:
