@@ -273,6 +273,26 @@ def test_a_table_is_opened_once(service: TableService) -> None:
     assert stored(service) == before
 
 
+def test_a_table_s_name_differs_in_more_than_case_and_width(service: TableService,
+                                                              database_url: str) -> None:
+    """Issue 35: names are compared by their NFKC case fold, tables' too: "FRIDAY-1" and the
+    fullwidth "ｆriday-1" are the open "friday-1", for this service and for another process's
+    (the names are read from the store)."""
+    open_table(service, "friday-1", Variant.SIMPLIFIED, players=0)
+    before = stored(service)
+    other = a_service(database_url)
+    try:
+        for opener, taken in ((service, "FRIDAY-1"), (other, "ｆriday-1"), (other, "Friday-1")):
+            with pytest.raises(RuleViolation) as raised:
+                opener.open_table(taken, TableSettings.default(Variant.SIMPLIFIED),
+                                  command_id=f"open-{taken}")
+            assert raised.value.rule == "table-exists" and "'friday-1'" in raised.value.message
+    finally:
+        other.close()
+    assert stored(service) == before
+    open_table(service, "friday-2", Variant.SIMPLIFIED, players=0)  # another name still opens
+
+
 # --- physical shoes ---------------------------------------------------------------------
 
 
