@@ -43,13 +43,11 @@ from typing import Any, ClassVar, NamedTuple, cast
 
 import msgspec
 from eventsourcing.persistence import IntegrityError, Recording
-from eventsourcing.utils import get_topic
 
 from domain.errors import DomainError, NotFound, OutOfTurn, RuleViolation
 from domain.game.cards import Card
 from domain.game.settings import TableSettings
 from domain.game.shoe import Shoe, commitment, shoe_order
-from domain.limits import taken_by
 from domain.table import commands as c
 from domain.table.aggregate import Table
 from domain.table.room import FREE_ROOM, Room
@@ -57,6 +55,7 @@ from domain.table.state import TableState
 from domain.tournament.aggregate import Tournament
 from infra.errors import DuplicateCommand, SeedAlreadySealed
 from infra.services.application import SabotApplication
+from infra.services.table_names import TableNames
 from infra.store.aggregate_locks import AggregateLocks
 from infra.store.answers import KeptAnswer
 from infra.store.command_log import Claim
@@ -185,8 +184,7 @@ class TableService(SabotApplication):
     snapshotting_intervals: ClassVar[dict[type, int]] = {Table: 100}
     # The service keeps its own saved aggregates (see the module's docstring; how many:
     # SABOT_KEPT_AGGREGATES, 0 for none): eventsourcing's cache would deep-copy every load.
-    env: ClassVar[dict[str, str]] = {"AGGREGATE_CACHE_MAXSIZE": "",
-                                     "SABOT_KEPT_AGGREGATES": "256"}
+    env: ClassVar[dict[str, str]] = {"AGGREGATE_CACHE_MAXSIZE": "", "SABOT_KEPT_AGGREGATES": "256"}
     seed_source: Callable[[uuid.UUID, int], bytes] = staticmethod(random_seeds)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -194,7 +192,7 @@ class TableService(SabotApplication):
         self.kept_aggregates = int(self.env.get("SABOT_KEPT_AGGREGATES") or 0)
         self._kept: OrderedDict[uuid.UUID, Any] = OrderedDict()
         self._kept_lock = threading.Lock()
-        self._names: dict[uuid.UUID, str] = {}  # every table's name, read once (`table_names`)
+        self.names = TableNames(self)
         self._writers: weakref.WeakValueDictionary[uuid.UUID, Any] = (
             weakref.WeakValueDictionary())
         self.cards = VaultCards(self)
@@ -343,13 +341,6 @@ class TableService(SabotApplication):
                   lte: int | None = None) -> list[Any]:
         return list(self.repository.event_store.get(table_id, gt=gt, lte=lte))
 
-    def table_names(self) -> list[str]:
-        """The name of every table opened in the store (each table's read once, then kept)."""
-        for table_id in self.streams_with(get_topic(Table.Opened)):
-            if table_id not in self._names and (opened := self.events_of(table_id, lte=1)):
-                self._names[table_id] = opened[0].name
-        return list(self._names.values())
-
     def _kept_one(self, aggregate_id: uuid.UUID) -> Any:
         with self._kept_lock:
             kept = self._kept.get(aggregate_id)
@@ -393,12 +384,8 @@ class TableService(SabotApplication):
             if answered is not None:
                 return answered
             raise RuleViolation(f"a table named {name!r} is already open", rule="table-exists")
-        # "Friday-1" and "FRIDAY-1" are one name; a tournament's tables are named after it, and
-        # its name was checked so (a look at every table's name reads the whole log's topics)
-        taken = None if tournament else taken_by(name, self.table_names())
-        if taken is not None:
-            raise RuleViolation(f"{name!r} is taken: a table named {taken!r} is open",
-                                rule="table-exists")
+        if tournament is None:  # a tournament's tables are named after it, checked so
+            self.names.refuse_taken(name)
         table = Table(name=name, settings=settings.check(), tournament=tournament, actor=actor,
                       command_id=command_id)
         return self.record(table, command_id)
