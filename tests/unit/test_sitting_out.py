@@ -26,13 +26,13 @@ def charging(table: Table) -> Table:
     return table
 
 
-def kinds(table: Table) -> list[str]:
-    return [type(e).__name__ for e in table.collect_events() if type(e).__name__ != "BetTurnBegan"]
-
-
 def recorded(table: Table) -> list[object]:
     """The events of the last commands but the next turn's clock (`BetTurnBegan`)."""
     return [e for e in table.collect_events() if type(e).__name__ != "BetTurnBegan"]
+
+
+def kinds(table: Table) -> list[str]:
+    return [type(e).__name__ for e in recorded(table)]
 
 
 def clock_pass(player: str) -> c.PassBetTurn:
