@@ -19,6 +19,7 @@ module over 600 lines) and no link out of the repository.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import shutil
 from collections.abc import Iterator, Mapping
@@ -58,8 +59,20 @@ def modules(root: Path) -> dict[str, Path]:
     return found
 
 
+def parsed(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once however many checks (and copies) read it."""
+    return _parsed(path.read_text())
+
+
+@functools.cache
+def _parsed(text: str) -> ast.Module:
+    return ast.parse(text)
+
+
+@functools.cache
 def imports(root: Path) -> dict[str, set[str]]:
-    """Each module's imports of the project's own modules (whatever the import's place)."""
+    """Each module's imports of the project's own modules (whatever the import's place);
+    read once a root (the checks read, never change, the graph)."""
     known = modules(root)
 
     def resolve(name: str) -> str | None:
@@ -71,7 +84,7 @@ def imports(root: Path) -> dict[str, set[str]]:
     for name, path in known.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         targets: set[str | None] = set()
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.Import):
                 targets |= {resolve(alias.name) for alias in node.names}
             elif isinstance(node, ast.ImportFrom):
@@ -165,7 +178,7 @@ def test_domain_and_infra_have_few_entries_at_their_top() -> None:
 
 def test_every_package_says_what_it_holds() -> None:
     for path in modules(ROOT).values():
-        assert ast.get_docstring(ast.parse(path.read_text())), f"{path} has no docstring"
+        assert ast.get_docstring(parsed(path)), f"{path} has no docstring"
 
 
 def python_files() -> Iterator[Path]:
