@@ -45,6 +45,8 @@ def offer_awaited(state: TableState) -> tuple[int, str, int] | None:
 def decision_awaited(state: TableState, room: Room) -> tuple[int, str, Side | None] | None:
     """The coup, person and hand whose decision the table awaits, or the person the shoe is
     offered to after the coup (no hand). None: no decision, or a bot's."""
+    if not room.people:  # a table of bots only: nobody's decision has a clock
+        return None
     side: Side | None = None
     if state.phase is Phase.NO_BANK:
         person = state.bank_offered_to
