@@ -8,8 +8,9 @@ and `mutate` do, without `mutate`'s checks that the event is the aggregate's nex
 made so. The event is filled field by field in its class's order (as eventsourcing's mapper
 fills one it reads back), not through the frozen dataclass's `__init__`, which sets each
 field through `object.__setattr__` and costs three times as much; its `__post_init__` checks
-only that the aggregate's id is a UUID, which an aggregate's id is. The event's `apply` (replays: `mutate` still checks each stored event) calls the
-same body with the event's fields, the parameter names read once when the class is made.
+only that the aggregate's id is a UUID, which an aggregate's id is. The event's `apply`
+(replays: `mutate` still checks each stored event) calls the same body with the event's
+fields, the parameter names read once when the class is made.
 
 eventsourcing's decorator re-reads the call's signature, filters the
 arguments against the event class, then filters the event's fields against the method again
