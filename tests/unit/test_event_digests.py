@@ -38,6 +38,10 @@ GAMES: dict[str, dict[str, Any]] = {
     "deux-tableaux": {"variant": Variant.DEUX_TABLEAUX, "seed": 39, "players": 6,
                       "banco_rate": 0.1, "random_choices": True},
     "simplified": {"variant": Variant.SIMPLIFIED, "seed": 39, "players": 4},
+    "punto-banco-in-turn": {"variant": Variant.PUNTO_BANCO, "seed": 39, "players": 6,
+                            "standing": 2, "overrides": {
+                                "betting_order": "rotating", "bet_seconds": 20,
+                                "decision_seconds": 10, "sitting_out": "min-stake"}},
 }
 STEPS = 1500
 
