@@ -59,7 +59,7 @@ def _bots_move(table: Table, table_id: uuid.UUID, seed: bytes, prefix: str,
     first bank, `Awaited` when the move is one of `people`'s."""
     state = table.state
     ids = f"{prefix}:{table.name}:{table.version}"
-    rng = random.Random(f"{seed.hex()}/{table_id}/{table.version}")
+    rng = bots_random(seed, table_id, table.version)
     wants_auction = (state.phase is Phase.NO_BANK and state.bank_offered_to is None
                      and state.settings.first_bank is FirstBank.AUCTION)
     if wants_auction:
@@ -99,6 +99,35 @@ def play_run(service: Store, table_id: uuid.UUID, seed: bytes, prefix: str, unti
             or [play_step(service, table_id, seed, prefix, people)])
 
 
+class _SeededAtFirstDraw(random.Random):
+    """`random.Random(seed)` that seeds itself at its first draw: the same draws, and nothing
+    paid by the steps that draw none (a deal, a settlement, a payment: most of a coup's),
+    where seeding a Mersenne Twister from a text costs more than deciding the step."""
+
+    def __init__(self, seed: str) -> None:  # not super().__init__(seed): seeded at a draw
+        self._seed_later: str | None = seed
+
+    def _seed_now(self) -> None:
+        seed, self._seed_later = self._seed_later, None
+        self.seed(seed)
+
+    def random(self) -> float:
+        if self._seed_later is not None:
+            self._seed_now()
+        return super().random()
+
+    def getrandbits(self, k: int) -> int:
+        if self._seed_later is not None:
+            self._seed_now()
+        return super().getrandbits(k)
+
+
+def bots_random(seed: bytes, table_id: uuid.UUID, version: int) -> random.Random:
+    """The bots' randomness at a table's version: from the game's seed, the table and the
+    version alone, so that a step taken twice draws the same."""
+    return _SeededAtFirstDraw(f"{seed.hex()}/{table_id}/{version}")
+
+
 class _Auction(Exception):
     """The table wants its first bank from an auction: the bots bid at the desk instead."""
 
@@ -129,7 +158,7 @@ def play_bot_seat(service: Store, table_id: uuid.UUID, seed: bytes, prefix: str,
     house deals; None when the next move is the croupier's step or a person's."""
     def choose(table: Table) -> TableCommand:
         state = table.state
-        rng = random.Random(f"{seed.hex()}/{table_id}/{table.version}")
+        rng = bots_random(seed, table_id, table.version)
         command = next_command(state, rng, lambda label: f"{prefix}:{table.name}:"
                                f"{table.version}:{label}", people=people)
         if state.phase not in SEAT_PHASES or bot_to_move(command, state, people) is None:
