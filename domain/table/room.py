@@ -86,9 +86,10 @@ def require_room(actor: str, command: c.TableCommand, state: TableBase, room: Ro
         raise RoundOver(f"coup {coup} is past the round's last ({room.last_coup}): no "
                         f"{command_kind(command)} until the next round starts",
                         rule="round-over")
+    if actor != CROUPIER:
+        return
     seat = seat_of(command, state)
-    if actor == CROUPIER and seat is not None and (
-            seat in room.people or not room.croupier_plays_bots):
+    if seat is not None and (seat in room.people or not room.croupier_plays_bots):
         raise Forbidden(f"{actor} may not play {seat}'s seat: {seat}'s "
                         f"{command_kind(command)} comes from {seat} only", rule="not-your-seat")
 
