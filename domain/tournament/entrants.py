@@ -49,3 +49,4 @@ class Exit(msgspec.Struct, kw_only=True):
     table: str | None  # None: a cut, over every table
     coup: int | None  # None: a cut
     players: list[Bust]
+    short: list[str] = msgspec.field(default_factory=list)  # of the minimum of bets: ranked last

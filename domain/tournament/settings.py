@@ -26,6 +26,7 @@ from domain.tournament.formats import (
     Stage,
     TieBreak,
     check_breaks,
+    check_min_bets,
     check_stages,
 )
 
@@ -56,7 +57,9 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
     for it only if `croupier_plays_bots`. `breaks`: the breaks
     between rounds (`domain.tournament.formats.RoundBreak`). `sitting_out`: what each turn to
     bet that the bet clock passes costs its player (`min-stake`: the round's minimum, to the
-    house; unset or `free`: nothing), so that a player who never bets cannot win.
+    house; unset or `free`: nothing), so that a player who never bets cannot win. `min_bets`:
+    the bets (coups with chips at stake) a player makes each round at least; a player short of
+    it since the last cut ranks after everyone who met it at the cut (unset or 0: none).
     """
 
     variant: Variant
@@ -87,6 +90,7 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
     breaks: tuple[RoundBreak, ...] = ()  # after round N, M minutes
     house_rules: Preset | msgspec.UnsetType = msgspec.UNSET
     sitting_out: SittingOut | msgspec.UnsetType = msgspec.UNSET  # unset: free
+    min_bets: int | msgspec.UnsetType = msgspec.UNSET  # unset: none
 
     def break_after(self, round_: int) -> RoundBreak | None:
         """The break that follows round `round_`, if any."""
@@ -182,5 +186,6 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
             raise RuleViolation("tables may differ by one player at least",
                                 rule="tournament-tolerance")
         check_breaks(self.breaks)
+        check_min_bets(plan, self.min_bets or 0)
         self.table_settings()
         return self
