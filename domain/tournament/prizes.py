@@ -78,12 +78,8 @@ def _ranked(state: TournamentBase, exit_: Exit, bottom: int) -> list[Placement]:
     """Players out together take positions bottom - k + 1 .. bottom, those short of the
     format's minimum of bets last, then the most chips first; equal ranks tie: each takes the
     best position of the ones they cover together."""
-    top = bottom - len(exit_.players) + 1
-
-    def rank(bust: Bust) -> tuple[bool, int]:
-        return bust.player in exit_.short, -bust.chips
-
-    ordered = sorted(exit_.players, key=rank)
+    top, rank = bottom - len(exit_.players) + 1, exit_.rank
+    ordered = exit_.ranked()
     first: dict[tuple[bool, int], int] = {}  # where each rank first comes
     for index, bust in enumerate(ordered):
         first.setdefault(rank(bust), index)
