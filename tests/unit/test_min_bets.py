@@ -29,6 +29,7 @@ from domain.tournament.records import PlayOffDecision
 from domain.tournament.settings import TournamentSettings
 from domain.tournament.stages import MAX_PLAYOFFS
 from infra.store.mapper import MsgpackTranscoder, MsgspecMapper
+from projections.standings import tournament_standings
 from tests.unit.test_betting_order import bet, play_until, rotating_table
 from tests.unit.test_formats import LEVELS, Run, fmt, heats_and_final, refused
 
@@ -110,6 +111,23 @@ def test_every_round_since_the_last_cut_counts() -> None:
     assert run.s.short == [a]
     played(run, {a: 3000, b: 2000, c_: 1500, d: 1000}, {a: 3, b: 2, c_: 2, d: 2})
     assert sorted(run.s.in_play()) == sorted([b, c_]) and run.s.entrants[a].position == 4
+
+
+class NoViews:
+    """A database whose standings view is empty: the tournament's own chips stand."""
+
+    def read_all(self, *_: object) -> list[dict[str, object]]:
+        return []
+
+
+def test_the_standings_rank_a_player_short_since_the_last_cut_as_the_cut_will() -> None:
+    run = Run(minimum(fmt(Stage(name="heats", rounds=2, limits=LEVELS,
+                                advance=Advance(overall=2)),
+                          Stage(name="final", rounds=1, limits=LEVELS))), 4).start()
+    a, b, c_, d = run.s.in_play()
+    played(run, {a: 3000, b: 2000, c_: 2000, d: 1000}, {a: 1, b: 2, c_: 2, d: 2})
+    rows = tournament_standings(NoViews(), run.s)  # type: ignore[arg-type]
+    assert [(r.rank, r.player) for r in rows] == [(1, b), (1, c_), (3, d), (4, a)]
 
 
 def test_a_round_ends_with_everyone_s_bets_never_fewer_than_before() -> None:
