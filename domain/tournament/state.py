@@ -112,6 +112,7 @@ class TournamentState(TournamentBase, kw_only=True):
         for exit_ in self.exits:
             exit_.players = [b for b in exit_.players if b.player != player]
         self.exits = [exit_ for exit_ in self.exits if exit_.players]
+        self.short = [p for p in self.short if p != player]  # a new entry starts afresh
         entrant.entries += 1
         entrant.status = Status.REGISTERED
         entrant.seat = None

@@ -20,10 +20,13 @@ from domain.tournament.commands import (
     EndRound,
     EndStep,
     FinishTournament,
+    RecordBustOuts,
+    RegisterPlayer,
     SettlePlayOff,
     StartRound,
     StartStep,
 )
+from domain.tournament.entrants import Bust
 from domain.tournament.formats import Advance, Stage, TieBreak
 from domain.tournament.records import PlayOffDecision
 from domain.tournament.settings import TournamentSettings
@@ -111,6 +114,21 @@ def test_every_round_since_the_last_cut_counts() -> None:
     assert run.s.short == [a]
     played(run, {a: 3000, b: 2000, c_: 1500, d: 1000}, {a: 3, b: 2, c_: 2, d: 2})
     assert sorted(run.s.in_play()) == sorted([b, c_]) and run.s.entrants[a].position == 4
+
+
+def test_a_re_entry_starts_afresh() -> None:
+    run = Run(minimum(fmt(Stage(name="heats", rounds=2, limits=LEVELS,
+                                advance=Advance(overall=2)),
+                          Stage(name="final", rounds=1, limits=LEVELS),
+                          late_rounds=2, reentries=1)), 4).start()
+    a, *others = run.s.in_play()
+    played(run, {}, {a: 0, **{p: 2 for p in others}})
+    assert run.s.short == [a]
+    run.do(StartRound, at=0.0)
+    run.do(RecordBustOuts, table=run.s.entrants[a].table, coup=4,
+           busted=[Bust(player=a, chips=1000)])
+    run.do(RegisterPlayer, player=a)  # a busted player registering again re-enters
+    assert run.s.entrants[a].entries == 2 and run.s.short == []
 
 
 class NoViews:
