@@ -133,9 +133,13 @@ class CoupFlow(TableBase, kw_only=True):
         self.phase = Phase.NO_BANK if needs_bank else Phase.BETTING
 
     def count_bets(self) -> None:
-        """The coup closing counts as a bet of each player who had chips at stake in it (a
-        bet, a stake, a banco, a duel, the bank held) in `coups_bet`: theirs at this table,
-        kept after they leave (a tournament's minimum of bets a round counts them)."""
+        """Where the settings ask (`counts_bets`: a tournament's minimum of bets a round, its
+        play-offs), the coup closing counts as a bet of each player who had chips at stake in
+        it (a bet, a stake, a banco, a duel, the bank held) in `coups_bet`: theirs at this
+        table, kept after they leave. Elsewhere nothing is counted, so that tables opened
+        before replay to the state their snapshots hold."""
+        if not self.settings.counts_bets:
+            return
         for player in self.players():
             if self.committed(player) or player == self.banker:
                 self.coups_bet[player] = self.coups_bet.get(player, 0) + 1

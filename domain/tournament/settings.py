@@ -122,7 +122,8 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
 
     def table_settings(self) -> TableSettings:
         """The settings every table of the tournament is opened with: the first round's
-        minimum and the largest maximum of the format, its betting order and first clock."""
+        minimum and the largest maximum of the format, its betting order and first clock,
+        what sitting out costs and whether the tables count the bets (`counts_bets`)."""
         plan = self.plan()
         return TableSettings.default(
             self.variant, min_stake=plan[0].limits[0].min_stake,
@@ -130,7 +131,14 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
             betting_order=self.betting_order, bet_seconds=plan[0].bet_seconds or 0,
             decision_seconds=self.decision_seconds,
             **({} if self.house_rules is msgspec.UNSET else {"preset": self.house_rules}),
-            **({} if self.sitting_out is msgspec.UNSET else {"sitting_out": self.sitting_out}))
+            **({} if self.sitting_out is msgspec.UNSET else {"sitting_out": self.sitting_out}),
+            **({"counts_bets": True} if self.counts_bets else {}))
+
+    @property
+    def counts_bets(self) -> bool:
+        """Whether the tables count each player's bets: for the minimum of bets a round, and
+        for a play-off (who bets in it goes first)."""
+        return bool(self.min_bets) or self.tie_break is TieBreak.PLAY_OFF
 
     def check(self) -> TournamentSettings:
         """Refuse a structure no tournament can be played with."""

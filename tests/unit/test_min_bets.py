@@ -161,15 +161,30 @@ def test_a_round_ends_with_everyone_s_bets_never_fewer_than_before() -> None:
     refused(run, "round-bets", EndRound, chips=now, coups_bet={p: 1 for p in now})
 
 
-def test_a_table_counts_the_coups_each_player_had_chips_at_stake_in() -> None:
+def coup_bet_by_ann(counts_bets: bool) -> dict[str, int]:
+    """What a table counts of a coup ann bets in and bob and cy pass."""
     table, cards = rotating_table()
+    if counts_bets:
+        table.state.settings = msgspec.structs.replace(table.state.settings, counts_bets=True)
     table.execute(bet("ann"), cards)
     for player in ("bob", "cy"):
         table.execute(c.PassBetTurn(command_id=f"pass-{player}", actor=player, player=player),
                       cards)
     play_until(table, cards, lambda: table.state.coup_number == 1
                and table.state.phase is TablePhase.BETTING)
-    assert table.state.coups_bet == {"ann": 1}
+    return table.state.coups_bet
+
+
+def test_a_table_counts_the_coups_each_player_had_chips_at_stake_in_where_asked() -> None:
+    assert coup_bet_by_ann(counts_bets=True) == {"ann": 1}
+    assert coup_bet_by_ann(counts_bets=False) == {}  # as tables opened before replay
+
+
+def test_a_tournament_s_tables_count_the_bets_for_a_minimum_or_a_play_off() -> None:
+    assert minimum(heats_and_final(overall=2)).table_settings().counts_bets is True
+    played_off = msgspec.structs.replace(heats_and_final(overall=2), tie_break=TieBreak.PLAY_OFF)
+    assert played_off.table_settings().counts_bets is True
+    assert b"counts_bets" not in msgspec.json.encode(heats_and_final(overall=2).table_settings())
 
 
 # --- the play-off -----------------------------------------------------------------------------
