@@ -76,7 +76,7 @@ class Dealing(StrEnum):
 class TieBreak(StrEnum):
     SHARE = "share"  # tied on the line all go on; tied finishing positions share their prizes
     DRAW_ORDER = "draw-order"  # the player drawn earlier in the seating draw goes on
-    PLAY_OFF = "play-off"  # the tied play an extra coup: who bets goes first, then its chips
+    PLAY_OFF = "play-off"  # tied players play an extra coup: who bets goes first, then its chips
 
 
 class Stage(msgspec.Struct, frozen=True, kw_only=True):

@@ -337,14 +337,14 @@ class TournamentState(TournamentBase, kw_only=True):
         stages.resume(self, at)
 
     def end_round(self, round_: int, chips: Mapping[str, int],
-                  coups_bet: Mapping[str, int] | None = None) -> None:
+                  coups_bet: Mapping[str, int] | None) -> None:
         stages.end_round(self, round_, chips, coups_bet)
 
     def playoff_decision(self, chips: Mapping[str, int], idle: Sequence[str]) -> PlayOffDecision:
         return stages.playoff_decision(self, chips, idle)
 
-    def settle_playoff(self, chips: Mapping[str, int], idle: Sequence[str] = (),
-                       decision: PlayOffDecision | None = None) -> None:
+    def settle_playoff(self, chips: Mapping[str, int], idle: Sequence[str],
+                       decision: PlayOffDecision | None) -> None:
         stages.settle_playoff(self, chips, idle, decision)
 
     # --- balancing (domain/tournament/balancing.py) ----------------------------------------------

@@ -1,7 +1,7 @@
 """What sitting out costs, the other way round (issue 37): a format's minimum of bets a round
 (`TournamentSettings.min_bets`) ranks a player short of it after everyone who met it at the
 next cut, the final's included; and a play-off is settled as the format's `play-off` says,
-"the tied play an extra coup: who bets goes first, then its chips" (`TieBreak.PLAY_OFF`),
+"tied players play an extra coup: who bets goes first, then its chips" (`TieBreak.PLAY_OFF`),
 tied again after the third by the draw's order, what settled it recorded with the play-off."""
 
 from __future__ import annotations
