@@ -249,9 +249,11 @@ def end_round(state: TournamentBase, round_: int, chips: Mapping[str, int],
 
 def _short(state: TournamentBase, players: list[str],
            coups_bet: Mapping[str, int] | None) -> list[str]:
-    """The players whose bets this round fall short of the format's `min_bets`."""
+    """The players whose bets this round fall short of the format's `min_bets`: none in a
+    stage that cuts nobody at its rounds' ends (played until one is left, with no `advance`),
+    where players go out only by busting."""
     minimum = state.settings.min_bets or 0
-    if not minimum:
+    if not minimum or next_cut(state) is None:
         return []
     if coups_bet is None or set(coups_bet) != set(players) or any(
             coups_bet[p] < state.coups_bet.get(p, 0) for p in players):

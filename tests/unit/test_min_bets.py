@@ -116,6 +116,17 @@ def test_every_round_since_the_last_cut_counts() -> None:
     assert sorted(run.s.in_play()) == sorted([b, c_]) and run.s.entrants[a].position == 4
 
 
+def test_a_stage_that_cuts_nobody_at_its_rounds_ends_ranks_nobody_by_the_minimum() -> None:
+    run = Run(minimum(fmt(Stage(name="heats", rounds=1, limits=LEVELS,
+                                advance=Advance(overall=3)),
+                          Stage(name="freeze-out", rounds=0, limits=LEVELS))), 4).start()
+    a, *others = run.s.in_play()
+    played(run, {a: 2000}, {a: 2, **{p: 2 for p in others}})
+    survivor = run.s.in_play()[0]
+    played(run, {}, {survivor: 0})  # the final plays until one is left: busting decides
+    assert run.s.short == []
+
+
 def test_a_re_entry_starts_afresh() -> None:
     run = Run(minimum(fmt(Stage(name="heats", rounds=2, limits=LEVELS,
                                 advance=Advance(overall=2)),
