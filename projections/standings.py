@@ -15,10 +15,11 @@ Ranking: more chips ranks first; equal chips share a rank and the next rank skip
 standard competition ranking); players of equal rank are listed by player id.
 
 A tournament's standings (`tournament_standings`) are the one order the API, the CLI and the
-page show: the players still in by chips (the earlier drawn first on a tie), then the players
-out, by their finishing positions (those out but not yet placed, while late registration is
-open, by how long they lasted); once the tournament is finished, its official positions and
-prizes, the winner first: the results' order.
+page show: the players still in by chips (the earlier drawn first on a tie; those short of the
+format's minimum of bets since the last cut after the others, as the cut will rank them), then
+the players out, by their finishing positions (those out but not yet placed, while late
+registration is open, by how long they lasted); once the tournament is finished, its official
+positions and prizes, the winner first: the results' order.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from uuid import UUID
 import msgspec
 
 from domain.table.aggregate import Table
-from domain.tournament.entrants import Status
+from domain.tournament.entrants import Entrant, Status
 from domain.tournament.state import TournamentState
 from infra.store.database import Database
 from projections.table_fold import Before, Folded, TableFoldView, holdings_of
@@ -141,11 +142,13 @@ def tournament_standings(database: Database, state: TournamentState) -> list[Sta
     """A tournament's standings: in play by chips, then out by finishing position."""
     stats = {row.player: row for row in standings(database, tournament=state.name)}
     entrants = state.entrants
+    def standing(entrant: Entrant) -> tuple[bool, int]:
+        return entrant.player in state.short, -_chips(stats, entrant.player, entrant.chips)
+
     in_play = sorted((e for e in entrants.values()
                       if e.status in (Status.SEATED, Status.REGISTERED)),
-                     key=lambda e: (-_chips(stats, e.player, e.chips), e.draw_rank or 0))
-    waiting = [bust.player for exit_ in reversed(state.exits)
-               for bust in sorted(exit_.players, key=lambda b: -b.chips)]
+                     key=lambda e: (*standing(e), e.draw_rank or 0))
+    waiting = [bust.player for exit_ in reversed(state.exits) for bust in exit_.ranked()]
     placed = sorted((e for e in entrants.values() if e.position is not None),
                     key=lambda e: (e.position or 0, e.draw_rank or 0))
     rows: list[Standing] = []
@@ -155,8 +158,7 @@ def tournament_standings(database: Database, state: TournamentState) -> list[Sta
         if entrant.position is not None:
             rank = entrant.position
         elif entrant in in_play:
-            rank = 1 + sum(1 for e in in_play
-                           if _chips(stats, e.player, e.chips) > chips)
+            rank = 1 + sum(1 for e in in_play if standing(e) < standing(entrant))
         else:
             rank = len(rows) + 1
         found = stats.get(entrant.player)

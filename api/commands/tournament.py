@@ -380,8 +380,12 @@ def _preview(args: argparse.Namespace) -> int:
           f"{found.pace_seconds} s a coup's dealing and the bet clock, if any, run out at "
           f"every turn ({found.minutes_dealing.mean} minutes if everyone bets at once), "
           f"{found.rounds.mean} rounds")
+    settled = ", ".join(f"{how} {count}" for how, count in sorted(found.settled.items()))
     print(f"play-offs: {found.runs_with_playoff} of {found.runs} runs needed one "
-          f"({found.playoffs} play-off coups)")
+          f"({found.playoffs} play-off coups{f'; settled by: {settled}' if settled else ''})")
+    print("the format's rules of sitting out and ties:")
+    for rule in found.rules:
+        print(f"  {rule}")
     print("stacks at each round's end (a typical run):")
     for spread in found.spreads:
         print(f"  {spread.stage:<14} round {spread.round:>2}: {spread.players:>4} players, "

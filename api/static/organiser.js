@@ -53,6 +53,8 @@
     byId("preset-line").textContent = `${f.variant}${f.house_rules ? ` (${f.house_rules})` : ""}` +
       ` · ${f.dealing} dealing · ${f.betting_order} betting` +
       `${f.sitting_out === "min-stake" ? " · a turn the clock passes costs the minimum stake" : ""}` +
+      `${f.min_bets ? ` · fewer than ${f.min_bets} bets a round ranks after those who made them` : ""}` +
+      `${f.tie_break === "play-off" ? " · ties played off: who bets goes first, then the chips" : ""}` +
       ` · ${f.stages.length ? f.stages.map(stage => stage.name).join(" → ") : "one stage"}` +
       ` · from ${chosen.smallest_field} players`;
   }

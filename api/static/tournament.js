@@ -1,8 +1,9 @@
-// The tournament's big screen: its numbers and payouts (GET /tournaments/{t}), the standings in
-// the official order (its /standings, as given) or, once finished, the results with their prizes,
-// "Provisional" until the organiser publishes them. It follows
-// the live streams of the tournament's tables and refetches on their events; the tournament's
-// own steps (start, pause, a new round) are caught by a read every POLL_MS (`Sabot.poll`).
+// The tournament's big screen: its numbers and payouts (GET /tournaments/{t}), its rules of
+// sitting out and play-offs, the standings in the official order (its /standings, as given) or,
+// once finished, the results with their prizes, "Provisional" until the organiser publishes
+// them. It follows the live streams of the tournament's tables and refetches on their events;
+// the tournament's own steps (start, pause, a new round) are caught by a read every POLL_MS
+// (`Sabot.poll`).
 // Standings longer than ROWS page through by themselves, a page every PAGE_MS; the
 // organiser's latest announcements run along the bottom (the ticker); the room's clock is
 // clock.js's (`RoomClock`).
@@ -30,6 +31,24 @@
                      paused: t("status.paused"), finished: t("status.finished"),
                      cancelled: t("status.cancelled"), registered: t("status.registered"),
                      seated: t("status.seated"), out: t("status.out"), placed: t("status.placed") };
+
+  const PLAYOFF_WORDS = { bets: "playoff.bets", chips: "playoff.chips", again: "playoff.again",
+                          "draw-order": "playoff.draw-order" };
+
+  // What sitting out costs and how a tie is played off, as the format says; who is short of
+  // its minimum of bets since the last cut; what settled the latest play-off.
+  function renderRules(shown) {
+    const rules = [];
+    if (shown.sitting_out === "min-stake") rules.push(t("rules.sitting-out"));
+    if (shown.min_bets) rules.push(t("rules.min-bets", { count: shown.min_bets }));
+    if (shown.tie_break === "play-off") rules.push(t("rules.play-off"));
+    const line = (id, text) => Object.assign(byId(id), { hidden: !text, textContent: text || "" });
+    line("rules", rules.join(" "));
+    line("short", shown.short.length ? t("tournament.short", { names: shown.short.join(", ") }) : "");
+    const last = shown.last_playoff;
+    line("playoff-line", last && t(PLAYOFF_WORDS[last.decision], {
+      round: last.round, players: last.players.join(", "), idle: last.idle.join(", ") }));
+  }
 
   function renderView(shown) {
     document.title = `${shown.name} · Sabot`;
@@ -62,6 +81,7 @@
       return item;
     }));
     for (const line of shown.tables) follow(line.name);
+    renderRules(shown);
     renderTicker(shown.announcements);
     RoomClock.take(shown);
   }

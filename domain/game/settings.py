@@ -148,6 +148,7 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     # Left out of the record while unset, so tables opened before it encode as they did.
     banker_win: BankerWin | msgspec.UnsetType = msgspec.UNSET
     sitting_out: SittingOut | msgspec.UnsetType = msgspec.UNSET  # unset: free
+    counts_bets: bool | msgspec.UnsetType = msgspec.UNSET  # keeps `coups_bet` (a tournament's)
 
     @property
     def sitting_out_cost(self) -> int:

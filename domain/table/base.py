@@ -118,6 +118,7 @@ class TableBase(msgspec.Struct, kw_only=True):
     chips_in: int = 0  # brought to the table: seats and adjustments
     chips_out: int = 0  # carried away by players who left
     bet_turns: BetTurns = msgspec.field(default_factory=BetTurns)  # who had their turn to bet
+    coups_bet: dict[str, int] = msgspec.field(default_factory=dict)  # `CoupFlow.count_bets`
     turn_seconds: int = 0  # the bet clock of the turn under way (its BetTurnBegan's)
     offer_clock: tuple[int, str, int] | None = None  # the shoe's last offer to a person on a
     # clock: after which coup, to whom, its seconds (its DecisionClockStarted's)

@@ -108,6 +108,7 @@ class CoupFlow(TableBase, kw_only=True):
         """After the payouts: the bank, the commission, the rotation, the end of the taille."""
         settlement = self.verify_close_coup()
         assert self.coup is not None and self.coup.outcomes is not None
+        self.count_bets()
         self.house_result += settlement.house_net
         self.commission_total += settlement.commission
         self.commission_box.update(settlement.boxes)
@@ -130,6 +131,18 @@ class CoupFlow(TableBase, kw_only=True):
         self.shoe.last_coup = self.shoe.cut_card_out
         needs_bank = self.banks_with_player and self.banker is None
         self.phase = Phase.NO_BANK if needs_bank else Phase.BETTING
+
+    def count_bets(self) -> None:
+        """Where the settings ask (`counts_bets`: a tournament's minimum of bets a round, its
+        play-offs), the coup closing counts as a bet of each player who had chips at stake in
+        it (a bet, a stake, a banco, a duel, the bank held) in `coups_bet`: theirs at this
+        table, kept after they leave. Elsewhere nothing is counted, so that tables opened
+        before replay to the state their snapshots hold."""
+        if not self.settings.counts_bets:
+            return
+        for player in self.players():
+            if self.committed(player) or player == self.banker:
+                self.coups_bet[player] = self.coups_bet.get(player, 0) + 1
 
     def points(self) -> dict[Side, int]:
         assert self.coup is not None

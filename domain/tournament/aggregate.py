@@ -9,11 +9,9 @@ the secret seed through a port), checks the actor and the director's epoch, comp
 from the state, checks them, then records them. Every event carries the actor and the command
 id.
 
-The Table aggregates hold the chips during play. `table_orders` turns a tournament event into
-the table commands that mirror it: a seat is a `SeatPlayer`; a move takes the chips off the old
-table (`AdjustChips`, then `LeaveTable`) and puts them on the new one (`SeatPlayer` with none,
-then `AdjustChips`), so each table's chips balance on their own events; players busted in a
-coup, or cut at a round's end, leave their table (`LeaveTable`).
+The Table aggregates hold the chips during play: `domain.tournament.table_orders` turns each
+tournament event into the table commands that mirror it, so that each table's chips balance on
+their own events (a move takes them off the old table and puts them on the new one).
 """
 
 from __future__ import annotations
@@ -26,11 +24,12 @@ import msgspec
 from eventsourcing.domain import Aggregate, event
 
 from domain.commands import require_known
-from domain.errors import NotFound, OutOfTurn, RuleViolation
+from domain.errors import OutOfTurn, RuleViolation
 from domain.game.coup import Outcome
 from domain.game.shoe import commitment
 from domain.limits import check_announcement
 from domain.topics import keep_topics
+from domain.tournament import balancing, records
 from domain.tournament import commands as tc
 from domain.tournament.entrants import Bust, Status
 from domain.tournament.intervening import record_intervention
@@ -235,23 +234,28 @@ class Tournament(Aggregate):
     class RoundEnded(Event):
         round: int
         chips: dict[str, int]  # every player in play, at the end of the round
+        coups_bet: dict[str, int] | None = None  # `min_bets` set: each one's bets so far
 
     @event(RoundEnded)
-    def _round_ended(self, round: int, chips: dict[str, int], actor: str,
-                     command_id: str) -> None:
-        self.state.end_round(round, chips)
+    def _round_ended(self, round: int, chips: dict[str, int], actor: str, command_id: str,
+                     coups_bet: dict[str, int] | None = None) -> None:
+        self.state.end_round(round, chips, coups_bet)
 
     class PlayOffPlayed(Event):
-        """The extra coup for a tie on the line of a cut: each tied player's chips after it."""
+        """The extra coup for a tie on the line of a cut: each tied player's chips after it,
+        who of them made no bet in it, and what that settled (None: recorded before)."""
 
         round: int
         table: str
         chips: dict[str, int]
+        idle: list[str] | None = None
+        decided_by: records.PlayOffDecision | None = None
 
     @event(PlayOffPlayed)
     def _playoff_played(self, round: int, table: str, chips: dict[str, int], actor: str,
-                        command_id: str) -> None:
-        self.state.settle_playoff(chips)
+                        command_id: str, idle: list[str] | None = None,
+                        decided_by: records.PlayOffDecision | None = None) -> None:
+        self.state.settle_playoff(chips, idle or [], decided_by)
 
     class SecretBetPlaced(Event):
         """Only the commitment: the spot and amount stay the player's until the deal."""
@@ -421,11 +425,12 @@ class Tournament(Aggregate):
                 if state.step is None:
                     raise RuleViolation("no step is under way", rule="step-mismatch")
                 self._step_ended(round=state.round, step=state.step.number, **who)
-            case tc.EndRound(chips=chips, epoch=epoch):
+            case tc.EndRound(chips=chips, coups_bet=coups_bet, epoch=epoch):
                 state.require_running("end a round")
-                self._end_round(chips, **who)
-            case tc.SettlePlayOff(table=table, chips=chips, epoch=epoch):
-                self._playoff_played(round=state.round, table=table, chips=dict(chips), **who)
+                self._end_round(chips, coups_bet, **who)
+            case tc.SettlePlayOff(table=table, chips=chips, idle=idle, epoch=epoch):
+                self._playoff_played(round=state.round, table=table, chips=dict(chips), idle=idle,
+                                     decided_by=state.playoff_decision(chips, idle), **who)
                 self._place_due(**who)
             case tc.RecordBustOuts(table=table, coup=coup, busted=busted, epoch=epoch):
                 self._busted(table=table, coup=coup, busted=list(busted), **who)
@@ -509,14 +514,15 @@ class Tournament(Aggregate):
                                   amount=amount, nonce=nonce, outcome=outcome.value,
                                   delta=delta, actor=actor, command_id=command_id)
 
-    def _end_round(self, chips: Mapping[str, int], actor: str, command_id: str) -> None:
+    def _end_round(self, chips: Mapping[str, int], coups_bet: dict[str, int] | None,
+                   actor: str, command_id: str) -> None:
         left = dict(chips)
         for player, amount in self.state.forfeits(chips).items():
             self._secret_bet_forfeited(player=player, amount=amount,
                                        table=self.state.entrant(player).table or "",
                                        actor=actor, command_id=command_id)
             left[player] -= amount
-        self._round_ended(round=self.state.round, chips=left, actor=actor,
+        self._round_ended(round=self.state.round, chips=left, coups_bet=coups_bet, actor=actor,
                           command_id=command_id)
         self._place_due(actor, command_id)
 
@@ -524,10 +530,7 @@ class Tournament(Aggregate):
                  actor: str, command_id: str) -> None:
         """Call after every seat, bust-out and round end."""
         plan = self.state.balancing_plan(seed, breaking)
-        for step in plan:
-            if not isinstance(step, Break) and step.player not in chips:
-                raise NotFound(f"{step.player}'s chips are needed to move them",
-                               rule="unknown-chips")
+        balancing.require_chips(plan, chips)
         for step in plan:
             if isinstance(step, Break):
                 self._broken(table=step.table, players=list(step.players),

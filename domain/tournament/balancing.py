@@ -7,7 +7,7 @@ asks them; each validates before it changes anything.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import msgspec
 
@@ -85,6 +85,14 @@ def balancing_plan(state: TournamentBase, seed: bytes,
                                                    rank[layout[largest][s]]))
         reseat(layout[largest].pop(seat), largest, small)
     return plan
+
+
+def require_chips(plan: Sequence[Break | Move], chips: Mapping[str, int]) -> None:
+    """Refuse to carry out `plan` without the chips of every player it moves."""
+    for step in plan:
+        if not isinstance(step, Break) and step.player not in chips:
+            raise NotFound(f"{step.player}'s chips are needed to move them",
+                           rule="unknown-chips")
 
 
 def break_table(state: TournamentBase, table: str, players: Sequence[str],

@@ -23,6 +23,7 @@ from domain.tournament.records import (
     Pause,
     Phase,
     PlayOff,
+    PlayOffResult,
     SecretBet,
     Step,
 )
@@ -70,6 +71,10 @@ class TournamentBase(msgspec.Struct, kw_only=True):
     playoff: PlayOff | None = None  # a tie on the line waiting for its extra coup
     playoff_chips: dict[str, int] = msgspec.field(default_factory=dict)
     playoffs: int = 0  # play-off coups played for the cut waiting
+    playoff_idle: list[str] = msgspec.field(default_factory=list)  # no bet in their last one
+    playoff_results: list[PlayOffResult] = msgspec.field(default_factory=list)  # oldest first
+    coups_bet: dict[str, int] = msgspec.field(default_factory=dict)  # at the last round's end
+    short: list[str] = msgspec.field(default_factory=list)  # of `min_bets` since the last cut
     chips_added: int = 0  # chips put in by resets and corrections, less those taken out
     epoch: int = 0  # the director holding the tournament's lease
     interventions: list[Intervention] = msgspec.field(default_factory=list)

@@ -80,17 +80,21 @@ class EndStep(Command, tag="end-step"):
 
 class EndRound(Command, tag="end-round"):
     """End the round with every player's chips (secret bets never revealed forfeited
-    first); place whoever the round's end puts out."""
+    first), and where the format sets `min_bets` the bets each has made so far (coups with
+    chips at stake at the tournament's tables); place whoever the round's end puts out."""
 
     chips: dict[str, int]
+    coups_bet: dict[str, int] | None = None
     epoch: int | None = None
 
 
 class SettlePlayOff(Command, tag="settle-play-off"):
-    """A play-off coup's result: each tied player's chips after it, at `table`."""
+    """A play-off coup's result: each tied player's chips after it, at `table`, and who of
+    them made no bet in it."""
 
     table: str
     chips: dict[str, int]
+    idle: list[str] = msgspec.field(default_factory=list)
     epoch: int | None = None
 
 

@@ -49,3 +49,12 @@ class Exit(msgspec.Struct, kw_only=True):
     table: str | None  # None: a cut, over every table
     coup: int | None  # None: a cut
     players: list[Bust]
+    short: list[str] = msgspec.field(default_factory=list)  # of the minimum of bets: ranked last
+
+    def rank(self, bust: Bust) -> tuple[bool, int]:
+        """Smaller ranks better: the format's minimum of bets met, then more chips."""
+        return bust.player in self.short, -bust.chips
+
+    def ranked(self) -> list[Bust]:
+        """The players out together, the best first (equal ranks in the order recorded)."""
+        return sorted(self.players, key=self.rank)

@@ -13,7 +13,13 @@ player's chips to the starting stack, or carry them over.
 
 Ties on the line of a cut follow the format's `TieBreak`: everyone tied goes on (`share`),
 the earlier in the seating draw goes on (`draw-order`), or the tied players play an extra
-coup and its result decides (`play-off`). `select` is that rule, shared by every cut.
+coup and its result decides (`play-off`): a player who makes no bet in it goes after those who
+do, then the chips it leaves decide; tied again, another, and after the third the draw's order
+(`domain.tournament.stages.playoff_decision`, recorded with the play-off). `select` is that
+rule, shared by every cut.
+
+A format may set a minimum of bets a round (`min_bets`): a player short of it ranks after
+everyone who met it at the next cut (`check_min_bets` refuses a minimum no round can hold).
 """
 
 from __future__ import annotations
@@ -70,7 +76,7 @@ class Dealing(StrEnum):
 class TieBreak(StrEnum):
     SHARE = "share"  # tied on the line all go on; tied finishing positions share their prizes
     DRAW_ORDER = "draw-order"  # the player drawn earlier in the seating draw goes on
-    PLAY_OFF = "play-off"  # the tied players play an extra coup; its chips decide
+    PLAY_OFF = "play-off"  # tied players play an extra coup: who bets goes first, then its chips
 
 
 class Stage(msgspec.Struct, frozen=True, kw_only=True):
@@ -162,6 +168,24 @@ def check_stages(stages: Sequence[Stage], starting_chips: int, seats: int,
                                 rule="too-many-advancers")
         if not advance.per_table:
             previous = advance.overall + advance.wildcards
+
+
+def check_min_bets(stages: Sequence[Stage], min_bets: int) -> None:
+    """Refuse a minimum of bets a round that no round can hold, or that no cut ever ranks by
+    (a single stage played until one is left with no cut at its rounds' ends)."""
+    if min_bets < 0:
+        raise RuleViolation("a minimum of bets a round is 0 (none) or more",
+                            rule="tournament-min-bets")
+    if not min_bets:
+        return
+    for number, stage in enumerate(stages, 1):
+        if stage.coups is not None and stage.coups < min_bets:
+            raise RuleViolation(f"stage {number} ({stage.name}): a round of {stage.coups} coups "
+                                f"cannot hold {min_bets} bets", rule="tournament-min-bets")
+    if all(stage.rounds == 0 and stage.advance is None for stage in stages):
+        raise RuleViolation("a minimum of bets a round ranks players at a cut, and this format "
+                            "has none: players are out only when they bust",
+                            rule="tournament-min-bets")
 
 
 class Selection(msgspec.Struct, frozen=True):

@@ -75,16 +75,17 @@ def placements_due(state: TournamentBase) -> list[Placement]:
 
 
 def _ranked(state: TournamentBase, exit_: Exit, bottom: int) -> list[Placement]:
-    """Players out together take positions bottom - k + 1 .. bottom, the most chips first;
-    equal chips tie: each takes the best position of the ones they cover together."""
-    top = bottom - len(exit_.players) + 1
-    ordered = sorted(exit_.players, key=lambda b: -b.chips)
-    first: dict[int, int] = {}  # where each count of chips first comes, and how many have it
+    """Players out together take positions bottom - k + 1 .. bottom, those short of the
+    format's minimum of bets last, then the most chips first; equal ranks tie: each takes the
+    best position of the ones they cover together."""
+    top, rank = bottom - len(exit_.players) + 1, exit_.rank
+    ordered = exit_.ranked()
+    first: dict[tuple[bool, int], int] = {}  # where each rank first comes
     for index, bust in enumerate(ordered):
-        first.setdefault(bust.chips, index)
-    tied = Counter(bust.chips for bust in ordered)
-    return [Placement(player=bust.player, position=top + first[bust.chips],
-                      tied=tied[bust.chips], round=exit_.round,
+        first.setdefault(rank(bust), index)
+    tied = Counter(map(rank, ordered))
+    return [Placement(player=bust.player, position=top + first[rank(bust)],
+                      tied=tied[rank(bust)], round=exit_.round,
                       table=exit_.table or state.entrants[bust.player].table or "",
                       coup=exit_.coup)
             for bust in ordered]

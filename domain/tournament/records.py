@@ -1,7 +1,7 @@
 """The records a tournament's state keeps besides its players' (`domain.tournament.entrants`):
-the phase, the round's clock, the pauses and the step under way, a play-off, the seats given
-and their draw, a table's break, the organiser's interventions and announcements, and the secret
-bets.
+the phase, the round's clock, the pauses and the step under way, a play-off and what settled it,
+the seats given and their draw, a table's break, the organiser's interventions and
+announcements, and the secret bets.
 """
 
 from __future__ import annotations
@@ -59,6 +59,24 @@ class PlayOff(msgspec.Struct, kw_only=True):
     round: int
     players: list[str]
     places: int
+
+
+class PlayOffDecision(StrEnum):
+    """What settled a play-off (`domain.tournament.stages.playoff_decision`)."""
+
+    BETS = "bets"  # who bet in the play-off coup went before who did not
+    CHIPS = "chips"  # the chips the play-off coup left them with
+    AGAIN = "again"  # tied again: another play-off
+    DRAW_ORDER = "draw-order"  # tied again after the last play-off: the seating draw's order
+
+
+class PlayOffResult(msgspec.Struct, frozen=True, kw_only=True):
+    """A play-off played: the tied players, who of them made no bet in it, what settled it."""
+
+    round: int
+    players: list[str]
+    idle: list[str]
+    decision: PlayOffDecision
 
 
 class Seating(msgspec.Struct, frozen=True, kw_only=True):

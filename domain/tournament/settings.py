@@ -26,6 +26,7 @@ from domain.tournament.formats import (
     Stage,
     TieBreak,
     check_breaks,
+    check_min_bets,
     check_stages,
 )
 
@@ -56,7 +57,9 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
     for it only if `croupier_plays_bots`. `breaks`: the breaks
     between rounds (`domain.tournament.formats.RoundBreak`). `sitting_out`: what each turn to
     bet that the bet clock passes costs its player (`min-stake`: the round's minimum, to the
-    house; unset or `free`: nothing), so that a player who never bets cannot win.
+    house; unset or `free`: nothing), so that a player who never bets cannot win. `min_bets`:
+    the bets (coups with chips at stake) a player makes each round at least; a player short of
+    it since the last cut ranks after everyone who met it at the cut (unset or 0: none).
     """
 
     variant: Variant
@@ -87,6 +90,7 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
     breaks: tuple[RoundBreak, ...] = ()  # after round N, M minutes
     house_rules: Preset | msgspec.UnsetType = msgspec.UNSET
     sitting_out: SittingOut | msgspec.UnsetType = msgspec.UNSET  # unset: free
+    min_bets: int | msgspec.UnsetType = msgspec.UNSET  # unset: none
 
     def break_after(self, round_: int) -> RoundBreak | None:
         """The break that follows round `round_`, if any."""
@@ -118,7 +122,8 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
 
     def table_settings(self) -> TableSettings:
         """The settings every table of the tournament is opened with: the first round's
-        minimum and the largest maximum of the format, its betting order and first clock."""
+        minimum and the largest maximum of the format, its betting order and first clock,
+        what sitting out costs and whether the tables count the bets (`counts_bets`)."""
         plan = self.plan()
         return TableSettings.default(
             self.variant, min_stake=plan[0].limits[0].min_stake,
@@ -126,7 +131,14 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
             betting_order=self.betting_order, bet_seconds=plan[0].bet_seconds or 0,
             decision_seconds=self.decision_seconds,
             **({} if self.house_rules is msgspec.UNSET else {"preset": self.house_rules}),
-            **({} if self.sitting_out is msgspec.UNSET else {"sitting_out": self.sitting_out}))
+            **({} if self.sitting_out is msgspec.UNSET else {"sitting_out": self.sitting_out}),
+            **({"counts_bets": True} if self.counts_bets else {}))
+
+    @property
+    def counts_bets(self) -> bool:
+        """Whether the tables count each player's bets: for the minimum of bets a round, and
+        for a play-off (who bets in it goes first)."""
+        return bool(self.min_bets) or self.tie_break is TieBreak.PLAY_OFF
 
     def check(self) -> TournamentSettings:
         """Refuse a structure no tournament can be played with."""
@@ -182,5 +194,6 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
             raise RuleViolation("tables may differ by one player at least",
                                 rule="tournament-tolerance")
         check_breaks(self.breaks)
+        check_min_bets(plan, self.min_bets or 0)
         self.table_settings()
         return self

@@ -23,7 +23,15 @@ from domain.tournament.formats import (
     TieBreak,
     select,
 )
-from domain.tournament.records import Clock, Pause, Phase, PlayOff, Step
+from domain.tournament.records import (
+    Clock,
+    Pause,
+    Phase,
+    PlayOff,
+    PlayOffDecision,
+    PlayOffResult,
+    Step,
+)
 
 MAX_PLAYOFFS = 3  # play-offs that tie again before the draw's order settles the tie
 
@@ -208,9 +216,12 @@ def require_running(state: TournamentBase, doing: str) -> None:
         raise TournamentPaused(f"cannot {doing}: the tournament is paused", rule="paused")
 
 
-def end_round(state: TournamentBase, round_: int, chips: Mapping[str, int]) -> None:
-    """End the round with every player's chips. Registration closes at the end of round
-    `late_rounds`; then the cut the format calls for is made (`cut_due`)."""
+def end_round(state: TournamentBase, round_: int, chips: Mapping[str, int],
+              coups_bet: Mapping[str, int] | None = None) -> None:
+    """End the round with every player's chips and, where the format sets `min_bets`, the
+    bets each has made since the tournament began (`coups_bet`, whose growth over the round
+    is the round's bets). Registration closes at the end of round `late_rounds`; then the
+    cut the format calls for is made (`_cut`)."""
     state.require(Phase.RUNNING, doing="end a round")
     if round_ != state.round:
         raise RuleViolation(f"round {state.round} is being played, not {round_}",
@@ -224,13 +235,32 @@ def end_round(state: TournamentBase, round_: int, chips: Mapping[str, int]) -> N
     if any(chips[p] < 1 for p in players):
         raise RuleViolation("a player without chips is reported as busted first",
                             rule="bust-unreported")
+    short = _short(state, players, coups_bet)
     for player in players:
         state.entrants[player].chips = chips[player]
+    state.coups_bet.update(coups_bet or {})
+    state.short += [p for p in short if p not in state.short]
     state.phase = Phase.BETWEEN_ROUNDS
     state.clock = None
     if state.registration_open and round_ >= state.settings.late_rounds:
         state.close_registration()
     _cut(state)
+
+
+def _short(state: TournamentBase, players: list[str],
+           coups_bet: Mapping[str, int] | None) -> list[str]:
+    """The players whose bets this round fall short of the format's `min_bets`: none in a
+    stage that cuts nobody at its rounds' ends (played until one is left, with no `advance`),
+    where players go out only by busting."""
+    minimum = state.settings.min_bets or 0
+    if not minimum or next_cut(state) is None:
+        return []
+    if coups_bet is None or set(coups_bet) != set(players) or any(
+            coups_bet[p] < state.coups_bet.get(p, 0) for p in players):
+        raise RuleViolation("a round ends with the bets every player in play has made, never "
+                            "fewer than before, where the format sets a minimum",
+                            rule="round-bets")
+    return [p for p in players if coups_bet[p] - state.coups_bet.get(p, 0) < minimum]
 
 
 def _cut(state: TournamentBase) -> None:
@@ -253,13 +283,15 @@ def _cut(state: TournamentBase) -> None:
         return
     if state.playoff is not None:
         return
-    state.playoff_chips, state.playoffs = {}, 0
+    state.playoff_chips, state.playoff_idle, state.playoffs = {}, [], 0
     cut = sorted((p for p in players if p not in chosen),
                  key=lambda p: -state.entrants[p].chips)
     if cut:
         state.exits.append(Exit(round=state.round, table=None, coup=None,
                                 players=[Bust(player=p, chips=state.entrants[p].chips)
-                                         for p in cut]))
+                                         for p in cut],
+                                short=[p for p in cut if p in state.short]))
+    state.short = []
     for player in cut:
         state.entrants[player].status = Status.OUT
         state.entrants[player].seat = None
@@ -269,10 +301,12 @@ def _cut(state: TournamentBase) -> None:
 
 
 def _key(state: TournamentBase, player: str) -> tuple[int, ...]:
-    """Better first: more chips, then a better play-off, then (by `draw-order`, or after
+    """Better first: the format's `min_bets` met since the last cut, more chips, then a bet
+    in the last play-off, more chips after it, then (by `draw-order`, or after
     `MAX_PLAYOFFS` play-offs that tied again) the earlier in the draw."""
     entrant = state.entrants[player]
-    key = (-entrant.chips, -state.playoff_chips.get(player, 0))
+    key = (player in state.short, -entrant.chips, player in state.playoff_idle,
+           -state.playoff_chips.get(player, 0))
     if state.settings.tie_break is TieBreak.DRAW_ORDER or state.playoffs >= MAX_PLAYOFFS:
         return (*key, entrant.draw_rank or 0)
     return key
@@ -301,16 +335,42 @@ def _advancers(state: TournamentBase, players: list[str], advance: Advance) -> l
     return chosen
 
 
-def settle_playoff(state: TournamentBase, chips: Mapping[str, int]) -> None:
-    """The play-off coup's result: each tied player's chips after it. The cut is made
-    again with them; a tie that remains calls another play-off."""
+def playoff_decision(state: TournamentBase, chips: Mapping[str, int],
+                     idle: Sequence[str]) -> PlayOffDecision:
+    """What the play-off coup's result settles, as `TieBreak.PLAY_OFF` says: who bet in it
+    goes before who did not (`idle`), then more chips after it; tied again, another
+    play-off, or after the last of `MAX_PLAYOFFS` the seating draw's order."""
     playoff = state.playoff
     if playoff is None:
         raise OutOfTurn("no play-off is waiting", rule="no-play-off")
-    if set(chips) != set(playoff.players):
-        raise RuleViolation("a play-off reports the chips of each tied player",
-                            rule="play-off-players")
+    if set(chips) != set(playoff.players) or not set(idle) <= set(chips):
+        raise RuleViolation("a play-off reports the chips of each tied player, and who of "
+                            "them made no bet", rule="play-off-players")
+    ordered = sorted(playoff.players, key=lambda p: (p in idle, -chips[p]))
+    kept, left = ordered[playoff.places - 1], ordered[playoff.places]
+    if (kept in idle) != (left in idle):
+        return PlayOffDecision.BETS
+    if chips[kept] != chips[left]:
+        return PlayOffDecision.CHIPS
+    if state.playoffs + 1 >= MAX_PLAYOFFS:
+        return PlayOffDecision.DRAW_ORDER
+    return PlayOffDecision.AGAIN
+
+
+def settle_playoff(state: TournamentBase, chips: Mapping[str, int], idle: Sequence[str],
+                   decision: PlayOffDecision | None) -> None:
+    """The play-off coup's result: each tied player's chips after it, who of them made no
+    bet, and what that settles (`playoff_decision`; None: recorded before it was). The cut
+    is made again with them; a tie that remains calls another play-off."""
+    settled = playoff_decision(state, chips, idle)
+    if decision is not None and decision != settled:
+        raise RuleViolation(f"the play-off is settled by {settled}, not {decision}",
+                            rule="play-off-decision")
+    assert state.playoff is not None
+    state.playoff_results.append(PlayOffResult(round=state.round, players=state.playoff.players,
+                                               idle=list(idle), decision=settled))
     state.playoff = None
     state.playoff_chips.update(chips)
+    state.playoff_idle = [p for p in state.playoff_idle if p not in chips] + list(idle)
     state.playoffs += 1
     _cut(state)

@@ -47,6 +47,7 @@ from domain.tournament.records import (
     Break,
     Intervention,
     Phase,
+    PlayOffDecision,
     Seating,
     SecretBet,
 )
@@ -111,6 +112,7 @@ class TournamentState(TournamentBase, kw_only=True):
         for exit_ in self.exits:
             exit_.players = [b for b in exit_.players if b.player != player]
         self.exits = [exit_ for exit_ in self.exits if exit_.players]
+        self.short = [p for p in self.short if p != player]  # a new entry starts afresh
         entrant.entries += 1
         entrant.status = Status.REGISTERED
         entrant.seat = None
@@ -334,11 +336,16 @@ class TournamentState(TournamentBase, kw_only=True):
     def resume(self, at: float) -> None:
         stages.resume(self, at)
 
-    def end_round(self, round_: int, chips: Mapping[str, int]) -> None:
-        stages.end_round(self, round_, chips)
+    def end_round(self, round_: int, chips: Mapping[str, int],
+                  coups_bet: Mapping[str, int] | None) -> None:
+        stages.end_round(self, round_, chips, coups_bet)
 
-    def settle_playoff(self, chips: Mapping[str, int]) -> None:
-        stages.settle_playoff(self, chips)
+    def playoff_decision(self, chips: Mapping[str, int], idle: Sequence[str]) -> PlayOffDecision:
+        return stages.playoff_decision(self, chips, idle)
+
+    def settle_playoff(self, chips: Mapping[str, int], idle: Sequence[str],
+                       decision: PlayOffDecision | None) -> None:
+        stages.settle_playoff(self, chips, idle, decision)
 
     # --- balancing (domain/tournament/balancing.py) ----------------------------------------------
 

@@ -144,8 +144,8 @@ def direct(desk: Desk, now: float) -> Tick:
         tables = desk.tables()
         chips = chips_of(tables.values())
         if state.round_over(now) or stuck(state, tables.values()):
-            desk.do(tc.EndRound(chips=chips, actor=DIRECTOR, command_id=f"{here}/end",
-                                epoch=epoch))
+            desk.do(tc.EndRound(chips=chips, coups_bet=coups_bet(desk, state, chips),
+                                actor=DIRECTOR, command_id=f"{here}/end", epoch=epoch))
             balance(desk, f"{here}/end/balance")
             desk.round_ended()
         else:
@@ -158,6 +158,18 @@ def direct(desk: Desk, now: float) -> Tick:
 def chips_of(tables: Iterable[TableState]) -> dict[str, int]:
     """Each player in play's chips at their table, their bank included."""
     return {player: table.holding(player) for table in tables for player in table.players()}
+
+
+def coups_bet(desk: Desk, state: TournamentState,
+              players: Iterable[str]) -> dict[str, int] | None:
+    """Where the format sets `min_bets`: the bets (coups with chips at stake) each of
+    `players` has made at every table the tournament opened, closed ones included; None
+    where it sets none."""
+    if not state.settings.min_bets:
+        return None
+    counts = [table.coups_bet for number in range(1, state.tables_opened + 1)
+              if (table := desk.table(state.table_name(number))) is not None]
+    return {player: sum(count.get(player, 0) for count in counts) for player in players}
 
 
 def stuck(state: TournamentState, tables: Iterable[TableState]) -> bool:
@@ -321,8 +333,8 @@ def send_order(store: Store, tournament: Tournament, order: TableOrder) -> None:
 
 def play_off(desk: Desk, state: TournamentState) -> Tick:
     """The tied players sit at a play-off table with equal stacks and play one coup (the
-    house dealing it, a person's moves waited for); the chips they end it with settle the tie
-    (a tie again: another play-off)."""
+    house dealing it, a person's moves waited for); who bet in it, then the chips they end it
+    with, settle the tie (`domain.tournament.stages.playoff_decision`)."""
     playoff = state.playoff
     assert playoff is not None
     number, epoch = state.playoffs + 1, desk.epoch
@@ -339,9 +351,10 @@ def play_off(desk: Desk, state: TournamentState) -> Tick:
     table = desk.table(name)
     assert table is not None
     chips = {player: table.holding(player) for player in playoff.players}
+    idle = [player for player in playoff.players if not table.coups_bet.get(player)]
     close(desk, name, f"{here}/close")
-    desk.do(tc.SettlePlayOff(table=name, chips=chips, actor=DIRECTOR, command_id=here,
-                             epoch=epoch))
+    desk.do(tc.SettlePlayOff(table=name, chips=chips, idle=idle, actor=DIRECTOR,
+                             command_id=here, epoch=epoch))
     balance(desk, f"{here}/balance")
     return Tick.ACTED
 

@@ -9,27 +9,31 @@ clock moves each step by `pace` seconds of dealing (the bets made within it) and
 stage bets in turn against a bet clock, by every turn of the fullest table's betting run out,
 so rounds by minutes end as they would at the tables. The preview reports the expected
 duration (coups; minutes at that clock, and at the dealing pace alone), the spread of the
-stacks at each round's end (where the cuts are made), and how often a tie on a cut's line
-needed a play-off.
+stacks at each round's end (where the cuts are made), how often a tie on a cut's line
+needed a play-off and what settled them, and says what the format makes sitting out cost
+(`sitting_out`, `min_bets`) and how it settles a tie (`rules`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import statistics
+from collections import Counter
 from collections.abc import Callable, Iterable
 
 import msgspec
 
 from domain.actors import ORGANISER
-from domain.game.settings import BettingOrder
+from domain.game.settings import BettingOrder, SittingOut
 from domain.game.shoe import commitment
 from domain.table import commands as c
 from domain.table.aggregate import Table
 from domain.table.state import TableState
 from domain.tournament import commands as tc
 from domain.tournament.aggregate import Tournament
+from domain.tournament.formats import TieBreak
 from domain.tournament.settings import TournamentSettings
+from domain.tournament.stages import MAX_PLAYOFFS
 from domain.tournament.state import TournamentState
 from domain.tournament.table_orders import table_orders
 from infra.services.autoplay import play_coups
@@ -65,6 +69,7 @@ class Run(msgspec.Struct, frozen=True, kw_only=True):
     rounds: int
     playoffs: int
     spreads: list[Spread]
+    settled: dict[str, int] = msgspec.field(default_factory=dict)  # play-offs by what settled
 
 
 class Range(msgspec.Struct, frozen=True):
@@ -89,6 +94,26 @@ class Preview(msgspec.Struct, frozen=True, kw_only=True):
     playoffs: int  # play-off coups over every run
     spreads: list[Spread]  # the median run's stacks at each round's end
     each: list[Run]
+    settled: dict[str, int] = msgspec.field(default_factory=dict)  # play-offs by what settled
+    rules: list[str] = msgspec.field(default_factory=list)  # `rules`: sitting out, ties
+
+
+def rules(settings: TournamentSettings) -> list[str]:
+    """What the format makes sitting out cost and how it settles a tie on a cut's line."""
+    said = ["a turn to bet the bet clock passes costs its player the round's minimum stake, "
+            "taken by the house" if settings.sitting_out is SittingOut.MIN_STAKE
+            else "a turn to bet the bet clock passes costs nothing"]
+    if settings.min_bets:
+        said.append(f"a player with fewer than {settings.min_bets} bets (coups with chips at "
+                    "stake) in a round since the last cut ranks after everyone who made them")
+    said.append({
+        TieBreak.SHARE: "a tie on a cut's line: every tied player goes on",
+        TieBreak.DRAW_ORDER: "a tie on a cut's line: the earlier in the seating draw goes on",
+        TieBreak.PLAY_OFF: "a tie on a cut's line is played off by an extra coup: who bets in "
+                           "it goes first, then its chips; tied after "
+                           f"{MAX_PLAYOFFS} play-offs, the seating draw's order"}[
+        settings.tie_break])
+    return said
 
 
 class MemoryDesk:
@@ -196,14 +221,16 @@ def summary(events: list[Tournament.Event], pace: int, seconds: float) -> Run:
     """A run from its tournament's events; `seconds`: the time its steps took."""
     stage, steps, playoffs = "", 0, 0
     spreads: list[Spread] = []
+    settled: Counter[str] = Counter()
     for event in events:
         match event:
             case Tournament.StageStarted(name=name):
                 stage = name
             case Tournament.StepStarted():
                 steps += 1
-            case Tournament.PlayOffPlayed():
+            case Tournament.PlayOffPlayed(decided_by=decided_by):
                 playoffs += 1
+                settled[str(decided_by)] += 1
             case Tournament.RoundEnded(round=number, chips=chips) if chips:
                 stacks = sorted(chips.values())
                 spreads.append(Spread(stage=stage, round=number, players=len(stacks),
@@ -211,7 +238,8 @@ def summary(events: list[Tournament.Event], pace: int, seconds: float) -> Run:
                                       largest=stacks[-1]))
     return Run(coups=steps, minutes=round(seconds / 60, 1),
                minutes_dealing=round(steps * pace / 60, 1),
-               rounds=len(spreads), playoffs=playoffs, spreads=spreads)
+               rounds=len(spreads), playoffs=playoffs, spreads=spreads,
+               settled=dict(settled))
 
 
 def preview(settings: TournamentSettings, players: int, runs: int, *, seed: bytes = b"",
@@ -229,4 +257,6 @@ def preview(settings: TournamentSettings, players: int, runs: int, *, seed: byte
                    minutes_dealing=Range.of([r.minutes_dealing for r in done]),
                    rounds=Range.of([r.rounds for r in done]),
                    runs_with_playoff=sum(1 for r in done if r.playoffs),
-                   playoffs=sum(r.playoffs for r in done), spreads=median.spreads, each=done)
+                   playoffs=sum(r.playoffs for r in done), spreads=median.spreads, each=done,
+                   settled=dict(sum((Counter(r.settled) for r in done), Counter())),
+                   rules=rules(settings))

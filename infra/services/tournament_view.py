@@ -11,7 +11,7 @@ from domain.tournament import stages
 from domain.tournament.aggregate import Tournament
 from domain.tournament.formats import Limits
 from domain.tournament.prizes import prize_table
-from domain.tournament.records import Announcement
+from domain.tournament.records import Announcement, PlayOffResult
 from domain.tournament.records import Phase as TournamentPhase
 from infra.services.direction import chips_of
 from infra.store.leases import Lease
@@ -71,6 +71,11 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     next_limits: Limits | None = None  # the next round's, None: no round known to follow
     last_coup: bool = False  # the coup under way (or about to be) is the round's last
     archived: bool = False  # filed away by the organiser once finished (out of the listings)
+    sitting_out: str = "free"  # what a turn the bet clock passes costs: free, min-stake
+    min_bets: int = 0  # the format's minimum of bets a round (0: none)
+    tie_break: str = "share"  # how a tie on the line of a cut is settled
+    short: list[str] = msgspec.field(default_factory=list)  # of `min_bets` since the last cut
+    last_playoff: PlayOffResult | None = None  # the latest play-off: what settled it
 
 
 class Position(msgspec.Struct, frozen=True):
@@ -95,7 +100,7 @@ class Results(msgspec.Struct, frozen=True, kw_only=True):
 
 def view_of(tournament: Tournament, tables: dict[str, TableState], lease: Lease | None,
             now: float) -> TournamentView:
-    state = tournament.state
+    state, settings = tournament.state, tournament.state.settings
     chips = chips_of(tables.values())
     winners = [r.player for r in state.results() if r.position == 1]
     finished = state.phase is TournamentPhase.FINISHED
@@ -123,4 +128,7 @@ def view_of(tournament: Tournament, tables: dict[str, TableState], lease: Lease 
             seconds_since=round(max(0.0, now - lease.expires), 1)),
         tables=lines, announcements=state.announcements[::-1][:ANNOUNCEMENTS_SHOWN],
         break_seconds_left=state.break_left(now), next_limits=stages.next_limits(state),
-        last_coup=stages.last_coup(state, now), archived=state.archived)
+        last_coup=stages.last_coup(state, now), archived=state.archived,
+        sitting_out=str(settings.sitting_out or "free"), min_bets=settings.min_bets or 0,
+        tie_break=settings.tie_break.value, short=list(state.short),
+        last_playoff=state.playoff_results[-1] if state.playoff_results else None)

@@ -32,6 +32,7 @@ def test_the_organiser_picks_the_preset_the_dealing_and_the_clocks(
     expect(page.locator("#preset-line")).to_contain_text(
         "punto-banco (no-commission) · automatic dealing · rotating betting · "
         "a turn the clock passes costs the minimum stake · "
+        "ties played off: who bets goes first, then the chips · "
         "heats → wildcard → final · from 7 players")  # the fewest its draw takes
     expect(page.get_by_label("bet seconds")).to_have_attribute("placeholder", "preset's: 60")
     expect(page.get_by_label("minutes a round")).to_have_attribute("placeholder",

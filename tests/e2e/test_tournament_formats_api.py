@@ -11,6 +11,7 @@ import pytest
 
 from api.schemas import FORMAT_FIELDS, FormatChoice
 from api.tokens import Role
+from domain.tournament.formats import Stage
 from domain.tournament.presets import PRESETS
 from domain.tournament.settings import TournamentSettings
 from tests.e2e.test_api import PROBLEM, Api, api  # noqa: F401 - the fixture
@@ -26,7 +27,7 @@ EVENING = {
     "betting_order": "rotating",
     "bet_seconds": 45, "people_bet_seconds": 90, "decision_seconds": 20,
     "bot_think_seconds": 3, "croupier_plays_bots": True,
-    "breaks": [{"after_round": 1, "minutes": 10}], "sitting_out": "min-stake",
+    "breaks": [{"after_round": 1, "minutes": 10}], "sitting_out": "min-stake", "min_bets": 3,
     "stages": [
         {"name": "heats", "rounds": 1, "coups": 8, "minutes": 20,
          "limits": [{"min_stake": 50, "max_stake": 1_000}],
@@ -37,6 +38,10 @@ EVENING = {
          "chips": "reset", "secret_bet": True, "bet_seconds": None},
     ],
 }
+
+
+UNTIL_ONE_IS_LEFT = msgspec.to_builtins(msgspec.structs.replace(
+    PRESETS["chemin-de-fer-freeze-out"], stages=(Stage(name="freeze-out", rounds=0),)))
 
 
 def test_the_request_schema_is_the_formats_own() -> None:
@@ -89,6 +94,10 @@ def test_every_field_may_be_given_over_a_preset(api: Api) -> None:  # noqa: F811
     ({"preset": "punto-banco-eight", "colour": "red"}, 422, "invalid-field", "colour"),
     ({"preset": "punto-banco-eight", "betting_order": "free", "bet_seconds": 0}, 422,
      "sitting-out-without-turns", "betting_order"),  # sitting out costs a turn's clock
+    ({"preset": "punto-banco-eight", "min_bets": 19}, 422, "tournament-min-bets",
+     "min_bets"),  # more bets than its rounds' 18 coups
+    ({"format": UNTIL_ONE_IS_LEFT, "min_bets": 2}, 422, "tournament-min-bets",
+     "min_bets"),  # a format that never cuts
 ])
 def test_a_refused_value_names_its_field_and_records_nothing(
         api: Api, body: dict[str, Any], status: int, rule: str,  # noqa: F811

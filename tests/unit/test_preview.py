@@ -118,3 +118,20 @@ def test_minutes_count_the_format_s_bet_clock_at_every_turn() -> None:
     timed = preview(msgspec.structs.replace(heats, coups_per_round=100, minutes_per_round=3),
                     12, 1, seed=b"look", pace=60)
     assert timed.coups.mean == 1 + 1 + 1 + 2  # 180 s a coup, then the final's 140 s twice
+
+
+def test_a_preview_says_what_sitting_out_costs_and_how_ties_are_settled() -> None:
+    idle = msgspec.structs.replace(preset("punto-banco-eight"), min_bets=6, coups_per_round=6)
+    found = preview(idle, 16, 1, seed=b"rules", pace=30)
+    assert found.rules == [
+        "a turn to bet the bet clock passes costs its player the round's minimum stake, taken "
+        "by the house",
+        "a player with fewer than 6 bets (coups with chips at stake) in a round since the last "
+        "cut ranks after everyone who made them",
+        "a tie on a cut's line is played off by an extra coup: who bets in it goes first, then "
+        "its chips; tied after 3 play-offs, the seating draw's order"]
+    assert sum(found.settled.values()) == found.playoffs
+    assert preview(msgspec.structs.replace(idle, tie_break=TieBreak.SHARE, min_bets=msgspec.UNSET,
+                                           sitting_out=msgspec.UNSET), 16, 1).rules == [
+        "a turn to bet the bet clock passes costs nothing",
+        "a tie on a cut's line: every tied player goes on"]
