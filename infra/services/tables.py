@@ -10,17 +10,15 @@ drawn here (the domain has no randomness): the seed goes to the vault, sealed, a
 commitment into the events; each card is read off the shoe's order when it is dealt or
 burned (`VaultCards`, the domain's `CardSource`).
 
-Loading: the service keeps the tables (and auctions, tournaments) it saved, as saved. A load
-reads only the events recorded since (by another process), onto a fork of the kept
-aggregate (`fork`: a msgspec copy of its state, not a deep copy); a miss reads the latest
-snapshot and the events after it. The command decides on the fork, and the fork is kept once
-saved, so a refused command or a lost race never touches what is kept.
+Loading: the service keeps the aggregates it saved, as saved; a load reads only the events
+recorded since (by another process) onto a fork of the kept one (`fork`: a msgspec copy of
+its state), a miss the latest snapshot and the events after it. A command decides on a fork,
+kept once saved: a refused command or a lost race never touches what is kept.
 
-Follow-up effects (waking live subscribers, a decision's deadline) are saved with the
-command's events (a run's: those of the table it leaves, once) and dispatched once it
-commits, through the handlers this process registered on `service.effects`
-(`infra.store.outbox`), whichever adapter sent the command; with `SABOT_BROKER_URL` on Redis,
-every service publishes its wake-ups there from the start.
+Follow-up effects (live wake-ups, a decision's deadline) are saved with the command's events
+(a run's: those of the table it leaves, once) and dispatched once it commits, through the
+handlers this process registered on `service.effects` (`infra.store.outbox`); with
+`SABOT_BROKER_URL` on Redis, every service publishes its wake-ups there from the start.
 """
 
 from __future__ import annotations
@@ -94,13 +92,16 @@ class Recorded:
     so that the caller need not load it again. `position`: the notification id of its last
     event in the main database's log (what a view read's `?at=` waits for), given again when a
     command id seen before answers; None when it recorded nothing or lives in another home
-    (`infra.store.homes`)."""
+    (`infra.store.homes`). `saved`: the events themselves, when this process recorded them
+    just now (none when the answer is an earlier one's), so that the caller need not read them
+    back."""
 
     table_id: uuid.UUID
     version: int
     events: list[dict[str, Any]]
     aggregate: Any = field(default=None, compare=False, repr=False)
     position: int | None = None
+    saved: list[Any] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def state(self) -> TableState | None:
@@ -522,7 +523,8 @@ class TableService(SabotApplication):
                 return None
             answered = self._answered_for(aggregate.id, what, command_id)
             return answered or Recorded(aggregate.id, aggregate.version, [], aggregate), []
-        described = [describe(e) for e in aggregate._pending_events]
+        saved = list(aggregate._pending_events)
+        described = [describe(e) for e in saved]
         effects = follow_ups(aggregate) if isinstance(aggregate, Table) else []
         kept: KeptAnswer[Sequence[int]] | None = None
         if answer is not None and self.home_database(aggregate.id) is self.database:
@@ -539,7 +541,7 @@ class TableService(SabotApplication):
             return answered, []
         self._keep(aggregate)
         return Recorded(aggregate.id, aggregate.version, described, aggregate,
-                        self._position(aggregate.id, recordings)), effects
+                        self._position(aggregate.id, recordings), saved), effects
 
     def _position(self, aggregate_id: uuid.UUID, recordings: Sequence[Recording[uuid.UUID]]
                   ) -> int | None:
@@ -582,13 +584,11 @@ class TableService(SabotApplication):
                         position=self._position_of(table_id, last))
 
     def recorded_at(self, table_id: uuid.UUID) -> int | None:
-        """The position of the table's last event in the main database's log (None if its
-        home is another database); `NotFound` for no such table."""
+        """Its last event's position in the main log (None: another home); `NotFound`."""
         return self._position_of(table_id, self.table(table_id).version)
 
     def _position_of(self, aggregate_id: uuid.UUID, version: int) -> int | None:
-        """The notification id of an aggregate's event at `version`, if in the main database's
-        log: the position a command answered before answers again."""
+        """The main log's notification id of the event at `version` (an answer given again)."""
         database = self.home_database(aggregate_id)
         if database is not self.database:
             return None

@@ -77,6 +77,7 @@ from infra.services.direction import (
 )
 from infra.services.tables import Recorded, TableService, seating_seed_from, seeds_from
 from infra.services.tournament_view import Position, Results, TournamentView, view_of
+from infra.store import ledger
 from infra.store.checkpoints import write_checkpoint
 from infra.store.leases import Lease, Leases
 
@@ -141,9 +142,17 @@ class Tournaments:
         return self.tables_of(self.state(tournament_id))
 
     def tables_of(self, state: TournamentState) -> dict[str, TableState]:
-        """The open tables of the tournament `state`, by name, each as recorded now."""
-        return {name: self.service.state(Table.create_id(name)) for name in state.tables
-                if self.opened(Table.create_id(name))}
+        """The open tables of the tournament `state`, by name, each as recorded now: the
+        tables this process keeps are checked against the store's versions in one read (a
+        read a table made the director's step cost a round trip for each), and only those
+        that moved are read again."""
+        ids = {name: Table.create_id(name) for name in state.tables}
+        ids = {name: table_id for name, table_id in ids.items() if self.opened(table_id)}
+        kept = {table_id: self.service.kept(table_id, "table") for table_id in ids.values()}
+        now = ledger.stream_versions(self.service.database, kept)
+        return {name: (kept[table_id] if now.get(table_id) == kept[table_id].version
+                       else self.service.table(table_id)).state
+                for name, table_id in ids.items()}
 
     def opened(self, table_id: uuid.UUID) -> bool:
         """Whether the table was opened: asked of the store until it was."""
@@ -301,8 +310,8 @@ class Tournaments:
         tournament = (recorded.aggregate if recorded.aggregate is not None
                       else self.tournament(tournament_id))  # as saved, with its events
         first = recorded.version - len(recorded.events)
-        events = self.service.events_of(tournament_id, gt=first, lte=recorded.version) if (
-            recorded.events) else []
+        events = recorded.saved or (self.service.events_of(
+            tournament_id, gt=first, lte=recorded.version) if recorded.events else [])
         for event in events:
             for order in table_orders(tournament, event):
                 send_order(self.service, tournament, order)

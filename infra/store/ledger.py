@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 from uuid import UUID
 
@@ -81,15 +81,27 @@ class StreamMoved(IntegrityError):
     """A stream a decision read was written since (a version conflict: decide again)."""
 
 
+def _versions_query(count: int) -> str:
+    return ("SELECT originator_id, MAX(originator_version) AS version FROM {stored_events}"
+            f" WHERE originator_id IN ({', '.join('?' for _ in range(count))})"
+            " GROUP BY originator_id")
+
+
 def ask_versions(database: Database, cursor: Any, read: Sequence[ReadAt]) -> None:
     """Query the versions of the streams a decision read, inside the insert's transaction
     once it holds the partitions' locks (the writers of those streams hold them too, so
     nothing moves them until this transaction ends); `check_versions` reads the rows."""
-    database.execute(
-        cursor,
-        "SELECT originator_id, MAX(originator_version) AS version FROM {stored_events}"
-        f" WHERE originator_id IN ({', '.join('?' for _ in read)}) GROUP BY originator_id",
-        [database.to_db_id(r.originator_id) for r in read])
+    database.execute(cursor, _versions_query(len(read)),
+                     [database.to_db_id(r.originator_id) for r in read])
+
+
+def stream_versions(database: Database, ids: Collection[UUID]) -> dict[UUID, int]:
+    """The version each stream of `ids` is at in the store now (a stream with no event is
+    left out), in one read."""
+    if not ids:
+        return {}
+    rows = database.read_all(_versions_query(len(ids)), [database.to_db_id(i) for i in ids])
+    return {database.from_db_id(row["originator_id"]): row["version"] for row in rows}
 
 
 def check_versions(database: Database, rows: Sequence[Any], read: Sequence[ReadAt]) -> None:
