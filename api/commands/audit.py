@@ -48,11 +48,11 @@ from infra.store.checkpoints import (
     checkpoint_path,
     checkpoints,
     cosigners,
-    inclusion,
     read_lines,
     write_checkpoint,
 )
 from infra.store.homes import MAIN_HOME
+from infra.store.inclusions import inclusion
 from infra.store.notes import parse_vkey
 from infra.store.opening import Store, open_store
 from infra.store.signing import load_key
