@@ -25,7 +25,7 @@ from typing import Any
 
 from infra.audit.report import Finding, Problem
 from infra.store.chain import GENESIS
-from infra.store.checkpoints import Checkpoint, PartitionHead
+from infra.store.checkpoints import Checkpoint, Line, PartitionHead, checkpoints
 from infra.store.database import Database
 from infra.store.merkle import Frontier, consistency_proof, verify_consistency
 from infra.store.partitions import MAIN
@@ -75,12 +75,15 @@ class SignedWalk:
     _named: dict[str, int]  # signature findings by problem, each named at most 20 times
     unanchored: list[str]
 
-    def expect_signed(self, trust: Trust, lines: Sequence[Checkpoint], all_signatures: bool,
-             since: int | None) -> None:
+    def expect_signed(self, trust: Trust, lines: Sequence[Line], all_signatures: bool,
+                      since: int | None) -> None:
         """Check signatures and checkpoints too, trusting `trust`'s keys."""
         self.trust = trust
         self._all = all_signatures
-        valid = [c for c in sorted(lines, key=lambda c: (c.size, c.time)) if self._valid(c)]
+        for why in trust.refused:
+            self._flag(Problem.HAND_OVER_REFUSED, why, check="checkpoints")
+        valid = [c for c in sorted(checkpoints(list(lines)), key=lambda c: (c.size, c.time))
+                 if self._valid(c)]
         if since is not None:
             start = next((c for c in valid if c.size == since), None)
             if start is None:
@@ -343,3 +346,4 @@ class SignedWalk:
                 f"the stored Merkle tree says {self._stored_tree[0]} events were folded for a "
                 f"checkpoint; the checkpoint file shows {self._anchored}: a checkpoint file "
                 "deleted, emptied or not this store's")
+
