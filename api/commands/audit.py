@@ -7,11 +7,12 @@ or an option is wrong; 3 (`UNANCHORED`) intact, but events are covered by no che
 stored tree says more was folded than the checkpoint file shows, or no key outside the database
 vouches for the signatures (`--strict`: 1 instead). It checks, by default: every link of the
 hash chain, the signatures (each partition head's, and each transaction's after the latest
-checkpoint; `--all-signatures`: every one), the keys the store records against the trusted
-ones (and those they handed over to), the stored Merkle tree, the tree against every
-checkpoint of the checkpoint file and their consistency, then re-deals
-every revealed shoe, opens every vault seal, replays every snapshotted aggregate, checks the
-command log against the events and rebuilds every projection in memory (`infra.audit.checks`).
+checkpoint a witness of `--witness`/`SABOT_WITNESSES` co-signed; `--all-signatures`: every
+one), the keys the store records against the trusted ones (and those they handed over to), the
+stored Merkle tree, the tree against every checkpoint of the checkpoint file and their
+consistency, then re-deals every revealed shoe, opens every vault seal, replays every
+snapshotted aggregate, checks the command log against the events and rebuilds every projection
+in memory (`infra.audit.checks`).
 `--since SIZE` starts from the checkpoint of that size (incremental, with a consistency proof
 to the store's tree). `--witnesses N`: exit 4 (`UNWITNESSED`) when the record is intact but
 fewer than N distinct witnesses (those of `--witness VKEY`, else of `SABOT_WITNESSES`) validly
@@ -109,7 +110,7 @@ def register(subparsers: Any) -> None:
                             "the keys the store records)")
     check.add_argument("--all-signatures", action="store_true",
                        help="verify every transaction's signature, also those a matching "
-                            "checkpoint covers")
+                            "checkpoint a witness co-signed covers")
     check.add_argument("--since", metavar="SIZE", type=int,
                        help="verify incrementally from the checkpoint of SIZE events")
     check.add_argument("--strict", action="store_true",
@@ -119,7 +120,8 @@ def register(subparsers: Any) -> None:
                        help=f"require N distinct witnesses' valid co-signatures on the latest "
                             f"checkpoint (exit {UNWITNESSED} otherwise)")
     check.add_argument("--witness", action="append", default=[], metavar="VKEY",
-                       help="a witness's verifier key counted by --witnesses (repeatable; "
+                       help="a witness's verifier key, counted by --witnesses; the signatures "
+                            "a checkpoint it co-signed covers are vouched for (repeatable; "
                             "default: those of $SABOT_WITNESSES)")
     check.set_defaults(handler=run)
 
@@ -176,14 +178,16 @@ def run(args: argparse.Namespace) -> int:
         anchors = dict(parse_anchor(text) for text in args.anchor)
         keys = [bytes.fromhex(text) for text in args.public_key]
         lines = read_lines(args.checkpoints) if args.checkpoints else None
+        witnesses = [parse_vkey(text).public_key for text in args.witness] or None
         with open_store(url, create=False) as store:
             witnessed = _witnessed(args, store) if args.witnesses else None
             verified = {MAIN_HOME: _verified(store, anchors=anchors, checkpoint_lines=lines,
-                                             trusted_keys=keys or None,
+                                             trusted_keys=keys or None, witness_keys=witnesses,
                                              all_signatures=args.all_signatures,
                                              since=args.since)}
             for name, home in store.homes().items():  # each its own chain, keys, checkpoints
                 verified[name] = _verified(home, trusted_keys=keys or None,
+                                           witness_keys=witnesses,
                                            all_signatures=args.all_signatures)
     except (StoreError, ValueError, SettingsError) as error:
         print(f"sabot: {error}", file=sys.stderr)
@@ -257,7 +261,7 @@ def describe(report: AuditReport, url: str) -> str:
     if report.trust:
         lines.append(f"tree:    {report.tree_size} leaves, root {report.tree_root}")
         lines.append(f"signed:  {report.signatures} signatures verified, {report.covered} "
-                     f"covered by checkpoints")
+                     f"covered by checkpoints a witness co-signed")
         keys = [f"{key_id} {public}" for key_id, public in zip(
             report.keys, report.public_keys, strict=True)]  # the paper shows the key id
         lines.append(f"key:     {', '.join(keys) or 'none'} (trusted: {report.trust})")

@@ -36,9 +36,11 @@ prove that each checkpoint extends the ones before it; an incremental verify (`s
 from a checkpoint's frontier instead and checks RFC 9162's consistency proof from it.
 
 Signatures: each transaction's head is signed. The hash chain makes every signature before a
-checkpoint redundant once that checkpoint matches (its signed root covers each event), so by
-default the walk checks the signatures after the latest checkpoint (and the head's);
-`all_signatures=True` checks every one (Ed25519 verification is ~90 µs each).
+checkpoint redundant once that checkpoint matches (its signed root covers each event), but
+the checkpoint file is only as good as the party who can write it until a witness co-signs
+it: by default the walk checks every signature after the latest checkpoint a witness of
+`witness_keys` validly co-signed (every signature, when none did), and each partition's head
+signature; `all_signatures=True` checks every one (Ed25519 verification is ~90 µs each).
 
 Trust: the keys signatures and checkpoints must be made with are `trusted_keys` if given,
 else the store's own key file if this process can read it, else the keys the checkpoint
@@ -88,6 +90,7 @@ from infra.store.hand_overs import follow
 from infra.store.opening import Store, one_line, open_store
 from infra.store.signing import key_env, key_id, public_key_of
 from infra.store.trust import STORE_ONLY, Trust, configured_keys
+from infra.store.witness_push import configured as configured_witnesses
 
 __all__ = ["AuditCheck", "AuditReport", "Finding", "Problem", "parse_anchor", "report_to_json",
            "trust_of", "verify"]
@@ -100,6 +103,7 @@ def verify(
     anchors: Mapping[int, bytes] | None = None,
     checkpoint_lines: Sequence[Line] | None = None,
     trusted_keys: Sequence[bytes] | None = None,
+    witness_keys: Sequence[bytes] | None = None,
     signatures: bool = True,
     all_signatures: bool = False,
     since: int | None = None,
@@ -108,8 +112,10 @@ def verify(
     """Check the store at `target` (a URL or an opened `Store`); never writes.
 
     `checkpoint_lines`: the checkpoints to compare with, their co-signatures and the key
-    hand-overs (default: the store's checkpoint file's lines). `signatures=False` checks the
-    bare chain only (no signatures, no checkpoints).
+    hand-overs (default: the store's checkpoint file's lines). `witness_keys`: the public
+    keys of the witnesses whose co-signature of a checkpoint spares checking the signatures
+    it covers (default: those of `SABOT_WITNESSES`). `signatures=False` checks the bare
+    chain only (no signatures, no checkpoints).
     `since`: start from the checkpoint of that size (incremental; `ValueError` if there is
     no such valid checkpoint).
     """
@@ -119,12 +125,14 @@ def verify(
         if checkpoint_lines is None:
             path = checkpoint_path(store.database)
             checkpoint_lines = read_lines(path) if path is not None else []
+        if witness_keys is None:
+            witness_keys = [witness.key.public_key for witness in configured_witnesses()]
         try:
             with _few_collections(), _one_snapshot(store):
                 walk = Walk(store.database, dict(anchors or {}), page_size)
                 if signatures:
                     walk.expect_signed(trust_of(store.database, trusted_keys, checkpoint_lines),
-                                       checkpoint_lines, all_signatures, since)
+                                       checkpoint_lines, witness_keys, all_signatures, since)
                 first_break = walk.run()
                 walked = time.perf_counter() - started
                 findings = list(walk.findings)

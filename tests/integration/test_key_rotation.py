@@ -1,6 +1,7 @@
 """A key rotation is a signed act the writers, `sabot audit verify` and the witness follow
 (`sabot audit hand-over`, `infra.store.hand_overs`); an insider's hand-over of a key of their
-own is never followed. The insider's tools are raw SQL, the checkpoint file appended to by hand and
+own is never followed; and plain verify checks every signature the last witnessed checkpoint
+does not cover. The insider's tools are raw SQL, the checkpoint file appended to by hand and
 keys of their own (`cryptography`), never Sabot's code to forge. On SQLite and PostgreSQL.
 """
 
@@ -18,11 +19,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from api.cli import main
 from domain.game.settings import Variant
 from infra.audit.verify import Problem, verify
+from infra.store.checkpoint_notes import witness_name
 from infra.store.checkpoints import checkpoint_path, last_checkpoint, read_lines
 from infra.store.hand_overs import HandOver
+from infra.store.notes import CosignatureVerifier
 from infra.store.opening import open_store
 from infra.store.signing import Signer, load_key
 from infra.store.witness import read_state
+from tests.integration.test_audit import sql
 from tests.integration.test_table_service import (
     SECRET,
     SMALL_SHOE,
@@ -46,6 +50,10 @@ class Log:
     new: Path
     witness: Path
     tmp: Path
+
+    def vkey(self) -> str:
+        signer = load_key(self.witness)
+        return CosignatureVerifier(witness_name(signer), signer.public_key).vkey()
 
 
 def signer(path: Path) -> Signer:
@@ -182,6 +190,59 @@ def test_an_insiders_hand_over_is_refused_and_named(
     assert not report.ok and len(refused) == 1 and named in refused[0].detail
     code, out = verified(log, capsys)
     assert code == 1 and "hand-over refused" in out and out.rstrip().endswith(NOT_INTACT)
+
+
+def tail_signature(url: str, after: int) -> int:
+    """A transaction's signature after notification `after` that is not its partition's
+    head (what verify checked only when no matching checkpoint covered it)."""
+    rows = sql(url, "SELECT s.notification_id, c.partition_key FROM chain_signatures s JOIN"
+               " event_chain c ON c.notification_id = s.notification_id"
+               " WHERE s.notification_id > ? ORDER BY s.notification_id", (after,))
+    heads = {partition: n for n, partition in rows}
+    return min(n for n, partition in rows if heads[partition] != n)
+
+
+def resign(url: str, n: int, key: Ed25519PrivateKey) -> bytes:
+    """Re-sign the transaction at `n` with the insider's key, over what it signed; the
+    signature it had."""
+    ((digest, signature),) = sql(
+        url, "SELECT c.global_digest, s.signature FROM event_chain c JOIN chain_signatures s"
+        " ON s.notification_id = c.notification_id WHERE c.notification_id = ?", (n,))
+    sql(url, "UPDATE chain_signatures SET signature = ? WHERE notification_id = ?",
+        (key.sign(b"sabot-head-v1\n" + n.to_bytes(8, "big") + bytes(digest)), n))
+    return bytes(signature)
+
+
+def test_a_forged_signature_after_the_last_witnessed_checkpoint_is_caught(
+        log: Log, capsys: pytest.CaptureFixture[str]) -> None:
+    """A tail covered by the operator's checkpoint, but by none a witness co-signed: plain
+    verify checks its every signature; before the witnessed checkpoint, `--all-signatures`
+    does."""
+    witnessed = last_checkpoint(log.path)
+    assert witnessed is not None
+    played(log.url, "after", 2)  # checkpointed at close, not co-signed
+    covered = last_checkpoint(log.path)
+    assert covered is not None and covered.size > witnessed.size
+    key, _ = attacker_key()
+    forged = tail_signature(log.url, witnessed.head)
+    original = resign(log.url, forged, key)
+    for options in ([], ["--witness", log.vkey()]):
+        code, out = verified(log, capsys, *options)
+        assert code == 1 and "signature invalid" in out and f"notification {forged}" in out
+    report = verify(log.url, witness_keys=[signer(log.witness).public_key])
+    assert [f.notification_id for f in report.findings] == [forged]
+
+    sql(log.url, "UPDATE chain_signatures SET signature = ? WHERE notification_id = ?",
+        (original, forged))  # put back as it was
+    early = tail_signature(log.url, 0)
+    assert early < witnessed.head
+    resign(log.url, early, key)
+    code, out = verified(log, capsys, "--witness", log.vkey())
+    assert code == 0, out  # the witnessed checkpoint vouches for it
+    code, out = verified(log, capsys, "--witness", log.vkey(), "--all-signatures")
+    assert code == 1 and f"notification {early}" in out
+    code, out = verified(log, capsys)  # no witness named: every signature is checked
+    assert code == 1 and f"notification {early}" in out
 
 
 def test_a_hand_over_to_no_key_or_to_the_same_key_is_refused_in_one_line(
