@@ -314,14 +314,19 @@ class WriterTrust:
         """The keys trusted, once the lines appended to the file since are checked."""
         if self.path is None:
             return self.keys
-        lines, end = read_from(self.path, self._read)
-        hand_overs = [*self._hand_overs, *(h for h in lines if isinstance(h, HandOver))]
+        try:
+            shrunk = self.path.stat().st_size < self._read
+        except FileNotFoundError:
+            shrunk = True
+        start, known = (0, []) if shrunk else (self._read, self._hand_overs)  # replaced: again
+        lines, end = read_from(self.path, start)
+        hand_overs = [*known, *(h for h in lines if isinstance(h, HandOver))]
         keys, refused = follow(self.roots, hand_overs)
         roots = (f"its own key is {self.signer.key_id}; others are trusted only through "
                  "SABOT_TRUSTED_KEYS and the hand-overs they signed): run `sabot audit verify`")
-        for _, why in refused:
-            raise ChainError(f"no checkpoint: in {self.path}, {why} (this writer follows "
-                             f"no other hand-over: {roots}")
+        if refused:
+            raise ChainError(f"no checkpoint: in {self.path}, {refused[0][1]} (this writer "
+                             f"follows no other hand-over: {roots}")
         for checkpoint in checkpoints(lines):
             if checkpoint.key not in keys:
                 raise ChainError(

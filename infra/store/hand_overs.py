@@ -68,8 +68,8 @@ def hand_over(old: Signer, new_public: bytes, size: int, root: str,
 
 
 class Followed(NamedTuple):
-    """The keys trusted once the hand-overs are followed, and each hand-over refused: the key
-    that signed it and why."""
+    """The keys trusted once the hand-overs are followed, and each hand-over not followed
+    with why (naming the key that signed it)."""
 
     keys: dict[str, bytes]
     refused: list[tuple[HandOver, str]]
