@@ -142,6 +142,12 @@ def test_a_rotation_is_followed_by_the_writers_verify_and_the_witness(
     code, out = verified(log, capsys, "--public-key", old.public_key.hex())
     assert code == 0 and out.rstrip().endswith("\nintact"), out
     assert new.key_id in out and "handed over to" in out
+    bundle = log.tmp / "bundle"
+    assert main(["audit", "export", "--table", "after", "--out", str(bundle), "--database",
+                 log.url]) == 0
+    capsys.readouterr()
+    assert main(["audit", "check-dossier", str(bundle)]) == 0  # the hand-over line checks too
+    assert "every signature holds (2 by witnesses)" in capsys.readouterr().out
 
     rotated = log.path.read_text()
     log.path.write_text("".join(line + "\n" for line in rotated.splitlines()
