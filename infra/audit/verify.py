@@ -26,7 +26,7 @@ key, or outside the database, is checked next (`findings`, check `signatures` or
 | `signature invalid`      | a transaction's signature does not sign the chain's digest there |
 | `untrusted key`          | a signature or checkpoint by a key that is not the trusted one  |
 | `checkpoint invalid`     | a checkpoint line whose signature or frontier does not hold     |
-| `hand-over refused`      | a key hand-over signed by a key not trusted, or not validly     |
+| `hand-over refused`      | a key hand-over not validly signed by a trusted key (never followed) |
 | `checkpoint mismatch`    | the tree or chain at a checkpoint's size is not what it signed  |
 | `store truncated`        | a checkpoint signed more events than the store holds            |
 | `checkpoints inconsistent` | `since`: the store's tree does not extend the start checkpoint |
