@@ -6,11 +6,13 @@ discrepancy is named: stream, version, notification, what differs); 2 the store 
 or an option is wrong; 3 (`UNANCHORED`) intact, but events are covered by no checkpoint, or the
 stored tree says more was folded than the checkpoint file shows, or no key outside the database
 vouches for the signatures (`--strict`: 1 instead). It checks, by default: every link of the
-hash chain, the signatures (each transaction's, after the latest checkpoint; `--all-signatures`:
-every one), the keys the store records against the trusted ones, the stored Merkle tree, the
-tree against every checkpoint of the checkpoint file and their consistency, then re-deals
-every revealed shoe, opens every vault seal, replays every snapshotted aggregate, checks the
-command log against the events and rebuilds every projection in memory (`infra.audit.checks`).
+hash chain, the signatures (each partition head's, and each transaction's after the latest
+checkpoint a witness of `--witness`/`SABOT_WITNESSES` co-signed; `--all-signatures`: every
+one), the keys the store records against the trusted ones (and those they handed over to), the
+stored Merkle tree, the tree against every checkpoint of the checkpoint file and their
+consistency, then re-deals every revealed shoe, opens every vault seal, replays every
+snapshotted aggregate, checks the command log against the events and rebuilds every projection
+in memory (`infra.audit.checks`).
 `--since SIZE` starts from the checkpoint of that size (incremental, with a consistency proof
 to the store's tree). `--witnesses N`: exit 4 (`UNWITNESSED`) when the record is intact but
 fewer than N distinct witnesses (those of `--witness VKEY`, else of `SABOT_WITNESSES`) validly
@@ -24,6 +26,7 @@ the fold refuses (the store was altered since written).
 checking, against its own state (default `PATH.state`) and the store's events, that it extends
 the last one this witness co-signed (`infra.store.witness`); exit 1 when it refuses.
 `prove NOTIFICATION` prints an event's inclusion proof in the latest checkpoint.
+`hand-over --new-key PATH` hands the log over to a new signing key (`_audit_hand_over`).
 """
 
 from __future__ import annotations
@@ -35,7 +38,13 @@ from typing import Any
 
 import msgspec
 
-from api.commands import SUMMARIES, _audit_proofs, _audit_receipts, _witness_serve
+from api.commands import (
+    SUMMARIES,
+    _audit_hand_over,
+    _audit_proofs,
+    _audit_receipts,
+    _witness_serve,
+)
 from api.commands._common import add_database
 from infra.audit.checks import complete_checks
 from infra.audit.shoes import ShoeAudit
@@ -48,11 +57,11 @@ from infra.store.checkpoints import (
     checkpoint_path,
     checkpoints,
     cosigners,
-    inclusion,
     read_lines,
     write_checkpoint,
 )
 from infra.store.homes import MAIN_HOME
+from infra.store.inclusions import inclusion
 from infra.store.notes import parse_vkey
 from infra.store.opening import Store, open_store
 from infra.store.signing import load_key
@@ -101,7 +110,7 @@ def register(subparsers: Any) -> None:
                             "the keys the store records)")
     check.add_argument("--all-signatures", action="store_true",
                        help="verify every transaction's signature, also those a matching "
-                            "checkpoint covers")
+                            "checkpoint a witness co-signed covers")
     check.add_argument("--since", metavar="SIZE", type=int,
                        help="verify incrementally from the checkpoint of SIZE events")
     check.add_argument("--strict", action="store_true",
@@ -111,7 +120,8 @@ def register(subparsers: Any) -> None:
                        help=f"require N distinct witnesses' valid co-signatures on the latest "
                             f"checkpoint (exit {UNWITNESSED} otherwise)")
     check.add_argument("--witness", action="append", default=[], metavar="VKEY",
-                       help="a witness's verifier key counted by --witnesses (repeatable; "
+                       help="a witness's verifier key, counted by --witnesses; the signatures "
+                            "a checkpoint it co-signed covers are vouched for (repeatable; "
                             "default: those of $SABOT_WITNESSES)")
     check.set_defaults(handler=run)
 
@@ -148,6 +158,7 @@ def register(subparsers: Any) -> None:
     _witness_serve.register(witness)
     _audit_proofs.register(actions)
     _audit_receipts.register(actions)
+    _audit_hand_over.register(actions)
 
     prove = actions.add_parser(
         "prove", help="an event's RFC 9162 inclusion proof in the latest checkpoint",
@@ -166,15 +177,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         anchors = dict(parse_anchor(text) for text in args.anchor)
         keys = [bytes.fromhex(text) for text in args.public_key]
-        lines = checkpoints(read_lines(args.checkpoints)) if args.checkpoints else None
+        lines = read_lines(args.checkpoints) if args.checkpoints else None
+        witnesses = [parse_vkey(text).public_key for text in args.witness] or None
         with open_store(url, create=False) as store:
             witnessed = _witnessed(args, store) if args.witnesses else None
             verified = {MAIN_HOME: _verified(store, anchors=anchors, checkpoint_lines=lines,
-                                             trusted_keys=keys or None,
+                                             trusted_keys=keys or None, witness_keys=witnesses,
                                              all_signatures=args.all_signatures,
                                              since=args.since)}
             for name, home in store.homes().items():  # each its own chain, keys, checkpoints
                 verified[name] = _verified(home, trusted_keys=keys or None,
+                                           witness_keys=witnesses,
                                            all_signatures=args.all_signatures)
     except (StoreError, ValueError, SettingsError) as error:
         print(f"sabot: {error}", file=sys.stderr)
@@ -248,7 +261,7 @@ def describe(report: AuditReport, url: str) -> str:
     if report.trust:
         lines.append(f"tree:    {report.tree_size} leaves, root {report.tree_root}")
         lines.append(f"signed:  {report.signatures} signatures verified, {report.covered} "
-                     f"covered by checkpoints")
+                     f"covered by checkpoints a witness co-signed")
         keys = [f"{key_id} {public}" for key_id, public in zip(
             report.keys, report.public_keys, strict=True)]  # the paper shows the key id
         lines.append(f"key:     {', '.join(keys) or 'none'} (trusted: {report.trust})")
@@ -320,13 +333,14 @@ def run_witness(args: argparse.Namespace) -> int:
             path = args.checkpoints or checkpoint_path(store.database)
             if path is None:
                 raise WitnessRefusal("an in-memory store has no checkpoint file")
-            signed = checkpoints(read_lines(path))
+            lines = read_lines(path)
+            signed = checkpoints(lines)
             if not signed:
                 raise WitnessRefusal("there is no checkpoint to co-sign")
             latest = max(reversed(signed), key=lambda c: (c.size, c.time))  # ties: the last
             trusted = bytes.fromhex(args.public_key) if args.public_key else None
             cosignature = witness(store.database, latest, signer,
-                                  args.state or state_path(args.key), trusted)
+                                  args.state or state_path(args.key), trusted, lines)
             append_line(path, cosignature)
     except (StoreError, ValueError) as error:
         print(f"sabot: {error}", file=sys.stderr)

@@ -37,7 +37,7 @@ from domain.table.aggregate import Table
 from domain.tournament.aggregate import Tournament
 from infra.audit.report import Finding, Problem, read_rows, stored_event_rows
 from infra.audit.verify import trust_of
-from infra.store.checkpoints import checkpoint_path, checkpoints, read_lines
+from infra.store.checkpoints import checkpoint_path, read_lines
 from infra.store.database import Database
 from infra.store.opening import Store
 from infra.store.senders import player_sender
@@ -90,7 +90,7 @@ def commands_attributed(store: Store) -> Iterator[Finding]:
     database = store.database
     people = _people(database)
     path = checkpoint_path(database)
-    lines = checkpoints(read_lines(path)) if path is not None else []
+    lines = read_lines(path) if path is not None else []
     log, findings = _checked_log(database, trust_of(database, None, lines).keys)
     yield from findings
     decode = msgspec.msgpack.Decoder(_Who).decode

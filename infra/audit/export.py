@@ -21,7 +21,8 @@ Files (JSON lines are one JSON document a line, UTF-8):
 | `significant.jsonl` | significant event: at, kind, actor, reason, subject, before, after, |
 |                     | and the exported event it comes from (stream, version); and each   |
 |                     | signing key the store recorded (a key change)                      |
-| `checkpoints.jsonl` | line of the checkpoint file (checkpoints and witness co-signatures) |
+| `checkpoints.jsonl` | line of the checkpoint file (checkpoints, witness co-signatures and   |
+|                     | key hand-overs)                                                    |
 | `manifest.json`     | the format, the scope, each file's SHA-256 and line count, the      |
 |                     | checkpoint the proofs lead to, every public key the store recorded, |
 |                     | signed by the store's key over "sabot-export-v1\\n" || canonical   |

@@ -35,13 +35,13 @@ from infra.store.checkpoint_notes import cosigned_note
 from infra.store.checkpoints import (
     Checkpoint,
     Cosignature,
+    WriterTrust,
     checkpoint_path,
     checkpoints,
     read_lines,
     sign_checkpoint,
     tree_head,
     write_checkpoint,
-    writer_trust,
 )
 from infra.store.database import Database
 from infra.store.ledger import StoredRow, select_events
@@ -94,7 +94,7 @@ def covering_checkpoint(writer: Any, size: int) -> tuple[Checkpoint, list[Cosign
     fresh = write_checkpoint(writer) if path is not None else None
     if fresh is None:
         signer: Signer = writer.recorder.signer()
-        fresh = sign_checkpoint(tree_head(database, writer_trust(signer, None)), signer)
+        fresh = sign_checkpoint(tree_head(database, WriterTrust(signer, None).keys), signer)
     if fresh.size < size:
         raise StoreError(f"the store's tree holds {fresh.size} events, fewer than the "
                          f"{size} to prove")

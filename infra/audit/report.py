@@ -32,6 +32,7 @@ class Problem(StrEnum):
     SIGNATURE_INVALID = "signature invalid"
     UNTRUSTED_KEY = "untrusted key"
     CHECKPOINT_INVALID = "checkpoint invalid"
+    HAND_OVER_REFUSED = "hand-over refused"
     CHECKPOINT_MISMATCH = "checkpoint mismatch"
     STORE_TRUNCATED = "store truncated"
     INCONSISTENT = "checkpoints inconsistent"
@@ -79,9 +80,9 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     else what precedes `first_break`. `checks` names the checks that ran; `walk_seconds` is
     the part of `seconds` spent on the chain, tree, signatures and checkpoints. `tree_size` and
     `tree_root` are the Merkle tree's; `signatures` counts the signatures verified,
-    `covered` those vouched for by a matching checkpoint instead; `checkpoints` counts the
-    checkpoints matched, `trust` says where the trusted keys (`keys`, ids, and
-    `public_keys`, hex) came from; `since` is
+    `covered` those vouched for instead by a matching checkpoint a witness co-signed;
+    `checkpoints` counts the checkpoints matched, `trust` says where the trusted keys (`keys`,
+    ids, and `public_keys`, hex) came from; `since` is
     the checkpoint size an incremental verify started from, `proof` the length of its
     consistency proof to the store's tree. `unanchored` says, each in a sentence, what no
     checkpoint or key outside the database vouches for (intact but unanchored: `sabot audit

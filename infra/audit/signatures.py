@@ -3,8 +3,8 @@ each finding means).
 
 `SignedWalk` is the base of the chain walk (`infra.audit.walk.Walk`): as the walk counts each
 event it checks the signature of each transaction's head (only those after the latest
-checkpoint unless `all_signatures`, `covered` counting the others, but each partition's head
-checked whatever covers it), compares the Merkle tree,
+checkpoint a named witness co-signed unless `all_signatures`, `covered` counting the others,
+but each partition's head checked whatever covers it), compares the Merkle tree,
 the chain and each partition's head with every checkpoint of that size, and at the end names
 the unsigned heads, the checkpoints beyond the store and, for `since`, the consistency proof
 from the start checkpoint. It trusts the keys of a `Trust` (`infra.store.trust`), and checks
@@ -25,7 +25,7 @@ from typing import Any
 
 from infra.audit.report import Finding, Problem
 from infra.store.chain import GENESIS
-from infra.store.checkpoints import Checkpoint, PartitionHead
+from infra.store.checkpoints import Checkpoint, Cosignature, Line, PartitionHead, checkpoints
 from infra.store.database import Database
 from infra.store.merkle import Frontier, consistency_proof, verify_consistency
 from infra.store.partitions import MAIN
@@ -75,12 +75,16 @@ class SignedWalk:
     _named: dict[str, int]  # signature findings by problem, each named at most 20 times
     unanchored: list[str]
 
-    def expect_signed(self, trust: Trust, lines: Sequence[Checkpoint], all_signatures: bool,
-             since: int | None) -> None:
-        """Check signatures and checkpoints too, trusting `trust`'s keys."""
+    def expect_signed(self, trust: Trust, lines: Sequence[Line], witnesses: Sequence[bytes],
+                      all_signatures: bool, since: int | None) -> None:
+        """Check signatures and checkpoints too, trusting `trust`'s keys; the signatures a
+        checkpoint co-signed by one of `witnesses` (public keys) covers are vouched for."""
         self.trust = trust
         self._all = all_signatures
-        valid = [c for c in sorted(lines, key=lambda c: (c.size, c.time)) if self._valid(c)]
+        for why in trust.refused:
+            self._flag(Problem.HAND_OVER_REFUSED, why, check="checkpoints")
+        valid = [c for c in sorted(checkpoints(list(lines)), key=lambda c: (c.size, c.time))
+                 if self._valid(c)]
         if since is not None:
             start = next((c for c in valid if c.size == since), None)
             if start is None:
@@ -96,7 +100,7 @@ class SignedWalk:
             valid = [c for c in valid if c.size > since]
             self._anchored = start.size
         self._pending = valid
-        self._covered_to = max((c.head for c in valid), default=0)
+        self._covered_to = _witnessed_head(lines, valid, witnesses)
         if since is not None:
             self._covered_to = max(self._covered_to, self.after)
 
@@ -343,3 +347,19 @@ class SignedWalk:
                 f"the stored Merkle tree says {self._stored_tree[0]} events were folded for a "
                 f"checkpoint; the checkpoint file shows {self._anchored}: a checkpoint file "
                 "deleted, emptied or not this store's")
+
+
+def _witnessed_head(lines: Sequence[Line], valid: list[Checkpoint],
+                    witnesses: Sequence[bytes]) -> int:
+    """The last notification of the latest of the `valid` checkpoints that one of the
+    `witnesses` validly co-signed (0: none did)."""
+    named = {key.hex() for key in witnesses}
+    cosigned: dict[tuple[int, str, str], list[Cosignature]] = {}
+    for line in lines:
+        if isinstance(line, Cosignature) and line.public_key in named:
+            cosigned.setdefault((line.size, line.root, line.time), []).append(line)
+    for checkpoint in reversed(valid):
+        if any(line.valid_for(checkpoint) for line in cosigned.get(
+                (checkpoint.size, checkpoint.root, checkpoint.time), [])):
+            return checkpoint.head
+    return 0

@@ -26,6 +26,7 @@ key, or outside the database, is checked next (`findings`, check `signatures` or
 | `signature invalid`      | a transaction's signature does not sign the chain's digest there |
 | `untrusted key`          | a signature or checkpoint by a key that is not the trusted one  |
 | `checkpoint invalid`     | a checkpoint line whose signature or frontier does not hold     |
+| `hand-over refused`      | a key hand-over not validly signed by a trusted key (never followed) |
 | `checkpoint mismatch`    | the tree or chain at a checkpoint's size is not what it signed  |
 | `store truncated`        | a checkpoint signed more events than the store holds            |
 | `checkpoints inconsistent` | `since`: the store's tree does not extend the start checkpoint |
@@ -35,14 +36,17 @@ prove that each checkpoint extends the ones before it; an incremental verify (`s
 from a checkpoint's frontier instead and checks RFC 9162's consistency proof from it.
 
 Signatures: each transaction's head is signed. The hash chain makes every signature before a
-checkpoint redundant once that checkpoint matches (its signed root covers each event), so by
-default the walk checks the signatures after the latest checkpoint (and the head's);
-`all_signatures=True` checks every one (Ed25519 verification is ~90 µs each).
+checkpoint redundant once that checkpoint matches (its signed root covers each event), but
+the checkpoint file is only as good as the party who can write it until a witness co-signs
+it: by default the walk checks every signature after the latest checkpoint a witness of
+`witness_keys` validly co-signed (every signature, when none did), and each partition's head
+signature; `all_signatures=True` checks every one (Ed25519 verification is ~90 µs each).
 
 Trust: the keys signatures and checkpoints must be made with are `trusted_keys` if given,
 else the store's own key file if this process can read it, else the keys the checkpoint
 file names (its first checkpoint's key), else, with no key outside the database at all, the
-keys the store records (reported as such).
+keys the store records (reported as such); with, but for the last, the keys those handed the
+log over to by a signed hand-over in the checkpoint file (`infra.store.hand_overs`).
 
 Live stores: the walk and every check read one snapshot of the store, taken when verify
 starts (`Database.snapshot`: one read transaction, `REPEATABLE READ` on PostgreSQL, a WAL
@@ -80,11 +84,13 @@ from infra.audit.report import (
 from infra.audit.walk import Walk
 from infra.errors import NotAStore
 from infra.settings import redact_url
-from infra.store.checkpoints import Checkpoint, checkpoint_path, checkpoints, read_lines
+from infra.store.checkpoints import Line, checkpoint_path, checkpoints, read_lines
 from infra.store.database import Database
+from infra.store.hand_overs import follow
 from infra.store.opening import Store, one_line, open_store
 from infra.store.signing import key_env, key_id, public_key_of
 from infra.store.trust import STORE_ONLY, Trust, configured_keys
+from infra.store.witness_push import configured as configured_witnesses
 
 __all__ = ["AuditCheck", "AuditReport", "Finding", "Problem", "parse_anchor", "report_to_json",
            "trust_of", "verify"]
@@ -95,8 +101,9 @@ def verify(
     *,
     extra_checks: Sequence[AuditCheck] = (),
     anchors: Mapping[int, bytes] | None = None,
-    checkpoint_lines: Sequence[Checkpoint] | None = None,
+    checkpoint_lines: Sequence[Line] | None = None,
     trusted_keys: Sequence[bytes] | None = None,
+    witness_keys: Sequence[bytes] | None = None,
     signatures: bool = True,
     all_signatures: bool = False,
     since: int | None = None,
@@ -104,8 +111,11 @@ def verify(
 ) -> AuditReport:
     """Check the store at `target` (a URL or an opened `Store`); never writes.
 
-    `checkpoint_lines`: the checkpoints to compare with (default: the store's checkpoint
-    file). `signatures=False` checks the bare chain only (no signatures, no checkpoints).
+    `checkpoint_lines`: the checkpoints to compare with, their co-signatures and the key
+    hand-overs (default: the store's checkpoint file's lines). `witness_keys`: the public
+    keys of the witnesses whose co-signature of a checkpoint spares checking the signatures
+    it covers (default: those of `SABOT_WITNESSES`). `signatures=False` checks the bare
+    chain only (no signatures, no checkpoints).
     `since`: start from the checkpoint of that size (incremental; `ValueError` if there is
     no such valid checkpoint).
     """
@@ -114,13 +124,15 @@ def verify(
     try:
         if checkpoint_lines is None:
             path = checkpoint_path(store.database)
-            checkpoint_lines = checkpoints(read_lines(path)) if path is not None else []
+            checkpoint_lines = read_lines(path) if path is not None else []
+        if witness_keys is None:
+            witness_keys = [witness.key.public_key for witness in configured_witnesses()]
         try:
             with _few_collections(), _one_snapshot(store):
                 walk = Walk(store.database, dict(anchors or {}), page_size)
                 if signatures:
                     walk.expect_signed(trust_of(store.database, trusted_keys, checkpoint_lines),
-                                       checkpoint_lines, all_signatures, since)
+                                       checkpoint_lines, witness_keys, all_signatures, since)
                 first_break = walk.run()
                 walked = time.perf_counter() - started
                 findings = list(walk.findings)
@@ -207,7 +219,20 @@ def _few_collections() -> Iterator[None]:
 
 
 def trust_of(database: Database, given: Sequence[bytes] | None,
-           lines: Sequence[Checkpoint]) -> Trust:
+             lines: Sequence[Line]) -> Trust:
+    """The roots (`roots_of`) and the keys they handed over to by the hand-overs among
+    `lines` (`infra.store.hand_overs`), with why each other hand-over was refused; the keys
+    the store records (`STORE_ONLY`) follow none."""
+    roots = roots_of(database, given, lines)
+    if roots.source == STORE_ONLY:
+        return roots
+    keys, refused = follow(roots.keys, lines)
+    handed = " and the keys they handed over to" if len(keys) > len(roots.keys) else ""
+    return Trust(keys, roots.source + handed, tuple(why for _, why in refused))
+
+
+def roots_of(database: Database, given: Sequence[bytes] | None,
+             lines: Sequence[Line]) -> Trust:
     """The keys given, else the store's key file, else those of `SABOT_TRUSTED_KEYS`, else
     the checkpoint file's first key: never the keys the store records, unless nothing
     outside it names one (then said: `STORE_ONLY`, unanchored)."""
@@ -220,8 +245,9 @@ def trust_of(database: Database, given: Sequence[bytes] | None,
         return Trust({**configured, key_id(own): own}, "the store's key file" + also)
     if configured:
         return Trust(configured, "SABOT_TRUSTED_KEYS")
-    if lines:
-        first = min(lines, key=lambda c: (c.size, c.time))
+    signed = checkpoints(list(lines))
+    if signed:
+        first = min(signed, key=lambda c: (c.size, c.time))
         return Trust({first.key: bytes.fromhex(first.public_key)}, "the checkpoint file")
     try:
         with database.transaction(write=False) as cursor:

@@ -22,8 +22,8 @@ consistency proof): `sabot audit witness`. A co-signature signs "sabot-witness-v
 same text, and co-signs the note as C2SP tlog-cosignature/v1 says (`note_signature`, a note's
 signature line); it is kept in the checkpoint file beside the checkpoint.
 
-The file is JSON lines, one checkpoint or co-signature a line, appended under an exclusive
-`flock`. Where it is:
+The file is JSON lines, one checkpoint, co-signature or key hand-over a line, appended under
+an exclusive `flock`. Where it is:
 
 | store                        | checkpoint file                                           |
 |------------------------------|-----------------------------------------------------------|
@@ -39,9 +39,10 @@ When they are written: by every process that writes events, at most
 `SABOT_WRITERS_WAIT_SECONDS` (`infra.store.ledger.committed_head`); past that it is skipped,
 logged, and tried again `SABOT_CHECKPOINT_SECONDS` later. The fold before each
 (`infra.store.ledger.advance_tree`) accepts only the signatures of the writer's trusted keys
-(`writer_trust`), and the tree it folded must extend the file's latest checkpoint by the
-store's events (a stored frontier altered is refused); when it refuses (the store was
-altered), the checkpoint is not written and the writer logs an error.
+(`WriterTrust`, which follows the file's hand-overs: `infra.store.hand_overs`), and the tree
+it folded must extend the file's latest checkpoint by the store's events (a stored frontier
+altered is refused); when it refuses (the store was altered), the checkpoint is not written
+and the writer logs an error.
 """
 
 from __future__ import annotations
@@ -71,12 +72,11 @@ from infra.store.checkpoint_notes import (
     note_origin,
 )
 from infra.store.database import Database, PostgresDatabase, SQLiteDatabase
+from infra.store.hand_overs import HandOver, follow
 from infra.store.ledger import PartitionHeads, advance_tree, select_events
 from infra.store.merkle import (
     Frontier,
     event_leaf,
-    inclusion_proof,
-    verify_inclusion,
 )
 from infra.store.signing import HOME, Signer, key_id, signature_valid
 from infra.store.trust import configured_keys
@@ -165,7 +165,7 @@ class Cosignature(msgspec.Struct, frozen=True, kw_only=True, tag="witness", tag_
                                                              self.note_signature, public))
 
 
-Line = Checkpoint | Cosignature
+Line = Checkpoint | Cosignature | HandOver
 
 
 def cosigners(lines: list[Line], checkpoint: Checkpoint) -> set[str]:
@@ -211,9 +211,25 @@ def interval(environ: Mapping[str, str] | None = None) -> float:
 def read_lines(path: Path) -> list[Line]:
     """Every line of a checkpoint file, in file order ([] when there is no file)."""
     try:
-        data = path.read_bytes()
+        return _decoded(path, path.read_bytes())
     except FileNotFoundError:
         return []
+
+
+def read_from(path: Path, start: int) -> tuple[list[Line], int]:
+    """The whole lines of a checkpoint file from byte `start` on, and the byte they end at
+    (a line being appended is left for the next read)."""
+    try:
+        with path.open("rb") as file:
+            file.seek(start)
+            data = file.read()
+    except FileNotFoundError:
+        return [], start
+    whole = data[:data.rfind(b"\n") + 1]
+    return _decoded(path, whole, after=start), start + len(whole)
+
+
+def _decoded(path: Path, data: bytes, after: int = 0) -> list[Line]:
     lines: list[Line] = []
     for number, text in enumerate(data.splitlines(), start=1):
         if not text.strip():
@@ -221,7 +237,8 @@ def read_lines(path: Path) -> list[Line]:
         try:
             lines.append(_decoder.decode(text))
         except msgspec.DecodeError as error:
-            raise ValueError(f"{path}, line {number}: not a checkpoint ({error})") from None
+            where = f"line {number}" + (f" after byte {after}" if after else "")
+            raise ValueError(f"{path}, {where}: not a checkpoint ({error})") from None
     return lines
 
 
@@ -275,22 +292,49 @@ def tree_head(database: Database, trusted: Mapping[str, bytes]) -> TreeHead:
     return TreeHead(*advance_tree(database, trusted))
 
 
-def writer_trust(signer: Signer, path: Path | None) -> dict[str, bytes]:
-    """The keys a writer's fold trusts (`infra.store.trust`): its own and those of
-    `SABOT_TRUSTED_KEYS`, and no other. A checkpoint of its file signed by any other key is
-    a `ChainError` naming that key, never a new root: whoever can write the file and the
-    database, but holds no trusted key, could otherwise slip in a checkpoint of their own,
-    re-sign a forged tail with their key and have the operator's next checkpoint sign it. An
-    operator who changes keys names the old one in `SABOT_TRUSTED_KEYS` (docs/audit.md)."""
-    trusted = {**configured_keys(), signer.key_id: signer.public_key}
-    for checkpoint in checkpoints(read_lines(path)) if path is not None else ():
-        if checkpoint.key not in trusted:
-            raise ChainError(
-                f"no checkpoint: the checkpoint of size {checkpoint.size} at {checkpoint.time}"
-                f" in {path} is signed by key {checkpoint.key}, which this writer does not"
-                f" trust (its own key is {signer.key_id}; others are trusted only through"
-                " SABOT_TRUSTED_KEYS): run `sabot audit verify`")
-    return trusted
+class WriterTrust:
+    """The keys a writer's fold trusts (`infra.store.trust`): its own, those of
+    `SABOT_TRUSTED_KEYS`, those its file's hand-overs signed by one of them hand over to
+    (`infra.store.hand_overs`), and no other. A checkpoint of its file signed by any other
+    key, or a hand-over signed by one, is a `ChainError` naming that key, never a new root:
+    whoever can write the file and the database, but holds no trusted key, could otherwise
+    slip in a checkpoint (or a hand-over) of their own, re-sign a forged tail with their key
+    and have the operator's next checkpoint sign it. The file is read again from where it was
+    last read at each checkpoint, so that a hand-over another process records is followed."""
+
+    def __init__(self, signer: Signer, path: Path | None) -> None:
+        self.signer = signer
+        self.path = path
+        self.roots = {**configured_keys(), signer.key_id: signer.public_key}
+        self.keys = dict(self.roots)
+        self._hand_overs: list[HandOver] = []
+        self._read = 0  # the bytes of the file checked
+
+    def refresh(self) -> dict[str, bytes]:
+        """The keys trusted, once the lines appended to the file since are checked."""
+        if self.path is None:
+            return self.keys
+        try:
+            shrunk = self.path.stat().st_size < self._read
+        except FileNotFoundError:
+            shrunk = True
+        start, known = (0, []) if shrunk else (self._read, self._hand_overs)  # replaced: again
+        lines, end = read_from(self.path, start)
+        hand_overs = [*known, *(h for h in lines if isinstance(h, HandOver))]
+        keys, refused = follow(self.roots, hand_overs)
+        roots = (f"its own key is {self.signer.key_id}; others are trusted only through "
+                 "SABOT_TRUSTED_KEYS and the hand-overs they signed): run `sabot audit verify`")
+        if refused:
+            raise ChainError(f"no checkpoint: in {self.path}, {refused[0][1]} (this writer "
+                             f"follows no other hand-over: {roots}")
+        for checkpoint in checkpoints(lines):
+            if checkpoint.key not in keys:
+                raise ChainError(
+                    f"no checkpoint: the checkpoint of size {checkpoint.size} at "
+                    f"{checkpoint.time} in {self.path} is signed by key {checkpoint.key}, "
+                    f"which this writer does not trust ({roots}")
+        self.keys, self._hand_overs, self._read = keys, hand_overs, end
+        return keys
 
 
 def latest_trusted(path: Path, trusted: Mapping[str, bytes],
@@ -349,36 +393,6 @@ def leaves_after(database: Database, checkpoint_head: int, count: int) -> list[b
     return [event_leaf(row.notification_id, row.canonical()) for row in rows]
 
 
-class Inclusion(NamedTuple):
-    """An event's place in a checkpoint's tree: RFC 9162's inclusion proof."""
-
-    notification_id: int
-    position: int
-    leaf: bytes
-    proof: list[bytes]
-    checkpoint: Checkpoint
-
-    def holds(self) -> bool:
-        return verify_inclusion(self.leaf, self.position, self.checkpoint.size,
-                                bytes.fromhex(self.checkpoint.root), self.proof)
-
-
-def inclusion(database: Database, checkpoint: Checkpoint, notification_id: int) -> Inclusion:
-    """The inclusion proof of the event at `notification_id` in `checkpoint`'s tree, from the
-    store's events (`ValueError` if the checkpoint does not hold that event)."""
-    leaves = leaves_after(database, 0, checkpoint.size)
-    with database.transaction(write=False) as cursor:
-        ids = [row["n"] for row in database.execute(
-            cursor, "SELECT {nid} AS n FROM {stored_events} ORDER BY {nid} LIMIT ?",
-            (checkpoint.size,)).fetchall()]
-    if notification_id not in ids:
-        raise ValueError(f"the checkpoint of size {checkpoint.size} does not hold notification "
-                         f"{notification_id}")
-    index = ids.index(notification_id)
-    return Inclusion(notification_id, index, leaves[index], inclusion_proof(leaves, index),
-                     checkpoint)
-
-
 class _Witnesses(Protocol):
     """Where a writer's checkpoints go once written (`infra.store.witness_push.Pusher`)."""
 
@@ -405,7 +419,7 @@ class Checkpointer:
         self._dirty = False
         self._closed = False
         self._last: Checkpoint | None = None  # the latest in the file, read at the first write
-        self._trusted: dict[str, bytes] | None = None
+        self._trust: WriterTrust | None = None
         self._writing = threading.RLock()
         self._writer: int | None = None  # the thread in `write`
         self._then: Callable[[], None] | None = None  # what `close` left for `write` to do
@@ -472,10 +486,10 @@ class Checkpointer:
 
     def _write(self, force: bool) -> Checkpoint | None:
         self._dirty = False
-        if self._trusted is None:
-            self._trusted = writer_trust(self.signer, self.path)
-        self._last = latest_trusted(self.path, self._trusted, self._last)
-        head = tree_head(self.database, self._trusted)
+        self._trust = self._trust or WriterTrust(self.signer, self.path)
+        trusted = self._trust.refresh()
+        self._last = latest_trusted(self.path, trusted, self._last)
+        head = tree_head(self.database, trusted)
         last = self._last
         if last is not None:
             _require_extends(self.database, last, head)

@@ -7,7 +7,10 @@ The keys trusted are, and only:
 * keys given: the setting `SABOT_TRUSTED_KEYS` (hex Ed25519 public keys, separated by commas
   or spaces: the other writers' keys, when writers sign with keys of their own) and, for
   `sabot audit verify`, `--public-key`;
-* the keys of checkpoints already trusted (the checkpoint file, kept outside the database).
+* for `sabot audit verify` without a key given or a key file, the key of the checkpoint
+  file's first checkpoint (the file is kept outside the database);
+* the keys a trusted key handed over to, by a signed hand-over in the checkpoint file
+  (`infra.store.hand_overs`).
 
 The store's `signing_keys` table is data, checked against them (`recorded_key_problems`): a
 key id recorded with another public key than the trusted one, or a key trusted by no one, is
@@ -32,10 +35,12 @@ PUBLIC_KEY_SIZE = 32
 
 
 class Trust(NamedTuple):
-    """The trusted public keys by key id, and where they came from (said in reports)."""
+    """The trusted public keys by key id, where they came from (said in reports), and why
+    each hand-over of the checkpoint file that was not followed was refused."""
 
     keys: dict[str, bytes]
     source: str
+    refused: tuple[str, ...] = ()
 
 
 def parse_keys(texts: Iterable[str]) -> dict[str, bytes]:

@@ -1,6 +1,7 @@
 """A witness with a memory of its own: what it co-signed, kept in its own file.
 
 A witness (another party, with its own Ed25519 key) co-signs a checkpoint of the operator's
+(signed by the log's key, or by a key the log's key handed over to: `infra.store.hand_overs`)
 only if it extends the last one it co-signed. What it last co-signed is its `WitnessState`:
 the log's public key (pinned at the first co-signature, or given), the tree's size, root and
 frontier, the notification id of its last leaf and when. It lives in the witness's own file
@@ -19,6 +20,7 @@ consistency proof is built from the state's frontier and the store's events afte
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,6 +28,7 @@ import msgspec
 
 from infra.store.checkpoints import Checkpoint, Cosignature, cosign, leaves_after
 from infra.store.database import Database
+from infra.store.hand_overs import follow
 from infra.store.merkle import EMPTY_ROOT, Frontier, consistency_proof, verify_consistency
 from infra.store.signing import Signer, key_id
 
@@ -104,16 +107,18 @@ def write_state(path: Path, state: WitnessState) -> None:
 
 
 def require_log_key(state: WitnessState | None, checkpoint: Checkpoint,
-                    log_key: bytes | None = None) -> None:
+                    log_key: bytes | None = None, lines: Sequence[object] = ()) -> None:
     """`WitnessRefusal` unless `checkpoint` is validly signed by the log's key: the one the
-    state pinned and `log_key` if given (at first sight without either: its own)."""
+    state pinned and `log_key` if given (at first sight without either: its own), or a key
+    each of them handed over to by a hand-over among `lines` (`infra.store.hand_overs`)."""
     if not checkpoint.signed_by_its_key():
         raise WitnessRefusal(f"the checkpoint of size {checkpoint.size} is not validly signed")
     pinned = [bytes.fromhex(state.log_key)] if state is not None else []
     for public in [*pinned, *([log_key] if log_key else [])]:
-        if key_id(public) != checkpoint.key:
+        followed = follow({key_id(public): public}, lines).keys
+        if followed.get(checkpoint.key) != bytes.fromhex(checkpoint.public_key):
             raise WitnessRefusal(f"the checkpoint is signed by key {checkpoint.key}, not the "
-                                 f"operator's ({key_id(public)})")
+                                 f"operator's ({key_id(public)}) nor a key it handed over to")
 
 
 def decide(state: WitnessState | None, size: int, root: str, old: int,
@@ -148,13 +153,14 @@ def advanced(state: WitnessState | None, log_key: str, size: int, root: str,
 
 
 def witness(database: Database, checkpoint: Checkpoint, signer: Signer, path: Path,
-            log_key: bytes | None = None) -> Cosignature:
-    """Co-sign `checkpoint` after recomputing its leaves from the store (all of them: a
-    rewrite behind the witness's frontier is seen, also at an unchanged size) and checking that
-    it extends the state in `path` by the consistency proof from the state's frontier to
-    them; then remember it."""
+            log_key: bytes | None = None, lines: Sequence[object] = ()) -> Cosignature:
+    """Co-sign `checkpoint` (its key the log's, or one the log's handed over to by a
+    hand-over among `lines`, the checkpoint file's) after recomputing its leaves from the
+    store (all of them: a rewrite behind the witness's frontier is seen, also at an unchanged
+    size) and checking that it extends the state in `path` by the consistency proof from the
+    state's frontier to them; then remember it."""
     state = read_state(path)
-    require_log_key(state, checkpoint, log_key)
+    require_log_key(state, checkpoint, log_key, lines)
     leaves = leaves_after(database, 0, checkpoint.size)
     held = Frontier()
     for leaf in leaves:

@@ -3,8 +3,9 @@
 * verify: a SQLite store of `EVENTS` events (`SABOT_BENCH_QUICK=1`: a tenth), written
   `PER_TRANSACTION` events a transaction, with its checkpoints; the bare hash chain (no
   signatures, no checkpoints) is the baseline; the default verify (chain, Merkle tree,
-  checkpoints, the signatures no checkpoint covers), `--all-signatures`, and `--since` the
-  latest checkpoint are ratios to it.
+  checkpoints, the signatures no co-signed checkpoint covers: every one without a witness,
+  those after the latest checkpoint once a witness co-signed it), `--all-signatures`, and
+  `--since` the latest checkpoint are ratios to it.
 * signing: transactions of one event through the chained recorder, with the store's Ed25519
   key, against the same transactions with a signer that computes nothing (the unsigned
   path: the signature row is still written, so the difference is the Ed25519 signature).
@@ -19,9 +20,17 @@ from typing import Any
 import pytest
 
 from infra.audit.verify import verify
-from infra.store.checkpoints import checkpoint_path, checkpoints, read_lines, write_checkpoint
+from infra.store.checkpoints import (
+    append_line,
+    checkpoint_path,
+    checkpoints,
+    last_checkpoint,
+    read_lines,
+    write_checkpoint,
+)
 from infra.store.opening import open_store
 from infra.store.signing import Signer, create_key
+from infra.store.witness import witness
 from tests.bench.harness import Results, sized
 from tests.integration.test_store import Card, Suit, Toy, ToyApp
 
@@ -64,12 +73,16 @@ def test_bench_verify_events_per_second(tmp_path: Path, results: Results) -> Non
     bare, bare_cpu = best(lambda: verify(url, signatures=False))
     default, default_cpu = best(lambda: verify(url))
     every, every_cpu = best(lambda: verify(url, all_signatures=True), repeat=1)
-    assert bare.ok and default.ok and every.ok
+    keys = [_cosigned(url, tmp_path)]
+    witnessed, witnessed_cpu = best(lambda: verify(url, witness_keys=keys))
+    assert bare.ok and default.ok and every.ok and witnessed.ok and witnessed.covered
     since_size = _second_latest_checkpoint(url)
     since, since_cpu = best(lambda: verify(url, since=since_size))
     assert since.ok
     for label, report, cpu in (
-        ("default: chain, tree, checkpoints, uncovered signatures", default, default_cpu),
+        ("default, no witness: chain, tree, checkpoints, every signature", default,
+         default_cpu),
+        ("default, the latest checkpoint co-signed by a witness", witnessed, witnessed_cpu),
         ("--all-signatures", every, every_cpu),
         (f"--since {since_size}", since, since_cpu),
     ):
@@ -79,6 +92,18 @@ def test_bench_verify_events_per_second(tmp_path: Path, results: Results) -> Non
                        baseline=bare.events / bare.seconds, baseline_label="bare hash chain")
         results.report(f"audit verify {label}: events a CPU second", events / cpu, "events/s",
                        baseline=bare.events / bare_cpu, baseline_label="bare hash chain")
+
+
+def _cosigned(url: str, tmp_path: Path) -> bytes:
+    """A witness co-signs the latest checkpoint; its public key."""
+    signer = create_key(tmp_path / "witness.key")
+    with open_store(url, create=False) as store:
+        path = checkpoint_path(store.database)
+        assert path is not None
+        latest = last_checkpoint(path)
+        assert latest is not None
+        append_line(path, witness(store.database, latest, signer, tmp_path / "witness.state"))
+    return signer.public_key
 
 
 def _second_latest_checkpoint(url: str) -> int:

@@ -31,6 +31,7 @@ from infra.audit.verify import AuditReport, Finding, Problem, verify
 from infra.services.tables import TableService
 from infra.store.chain import canonical_bytes, global_digest, stream_digest
 from infra.store.checkpoints import (
+    WriterTrust,
     append_line,
     checkpoint_path,
     checkpoints,
@@ -38,7 +39,6 @@ from infra.store.checkpoints import (
     sign_checkpoint,
     tree_head,
     write_checkpoint,
-    writer_trust,
 )
 from infra.store.merkle import Frontier, event_leaf, verify_inclusion
 from infra.store.opening import open_store
@@ -382,7 +382,7 @@ def latest(path: Path) -> Any:
 def write_and_read(store: Any) -> Any:
     """A checkpoint signed with the real key over the store as it is now (a key holder)."""
     signer = store.recorder.signer()
-    return sign_checkpoint(tree_head(store.database, writer_trust(signer, None)), signer)
+    return sign_checkpoint(tree_head(store.database, WriterTrust(signer, None).keys), signer)
 
 
 def test_verify_since_a_checkpoint_is_incremental(played: Played,

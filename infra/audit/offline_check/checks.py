@@ -16,11 +16,13 @@ from .msgpack import readable
 from .note import NoteError, read_checkpoint, read_note, read_proof
 from .record import (
     CHECKPOINT_PREFIX,
+    HAND_OVER_PREFIX,
     MANIFEST_PREFIX,
     WITNESS_PREFIX,
     canonical,
     canonical_json,
     checkpoint_text,
+    hand_over_text,
     hex_bytes,
     key_id,
     leaf_hash,
@@ -458,8 +460,9 @@ def check_bundle(directory: Path, trusted: Sequence[bytes] = ()) -> Report:
 
 
 def _check_checkpoints(report: Report, data: bytes) -> None:
-    """Every checkpoint of the operator's file, and every witness's co-signature of one (a
-    witness reached over HTTP, C2SP tlog-witness, co-signs the note only: no `signature`)."""
+    """Every checkpoint of the operator's file, every key hand-over (signed by the old key),
+    and every witness's co-signature of one (a witness reached over HTTP, C2SP tlog-witness,
+    co-signs the note only: no `signature`)."""
     lines = [json.loads(line) for line in data.splitlines() if line.strip()]
     texts = {(c["size"], c["root"], c["time"]): checkpoint_text(c)
              for c in lines if c.get("kind") == "checkpoint"}
@@ -478,6 +481,9 @@ def _check_checkpoints(report: Report, data: bytes) -> None:
             good = c["key"] == key_id(public) and signed(
                 public, CHECKPOINT_PREFIX + checkpoint_text(c), signature) and (
                 not c.get("note") or note_problem(c, public, c["note"]) is None)
+        elif c.get("kind") == "hand-over":
+            good = c["key"] == key_id(public) and signed(
+                public, HAND_OVER_PREFIX + hand_over_text(c), signature)
         else:
             at = (c["size"], c["root"], c["time"])
             text = texts.get(at)
@@ -486,8 +492,9 @@ def _check_checkpoints(report: Report, data: bytes) -> None:
                 not c.get("note_signature") or cosigned(notes[at], c["note_signature"], public))
         if not good:
             report.fail(f"checkpoints.jsonl line {n + 1}: its signature does not verify")
+    witnessed = sum(c.get("kind") == "witness" for c in lines)
     report.checked.append(f"{len(lines)} lines of the checkpoint file: every signature holds "
-                          f"({len(lines) - len(texts)} by witnesses)")
+                          f"({witnessed} by witnesses)")
 
 
 def _check_recall(report: Report, data: bytes,

@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 CHECKPOINT_PREFIX = b"sabot-checkpoint-v1\n"
 WITNESS_PREFIX = b"sabot-witness-v1\n"
+HAND_OVER_PREFIX = b"sabot-hand-over-v1\n"
 MANIFEST_PREFIX = b"sabot-export-v1\n"
 
 
@@ -66,6 +67,12 @@ def checkpoint_text(cp: dict[str, Any]) -> bytes:
     return (f"{cp['size']}\n{cp['root']}\n{cp['head']}\n{cp['chain']}\n{cp['time']}\n"
             + "".join(f"partition {p['key']} {p['size']} {p['head']} {p['chain']}\n"
                       for p in cp.get("partitions") or [])).encode()
+
+
+def hand_over_text(line: dict[str, Any]) -> bytes:
+    """What the old key of a key hand-over signs (docs/audit.md, Roots of trust)."""
+    return "".join(f"{line[field]}\n" for field in (
+        "key", "public_key", "new_key", "new_public_key", "size", "root", "time")).encode()
 
 
 def canonical_json(value: Any) -> bytes:
