@@ -21,6 +21,11 @@ from infra.store.database import Database, PostgresDatabase
 from infra.store.senders import current_sender
 from infra.store.signing import Signer, command_message
 
+COLUMNS = (("command_id", "text"), ("originator_id", "uuid"), ("first_version", "bigint"),
+           ("last_version", "bigint"), ("sender", "text"), ("seal", "bytea"),
+           ("seal_key", "text"))
+"""A claim's row, each column with its PostgreSQL type (`Database.insert_rows`)."""
+
 
 class Claim(NamedTuple):
     """A command id claimed in a save's transaction for versions `first_version..last_version`
@@ -65,21 +70,19 @@ def claim_commands(database: Database, cursor: Any, claims: Sequence[Claim],
     if not claims:
         return
     sender = current_sender()
-    params: list[Any] = []
-    for claim in claims:
-        seal = signer.sign(command_message(claim.command_id, claim.originator_id,
-                                           claim.first_version, claim.last_version, sender))
-        params += (claim.command_id, database.to_db_id(claim.originator_id),
-                   claim.first_version, claim.last_version, sender, seal, signer.key_id)
-    insert = ("INSERT INTO {command_log} (command_id, originator_id, first_version,"
-              " last_version, sender, seal, seal_key) VALUES "
-              + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * len(claims)))
+    rows = [(claim.command_id, database.to_db_id(claim.originator_id), claim.first_version,
+             claim.last_version, sender,
+             signer.sign(command_message(claim.command_id, claim.originator_id,
+                                         claim.first_version, claim.last_version, sender)),
+             signer.key_id) for claim in claims]
     if isinstance(database, PostgresDatabase):
-        database.execute(cursor, insert, params)
+        database.insert_rows(cursor, "command_log", COLUMNS, rows)
         return
+    insert = (f"INSERT INTO {{command_log}} ({', '.join(name for name, _ in COLUMNS)}) VALUES "
+              + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * len(claims)))
     taken = {row["command_id"] for row in database.execute(
         cursor, insert + " ON CONFLICT (command_id) DO NOTHING RETURNING command_id",
-        params).fetchall()}
+        [value for row in rows for value in row]).fetchall()}
     if len(taken) < len(claims):
         raise first_claimed(database, cursor, [c for c in claims if c.command_id not in taken])
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from typing import Any, ClassVar
@@ -40,6 +40,7 @@ from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTransactio
 
 SCHEMA_LOCK = 0x5AB075C4E  # the advisory lock key that serialises schema creation
 _SCHEMA_LOCKED: ContextVar[bool] = ContextVar("schema_locked", default=False)
+SQLITE_VARIABLES = 32766  # the most `?` one SQLite statement takes
 
 
 _SCHEMA_THREADS = threading.Lock()
@@ -142,6 +143,18 @@ class Database(ABC):
             self.lock_schema_once(cursor)
         cursor.execute(self.sql(template), params)
         return cursor
+
+    def insert_rows(self, cursor: Any, table: str, columns: Sequence[tuple[str, str]],
+                    rows: Sequence[Sequence[Any]]) -> None:
+        """Insert `rows` into `{table}`, their values in the order of `columns` (each a name
+        and its PostgreSQL type): in multi-row statements of as many rows as SQLite takes."""
+        names = ", ".join(name for name, _ in columns)
+        per_insert = SQLITE_VARIABLES // len(columns)
+        for start in range(0, len(rows), per_insert):
+            chunk = rows[start:start + per_insert]
+            self.execute(cursor, f"INSERT INTO {{{table}}} ({names}) VALUES "
+                         + ", ".join([f"({', '.join('?' * len(columns))})"] * len(chunk)),
+                         [value for row in chunk for value in row])
 
     def lock_schema_once(self, cursor: Any) -> None:
         """`lock_schema`, unless this thread holds the schema lock for a whole block
@@ -252,6 +265,18 @@ class PostgresDatabase(Database):
                 connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 connection.execute("SELECT 1")  # the snapshot is taken at the first query
             yield connection
+
+    def insert_rows(self, cursor: Any, table: str, columns: Sequence[tuple[str, str]],
+                    rows: Sequence[Sequence[Any]]) -> None:
+        """One statement whatever the number of rows: each column's values as an array,
+        unnested, so that its text is always the same (psycopg prepares it once, and
+        PostgreSQL plans it once); a multi-row VALUES of too many values to cache was
+        converted and parsed again every time."""
+        names = ", ".join(name for name, _ in columns)
+        arrays = ", ".join(f"?::{kind}[]" for _, kind in columns)
+        if rows:
+            self.execute(cursor, f"INSERT INTO {{{table}}} ({names}) SELECT * FROM unnest"
+                         f"({arrays})", [list(values) for values in zip(*rows, strict=True)])
 
     def read_one(self, template: str, params: Any = ()) -> Any:
         with self.datastore.get_connection() as connection:  # autocommit: no BEGIN, no ROLLBACK

@@ -51,7 +51,10 @@ from infra.store.trust import recorded_key_problems
 
 log = logging.getLogger("sabot.ledger")
 
-CHAIN_ROWS_PER_INSERT = {"sqlite": 1000, "postgres": 8}  # SQLite: 6000 values, < its 32766
+CHAIN_COLUMNS = (("notification_id", "bigint"), ("originator_id", "uuid"),
+                 ("originator_version", "bigint"), ("stream_digest", "bytea"),
+                 ("global_digest", "bytea"), ("partition_key", "text"))
+SIGNATURE_COLUMNS = (("notification_id", "bigint"), ("key_id", "text"), ("signature", "bytea"))
 
 
 class StoredRow(NamedTuple):
@@ -303,27 +306,13 @@ def append_chain(
         if (oid, version) in ends:
             signed[notification_id] = chained
         rows.append((notification_id, database.to_db_id(oid), version, stream, chained, key))
-    # Multi-row INSERTs, not executemany: in a PostgreSQL pipeline they travel with COMMIT.
-    # There, of at most 8 rows: psycopg caches the parsing of statements of up to 50 values.
-    per_insert = CHAIN_ROWS_PER_INSERT[database.dialect]
-    for start in range(0, len(rows), per_insert):
-        chunk = rows[start : start + per_insert]
-        database.execute(
-            cursor,
-            "INSERT INTO {event_chain} (notification_id, originator_id, originator_version,"
-            " stream_digest, global_digest, partition_key) VALUES "
-            + ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(chunk)),
-            [value for row in chunk for value in row],
-        )
+    # Rows inserted by statements, not executemany: in a PostgreSQL pipeline they travel with
+    # the COMMIT.
+    database.insert_rows(cursor, "event_chain", CHAIN_COLUMNS, rows)
     signed.update(last.values())
-    database.execute(
-        cursor,
-        "INSERT INTO {chain_signatures} (notification_id, key_id, signature) VALUES "
-        + ", ".join(["(?, ?, ?)"] * len(signed)),
-        [value for head, digest in sorted(signed.items())
-         for value in (head, signer.key_id, signer.sign_head(head, digest))],
-    )
-
+    database.insert_rows(cursor, "chain_signatures", SIGNATURE_COLUMNS,
+                         [(head, signer.key_id, signer.sign_head(head, digest))
+                          for head, digest in sorted(signed.items())])
 
 PartitionHeads = dict[str, tuple[int, int, str]]
 """By partition: its size (events), last notification id and digest there (hex)."""
