@@ -21,6 +21,7 @@ from infra.services.tables import TableService
 from infra.services.tournaments import Director
 from tests.e2e.test_api import Api, api  # noqa: F401 - the server fixture
 from tests.e2e.test_page import WAIT_MS, browser, open_page, shoot  # noqa: F401 - fixtures
+from tests.integration.test_director import tie_on_the_line
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -50,15 +51,7 @@ def test_the_big_screen_says_the_rules_and_what_settled_the_play_off(
     expect(screen.locator("#playoff-line")).to_be_hidden()
     while not tournaments.state(tournament_id).round_over(0.0):
         director.tick(tournament_id)
-    chips = sorted(tournaments.chips(tournament_id).items(), key=lambda pc: -pc[1])
-    (leader, _), (second, at_second), (third, at_third) = chips[:3]
-    level = max(at_second, at_third) + 1000  # second and third tied, above everyone else
-    for player, now in ((second, at_second), (third, at_third)):
-        tournaments.intervene(tournament_id, "correct-chips", player, "tie for the test",
-                              delta=level - now, command_id=f"tie-{player}")
-    tournaments.intervene(tournament_id, "correct-chips", leader, "lead for the test",
-                          delta=level + 1000 - tournaments.chips(tournament_id)[leader],
-                          command_id="lead")
+    _, second, third = tie_on_the_line(tournaments, tournament_id)
     while tournaments.state(tournament_id).stage == 0:
         director.tick(tournament_id)
     tied = ", ".join(sorted((second, third), key=lambda p: tournaments.state(

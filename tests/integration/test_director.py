@@ -169,6 +169,22 @@ def test_a_round_by_minutes_ends_on_the_recorded_clock(sqlite_url: str) -> None:
     assert started[0].at == 1_000.0 and started[0].minutes == 1
 
 
+def tie_on_the_line(tournaments: Tournaments, tournament_id: uuid.UUID) -> tuple[str, str, str]:
+    """At a round's end, the second and the third tied above everyone else and the leader
+    above them (chips corrected by the organiser): the leader, the second, the third."""
+    chips = sorted(tournaments.chips(tournament_id).items(), key=lambda pc: -pc[1])
+    (leader, _), (second, at_second), (third, at_third) = chips[:3]
+    level = max(at_second, at_third) + 1000
+    for player, now in ((second, at_second), (third, at_third)):
+        tournaments.intervene(tournament_id, "correct-chips", player, "tie for the test",
+                              delta=level - now, command_id=f"tie-{player}")
+    if tournaments.chips(tournament_id)[leader] <= level:
+        tournaments.intervene(tournament_id, "correct-chips", leader, "lead for the test",
+                              delta=level + 1000 - tournaments.chips(tournament_id)[leader],
+                              command_id="lead")
+    return leader, second, third
+
+
 def test_a_tie_on_the_line_is_played_off_at_a_table_of_its_own(sqlite_url: str) -> None:
     heats = TournamentSettings(
         variant="punto-banco", seats_per_table=6, starting_chips=1000, min_stake=10,
@@ -180,16 +196,7 @@ def test_a_tie_on_the_line_is_played_off_at_a_table_of_its_own(sqlite_url: str) 
     tournaments = director.tournaments
     while not tournaments.state(tournament_id).round_over(0.0):
         director.tick(tournament_id)
-    chips = sorted(tournaments.chips(tournament_id).items(), key=lambda pc: -pc[1])
-    (leader, _), (second, at_second), (third, at_third) = chips[:3]
-    level = max(at_second, at_third) + 1000  # second and third tied, above everyone else
-    for player, now in ((second, at_second), (third, at_third)):
-        tournaments.intervene(tournament_id, "correct-chips", player, "tie for the test",
-                              delta=level - now, command_id=f"tie-{player}")
-    if tournaments.chips(tournament_id)[leader] <= level:
-        tournaments.intervene(tournament_id, "correct-chips", leader, "lead for the test",
-                              delta=level + 1000 - tournaments.chips(tournament_id)[leader],
-                              command_id="lead")
+    leader, second, third = tie_on_the_line(tournaments, tournament_id)
     while tournaments.state(tournament_id).stage == 0:
         director.tick(tournament_id)
     events = service.events_of(tournament_id)
