@@ -511,10 +511,14 @@ const Sabot = (() => {
   // The turn's clock: while a hand is to decide (`decision_seconds`) or a player's turn to bet
   // runs (a rotating order's turn: its actor is named), the seconds left as the server sent
   // them in the view (`clock_ms`), counted down on this page's own clock from when the view
-  // came (`performance.now()`): a phone's wall clock set wrong changes nothing.
+  // came (`performance.now()`): a phone's wall clock set wrong changes nothing. A view of the
+  // same version (the same clock) that came later than the last never moves the deadline back:
+  // the time it spent on the way only makes its count too high, so the earliest deadline holds
+  // until the version changes or the tournament resumes.
   function clock(node) {
     let deadline = null;
     let what = "";
+    let armed = null;  // the version and pause the deadline was read under
     function draw() {
       if (deadline === null) {
         node.hidden = true;
@@ -532,8 +536,11 @@ const Sabot = (() => {
       const deciding = view.legal_actions.some(a => DECISIONS.has(a.step));
       const betting = view.legal_actions.some(a => BETS.has(a.step) && a.actor !== null);
       what = deciding ? "clock.decide" : "clock.bet";
-      deadline = (deciding || betting) && view.clock_ms !== null
+      const read = (deciding || betting) && view.clock_ms !== null
         ? performance.now() + view.clock_ms : null;
+      const same = read !== null && deadline !== null && armed === `${view.version} ${pause.paused}`;
+      deadline = same ? Math.min(deadline, read) : read;
+      armed = `${view.version} ${pause.paused}`;
       if (!pause.paused) draw();
     };
   }
