@@ -41,7 +41,7 @@ from prometheus_client.registry import Collector
 from redis import Redis, RedisError
 
 from api.view_reader import ViewReader
-from infra.store.checkpoints import anchoring
+from infra.store.checkpointer import anchoring
 from infra.store.database import Database
 from infra.store.live_push import is_redis
 from projections.registry import NAMES

@@ -23,7 +23,7 @@ from api.schemas import Health, Ready, StoppedProjection, Unanchored
 from api.view_reader import ViewReader
 from infra.errors import ServiceUnavailable
 from infra.services.tables import TableService
-from infra.store.checkpoints import anchoring
+from infra.store.checkpointer import anchoring
 from infra.store.reachability import check_broker
 from workers.heartbeat import workers
 

@@ -72,7 +72,7 @@ def postgres_url() -> Iterator[str]:
 def close_writers_left_open(schema: str) -> None:
     """A writer a test left open would go on trying to checkpoint a dropped schema for the rest
     of the run (and every later `/ready` of this process would say so): close it first."""
-    from infra.store.checkpoints import _LIVE
+    from infra.store.checkpointer import _LIVE
 
     for checkpointer in list(_LIVE):
         if f".{schema}." in checkpointer.path.name:

@@ -21,7 +21,8 @@ from typing import Any
 from api.commands._common import add_database
 from infra.errors import ChainError, StoreError
 from infra.settings import resolve_database_url
-from infra.store.checkpoints import append_line, checkpoint_path, last_checkpoint, write_checkpoint
+from infra.store.checkpointer import write_checkpoint
+from infra.store.checkpoints import append_line, checkpoint_path, last_checkpoint
 from infra.store.hand_overs import hand_over
 from infra.store.opening import open_store
 from infra.store.signing import load_key

@@ -51,15 +51,8 @@ from infra.audit.shoes import ShoeAudit
 from infra.audit.verify import AuditCheck, AuditReport, parse_anchor, verify
 from infra.errors import ChainError, SettingsError, StoreError
 from infra.settings import redact_url, resolve_database_url
-from infra.store.checkpoints import (
-    anchoring,
-    append_line,
-    checkpoint_path,
-    checkpoints,
-    cosigners,
-    read_lines,
-    write_checkpoint,
-)
+from infra.store.checkpointer import anchoring, write_checkpoint
+from infra.store.checkpoints import append_line, checkpoint_path, checkpoints, cosigners, read_lines
 from infra.store.homes import MAIN_HOME
 from infra.store.inclusions import inclusion
 from infra.store.notes import parse_vkey

@@ -79,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
     from workers.services import bound_pools
 
     bound_pools(int(pool))
+    os.environ.setdefault("SABOT_CHECKPOINT_HOME", "1")  # the store's checkpoints are folded
+    # here rather than in an API replica (`infra.store.checkpoint_lease`)
     check_broker(args.broker if args.broker is not None
                  else os.environ.get("SABOT_BROKER_URL", ""))
     settings = load_settings(database_url=args.database)

@@ -32,6 +32,7 @@ import msgspec
 from infra.audit.offline_check import readable
 from infra.errors import StoreError
 from infra.store.checkpoint_notes import cosigned_note
+from infra.store.checkpointer import write_checkpoint
 from infra.store.checkpoints import (
     Checkpoint,
     Cosignature,
@@ -41,7 +42,6 @@ from infra.store.checkpoints import (
     read_lines,
     sign_checkpoint,
     tree_head,
-    write_checkpoint,
 )
 from infra.store.database import Database
 from infra.store.ledger import StoredRow, select_events

@@ -78,7 +78,7 @@ from infra.services.direction import (
 from infra.services.tables import Recorded, TableService, seating_seed_from, seeds_from
 from infra.services.tournament_view import Position, Results, TournamentView, view_of
 from infra.store import ledger
-from infra.store.checkpoints import write_checkpoint
+from infra.store.checkpointer import write_checkpoint
 from infra.store.leases import Lease, Leases
 
 log = logging.getLogger("sabot.director")

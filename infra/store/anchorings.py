@@ -1,9 +1,9 @@
 """What every writing process says of its anchoring, where the whole installation reads it.
 
-A writer's checkpointer (`infra.store.checkpoints.Checkpointer`) records after each attempt to
+A writer's checkpointer (`infra.store.checkpointer.Checkpointer`) records after each attempt to
 checkpoint how its store's checkpoints fare in its process (`Anchoring`): a row of the store's
 `anchorings` table (migration 7) for each process and store. `/ready`, `/metrics` and `sabot
-audit status` read the installation's anchoring (`infra.store.checkpoints.anchoring(database)`):
+audit status` read the installation's anchoring (`infra.store.checkpointer.anchoring(database)`):
 this process's own writers, as they are now, and what the other processes reported within
 `FRESH_SECONDS` (a writer that keeps failing reports at every retry, every
 `SABOT_CHECKPOINT_SECONDS`). So a checkpoint failing in the embedded worker of `sabot serve`, a

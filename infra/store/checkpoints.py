@@ -32,12 +32,7 @@ an exclusive `flock`. Where it is:
 | PostgreSQL                   | `.sabot/checkpoints/DBNAME.SCHEMA.checkpoints`            |
 | `sqlite:///:memory:`         | none                                                      |
 
-When they are written: by every process that writes events, at most
-`SABOT_CHECKPOINT_SECONDS` (default 10) after a write, when its store is closed explicitly
-(and at exit; never by the garbage collector), and on demand: `write_checkpoint(app_or_store)`
-(e.g. at the end of a round). A checkpoint waits for the writers in flight at most
-`SABOT_WRITERS_WAIT_SECONDS` (`infra.store.ledger.committed_head`); past that it is skipped,
-logged, and tried again `SABOT_CHECKPOINT_SECONDS` later. The fold before each
+When they are written, and by which process: `infra.store.checkpointer`. The fold before each
 (`infra.store.ledger.advance_tree`) accepts only the signatures of the writer's trusted keys
 (`WriterTrust`, which follows the file's hand-overs: `infra.store.hand_overs`), and the tree
 it folded must extend the file's latest checkpoint by the store's events (a stored frontier
@@ -47,22 +42,16 @@ and the writer logs an error.
 
 from __future__ import annotations
 
-import atexit
 import fcntl
-import logging
 import os
-import threading
-import time
-import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import NamedTuple
 
 import msgspec
 
 from infra.errors import ChainError, SettingsError
-from infra.store.anchorings import Anchoring, merged, report, reported
 from infra.store.checkpoint_notes import (
     checkpoint_note,
     cosignature_holds,
@@ -86,9 +75,6 @@ WITNESS_PREFIX = b"sabot-witness-v1\n"
 SUFFIX = ".checkpoints"
 DEFAULT_SECONDS = 10.0
 TAIL_BYTES = 1 << 16
-LOG_EVERY_SECONDS = 60.0  # a writer that keeps failing to checkpoint logs an error this often
-
-log = logging.getLogger("sabot.checkpoints")
 
 
 class PartitionHead(msgspec.Struct, frozen=True):
@@ -391,201 +377,3 @@ def leaves_after(database: Database, checkpoint_head: int, count: int) -> list[b
     with database.transaction(write=False) as cursor:
         rows = select_events(database, cursor, checkpoint_head, count)
     return [event_leaf(row.notification_id, row.canonical()) for row in rows]
-
-
-class _Witnesses(Protocol):
-    """Where a writer's checkpoints go once written (`infra.store.witness_push.Pusher`)."""
-
-    def checkpointed(self, checkpoint: Checkpoint) -> None: ...
-
-    def close(self) -> None: ...
-
-
-class Checkpointer:
-    """Writes the checkpoints of one writer: after its writes, at close, at exit; and hands
-    each to its `witnesses`, if any. One that cannot keeps trying every `seconds`, logs an
-    error at most every `LOG_EVERY_SECONDS`, and says so (`anchoring`, read by `/ready` and the
-    metrics)."""
-
-    def __init__(self, database: Database, path: Path, signer: Signer, seconds: float,
-                 witnesses: _Witnesses | None = None) -> None:
-        self.database = database
-        self.witnesses = witnesses
-        self.path = path
-        self.signer = signer
-        self.seconds = seconds
-        self._lock = threading.Lock()
-        self._timer: threading.Timer | None = None
-        self._dirty = False
-        self._closed = False
-        self._last: Checkpoint | None = None  # the latest in the file, read at the first write
-        self._trust: WriterTrust | None = None
-        self._writing = threading.RLock()
-        self._writer: int | None = None  # the thread in `write`
-        self._then: Callable[[], None] | None = None  # what `close` left for `write` to do
-        self._failures = 0
-        self._failing: str | None = None
-        self._logged_at = -LOG_EVERY_SECONDS  # time.monotonic() of the last error logged
-        _LIVE.add(self)
-
-    def noted(self) -> None:
-        """A transaction of this writer committed: checkpoint within `seconds`."""
-        with self._lock:
-            self._dirty = True
-            if self._timer is None:
-                self._timer = threading.Timer(self.seconds, self._tick)
-                self._timer.daemon = True
-                self._timer.start()
-
-    def _tick(self) -> None:
-        with self._lock:
-            self._timer = None
-        self.flush()
-
-    def flush(self) -> Checkpoint | None:
-        """Write a checkpoint if this writer wrote since the last one."""
-        if not self._dirty:
-            return None
-        try:
-            return self.write()
-        except Exception:  # say so loudly (the events stay unanchored), do not crash
-            now = time.monotonic()
-            if self._closed or now - self._logged_at >= LOG_EVERY_SECONDS:
-                self._logged_at = now
-                log.error("no checkpoint written to %s: %s (%d attempts failed%s)", self.path,
-                          self._failing, self._failures,
-                          "" if self._closed else f"; trying again every {self.seconds:g} s")
-            if not self._closed:
-                self.noted()
-            return None
-
-    def write(self, *, force: bool = False) -> Checkpoint | None:
-        """Sign the store's tree head and append it, unless the file already has that size
-        (or `force`). One write at a time; a `close` asked during it (the application
-        collected by the garbage collector in this very thread) closes the store after it."""
-        with self._writing:
-            self._writer = threading.get_ident()
-            try:
-                written = self._write(force)
-            except Exception as error:
-                self._failures += 1
-                self._failing = (str(error).strip().splitlines() or [type(error).__name__])[0]
-                raise
-            else:
-                if self._failing is not None:
-                    log.warning("checkpoints written again to %s after %d failed attempts",
-                                self.path, self._failures)
-                self._failing = None
-                return written
-            finally:
-                self._writer = None
-                self._report()
-                then, self._then = self._then, None
-                if then is not None:
-                    then()
-
-    def _write(self, force: bool) -> Checkpoint | None:
-        self._dirty = False
-        self._trust = self._trust or WriterTrust(self.signer, self.path)
-        trusted = self._trust.refresh()
-        self._last = latest_trusted(self.path, trusted, self._last)
-        head = tree_head(self.database, trusted)
-        last = self._last
-        if last is not None:
-            _require_extends(self.database, last, head)
-        if last is not None and head.tree.size == last.size and not force:
-            return None
-        checkpoint = sign_checkpoint(head, self.signer, previous=last)
-        append_line(self.path, checkpoint)
-        self._last = checkpoint
-        if self.witnesses is not None:
-            self.witnesses.checkpointed(checkpoint)
-        return checkpoint
-
-    def _report(self) -> None:
-        """Say how this writer's checkpoints fare where the installation reads it."""
-        try:
-            report(self.database, self.anchoring())
-        except Exception as error:  # the store away (its own failure says so) or closed
-            log.debug("anchoring not reported: %s", type(error).__name__)
-
-    def anchoring(self) -> Anchoring:
-        try:
-            latest = last_checkpoint(self.path)  # another writer of the store may have written
-        except (OSError, ValueError):
-            latest = None
-        age = None if latest is None else max(
-            0.0, time.time() - datetime.fromisoformat(latest.time).timestamp())
-        return Anchoring(self.path.name.removesuffix(SUFFIX), self._failures, self._failing, age)
-
-    def close(self, then: Callable[[], None] = lambda: None) -> None:
-        """Write the last checkpoint, push it to the witnesses, then do `then` (close the
-        store): after the write in flight, if any."""
-        with self._lock:
-            self._closed = True
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-        _LIVE.discard(self)
-
-        def finish() -> None:
-            if self.witnesses is not None:
-                self.witnesses.close()
-            then()
-
-        if self._writer == threading.get_ident():
-            self._then = finish  # closing from inside `write`: after it
-            return
-        with self._writing:
-            self.flush()
-        finish()
-
-
-def _require_extends(database: Database, last: Checkpoint, head: TreeHead) -> None:
-    """`ChainError` unless the stored tree, just folded, is the tree of `last` (a checkpoint
-    by a trusted key) extended by the store's events since: a stored frontier altered (e.g.
-    randomised) is never signed into a checkpoint."""
-    if head.tree.size < last.size:
-        raise ChainError(f"no checkpoint: the stored Merkle tree (merkle_tree) holds "
-                         f"{head.tree.size} events, fewer than the checkpoint of {last.size}: "
-                         "the store was altered; run `sabot audit verify`")
-    try:
-        tree = last.tree()
-    except ValueError as error:
-        raise ChainError(f"no checkpoint: {error}") from None
-    for leaf in leaves_after(database, last.head, head.tree.size - last.size):
-        tree.append(leaf)
-    if tree.root() != head.tree.root():
-        raise ChainError(f"no checkpoint: the stored Merkle tree (merkle_tree) of "
-                         f"{head.tree.size} events does not extend the checkpoint of "
-                         f"{last.size} by the store's events: the stored tree was altered; "
-                         "run `sabot audit verify`")
-
-
-_LIVE: weakref.WeakSet[Checkpointer] = weakref.WeakSet()
-
-
-def anchoring(database: Database | None = None) -> list[Anchoring]:
-    """How the checkpoints of this process's open writers fare, one a store (its writers'
-    failures added, the reason of any failing, the latest checkpoint's age); with `database`,
-    the whole installation's: the other processes' reports there too (`infra.store.anchorings`)."""
-    own = [c.anchoring() for c in list(_LIVE)]
-    return merged(own if database is None else [*own, *reported(database)])
-
-
-@atexit.register
-def _close_all() -> None:
-    for checkpointer in list(_LIVE):
-        checkpointer.close()
-
-
-class _Writer(Protocol):
-    @property
-    def recorder(self) -> Any: ...
-
-
-def write_checkpoint(writer: _Writer) -> Checkpoint | None:
-    """Write a checkpoint now for a `SabotApplication` or an `infra.store.opening.Store` (e.g. at
-    the end of a round); None for an in-memory store, or when the file already holds this size."""
-    written: Checkpoint | None = writer.recorder.write_checkpoint()
-    return written

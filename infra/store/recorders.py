@@ -16,9 +16,10 @@ Each insert of stored events, in one transaction:
    partition head (`chain_signatures`) with the store's signing key (`infra.store.signing`);
 4. keeps the command's answer, if `save(..., answer=...)` gave one (`infra.store.answers`).
 
-After the commit, the writer's `Checkpointer` (`infra.store.checkpoints`) is told, and writes a
-signed tree head to the checkpoint file within `SABOT_CHECKPOINT_SECONDS`, when the store is
-closed (explicitly: one the garbage collector takes writes nothing) and at exit. A writer (a
+After the commit, the writer's `Checkpointer` (`infra.store.checkpoints`) is told: a signed tree
+head covers the commit within `SABOT_CHECKPOINT_SECONDS` (written by the process that holds the
+store's checkpoint lease, `infra.store.checkpoint_lease`), or when the store is closed
+(explicitly: one the garbage collector takes writes nothing) and at exit. A writer (a
 recorder whose tables are created) loads its signing key when it starts, and refuses to
 start without it; a reader (e.g. `sabot audit verify`) never needs it.
 
@@ -76,7 +77,8 @@ from psycopg.pq import TransactionStatus
 from infra.errors import DuplicateCommand, RecordedCommand, StoreError
 from infra.store import aggregate_locks, command_log, ledger, migrations, notices
 from infra.store.answers import KeptAnswer
-from infra.store.checkpoints import Checkpoint, Checkpointer, checkpoint_path, interval
+from infra.store.checkpointer import Checkpointer
+from infra.store.checkpoints import Checkpoint, checkpoint_path, interval
 from infra.store.database import Database, PostgresDatabase, SQLiteDatabase
 from infra.store.signing import Signer, SigningKeyError, key_env, key_path, signer_for
 from infra.store.witness_push import Pusher, configured
@@ -173,13 +175,14 @@ class _Ledgered:
             ledger.record_key(self.database, cursor, signer)
         return signer
 
-    def _committed(self, answer: KeptAnswer[Sequence[int]] | None, kept: bool) -> None:
+    def _committed(self, answer: KeptAnswer[Sequence[int]] | None, kept: bool,
+                   notification_ids: Sequence[int]) -> None:
         if answer is not None:
             answer.committed(kept)
         self._key_recorded = True
         checkpointer = self.checkpointer()
         if checkpointer is not None:
-            checkpointer.noted()
+            checkpointer.noted(max(notification_ids, default=0))
 
 
 class ChainedSQLiteApplicationRecorder(_Ledgered, SQLiteApplicationRecorder):
@@ -213,7 +216,7 @@ class ChainedSQLiteApplicationRecorder(_Ledgered, SQLiteApplicationRecorder):
                     kept = self.database.execute(
                         cursor, *answer.statement(notification_ids)).fetchone() is not None
         if stored_events:
-            self._committed(answer, kept)
+            self._committed(answer, kept, notification_ids)
             self._published(notification_ids)
         return notification_ids
 
@@ -293,7 +296,7 @@ class ChainedPostgresApplicationRecorder(_Ledgered, PostgresApplicationRecorder)
                 raise command_log.first_claimed(self.database, cursor,
                                                 claims(stored_events, kwargs))
         if stored_events:
-            self._committed(answer, kept)
+            self._committed(answer, kept, notification_ids)
             self._published(notification_ids)
         return notification_ids
 

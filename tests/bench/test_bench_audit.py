@@ -20,13 +20,13 @@ from typing import Any
 import pytest
 
 from infra.audit.verify import verify
+from infra.store.checkpointer import write_checkpoint
 from infra.store.checkpoints import (
     append_line,
     checkpoint_path,
     checkpoints,
     last_checkpoint,
     read_lines,
-    write_checkpoint,
 )
 from infra.store.opening import open_store
 from infra.store.signing import Signer, create_key

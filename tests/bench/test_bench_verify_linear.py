@@ -29,7 +29,7 @@ from infra.audit.report import AuditReport
 from infra.audit.shoes import ShoeAudit
 from infra.audit.verify import verify
 from infra.services.tables import fork
-from infra.store.checkpoints import write_checkpoint
+from infra.store.checkpointer import write_checkpoint
 from projections.audit_port import PROJECTIONS
 from tests.bench.harness import Results, at_least, at_most, sized
 from tests.bench.tables import CHIPS, SECRET, ids, seated_table, service

@@ -7,7 +7,8 @@ import msgspec
 import pytest
 from playwright.sync_api import BrowserContext, expect
 
-from infra.store.checkpoints import Checkpoint, write_checkpoint
+from infra.store.checkpointer import write_checkpoint
+from infra.store.checkpoints import Checkpoint
 from infra.store.notes import open_note, parse_vkey
 from infra.store.tlog import parse_checkpoint_body
 from tests.e2e.test_api import Api, Game, api, game

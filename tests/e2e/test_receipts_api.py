@@ -15,7 +15,8 @@ import pytest
 from api.cli import main
 from api.tokens import Role
 from infra.audit.offline_check.receipts import RECEIPTS_FORMAT, check_receipt, words
-from infra.store.checkpoints import Checkpoint, checkpoint_path, last_checkpoint, write_checkpoint
+from infra.store.checkpointer import write_checkpoint
+from infra.store.checkpoints import Checkpoint, checkpoint_path, last_checkpoint
 from infra.store.merkle import verify_consistency
 from infra.store.opening import open_store
 from tests.e2e.test_api import Api, api, free_port

@@ -21,7 +21,7 @@ from playwright.sync_api import Page, expect
 
 from api.cli import main
 from api.tokens import Role
-from infra.store.checkpoints import write_checkpoint
+from infra.store.checkpointer import write_checkpoint
 from tests.e2e.test_api import Api, api  # noqa: F401 - the server fixture
 from tests.e2e.test_page import (  # noqa: F401 - the browser fixtures
     ARGS,

@@ -17,7 +17,8 @@ from domain.tournament.aggregate import Tournament
 from infra.audit.verify import Problem, verify
 from infra.errors import ChainError
 from infra.store import ledger
-from infra.store.checkpoints import checkpoints, read_lines, write_checkpoint
+from infra.store.checkpointer import write_checkpoint
+from infra.store.checkpoints import checkpoints, read_lines
 from infra.store.database import PostgresDatabase
 from infra.store.opening import open_store
 from tests.integration.test_audit import db_id, nid_column, sql

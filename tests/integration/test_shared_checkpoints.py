@@ -15,14 +15,9 @@ from api.cli import main
 from domain.game.settings import Variant
 from infra.errors import ChainError
 from infra.services.tables import TableService
-from infra.store import checkpoints as module
-from infra.store.checkpoints import (
-    append_line,
-    checkpoint_path,
-    checkpoints,
-    read_lines,
-    write_checkpoint,
-)
+from infra.store import checkpointer as module
+from infra.store.checkpointer import write_checkpoint
+from infra.store.checkpoints import append_line, checkpoint_path, checkpoints, read_lines
 from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table, play
 
 

@@ -21,7 +21,7 @@ import pytest
 from domain.game.settings import Variant
 from infra.errors import WritersInFlight
 from infra.store import ledger
-from infra.store.checkpoints import write_checkpoint
+from infra.store.checkpointer import write_checkpoint
 from projections.registry import VIEWS
 from projections.runner import Runner
 from tests.conftest import POSTGRES_URL

@@ -30,6 +30,7 @@ from infra.audit.shoes import ShoeAudit
 from infra.audit.verify import AuditReport, Finding, Problem, verify
 from infra.services.tables import TableService
 from infra.store.chain import canonical_bytes, global_digest, stream_digest
+from infra.store.checkpointer import write_checkpoint
 from infra.store.checkpoints import (
     WriterTrust,
     append_line,
@@ -38,7 +39,6 @@ from infra.store.checkpoints import (
     read_lines,
     sign_checkpoint,
     tree_head,
-    write_checkpoint,
 )
 from infra.store.merkle import Frontier, event_leaf, verify_inclusion
 from infra.store.opening import open_store

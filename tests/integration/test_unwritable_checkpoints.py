@@ -1,5 +1,5 @@
 """A writer whose checkpoint file cannot be written (here its folder is a file) keeps writing
-events, keeps trying, and says so (`infra.store.checkpoints.anchoring`, what `/ready` and
+events, keeps trying, and says so (`infra.store.checkpointer.anchoring`, what `/ready` and
 `/metrics` read: `tests/e2e/test_unanchored.py` has them over HTTP): its failures count up, the
 reason is the file system's, one error is logged for the minute. Once the file can be
 written, the next attempt anchors every event."""
@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from domain.game.settings import Variant
-from infra.store.checkpoints import anchoring, last_checkpoint
+from infra.store.checkpointer import anchoring
+from infra.store.checkpoints import last_checkpoint
 from tests.integration.test_audit import sql
 from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table
 

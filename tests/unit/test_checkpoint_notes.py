@@ -12,13 +12,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from infra.store.checkpoint_notes import ORIGIN_SETTING, note_origin
-from infra.store.checkpoints import (
-    Checkpoint,
-    TreeHead,
-    cosign,
-    read_lines,
-    sign_checkpoint,
-)
+from infra.store.checkpoints import Checkpoint, TreeHead, cosign, read_lines, sign_checkpoint
 from infra.store.merkle import Frontier, leaf_hash
 from infra.store.notes import (
     CosignatureVerifier,

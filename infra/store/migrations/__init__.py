@@ -49,6 +49,7 @@ from infra.store.migrations import (
     v007_anchorings,
     v008_installation,
     v009_sign_in_keyed,
+    v010_checkpoint_lease,
 )
 
 
@@ -62,7 +63,8 @@ class Step(Protocol):
 STEPS: tuple[Step, ...] = (v001_initial, v002_token_generation, v003_partition_homes,
                           v004_sign_in_codes, v005_command_senders,
                           v006_outbox_by_command, v007_anchorings,
-                          v008_installation, v009_sign_in_keyed)
+                          v008_installation, v009_sign_in_keyed,
+                          v010_checkpoint_lease)
 LATEST = STEPS[-1].VERSION
 
 VERSION_TABLE = ("CREATE TABLE IF NOT EXISTS {schema_version} (version INTEGER PRIMARY KEY,"
