@@ -49,6 +49,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from api.tokens import Grant, Role, TokenStore
 from domain.bots import next_command
 from infra.services.tables import TableService
+from infra.store.database import Database
 from infra.store.signing import create_key
 from tests.bench.harness import QUICK, Results, at_least, at_most, format_table, sized
 from tests.bench.pg_profile import scan_deltas
@@ -101,6 +102,7 @@ CAPACITY_TOURNAMENTS = sized(4, 1)
 FORMAT = {"variant": "punto-banco", "seats_per_table": 8, "starting_chips": 100_000,
           "min_stake": 1, "max_stake": 10, "coups_per_round": 100_000,
           "stages": [{"name": "final", "rounds": 1}]}
+CHECKPOINT_SECONDS = sized(10, 2)  # the default; the quick run is over before 10 s
 READ_OWN_WRITE = 5  # a human table's every 5th command is read back on the other replica
 TOPOLOGY_JSON = Path(".sabot/bench-topology.json")
 
@@ -331,7 +333,8 @@ def start(database: str, home: Path, directors: int) -> list[Child]:
     environ = {"SABOT_BROKER_URL": BROKER, "SABOT_LIVE_PER_ADDRESS": str(SUBSCRIBERS + 10),
                "SABOT_LIVE_TOTAL": str(SUBSCRIBERS + 10),
                "SABOT_SIGNING_KEY": str(home / "signing.key"),
-               "SABOT_CHECKPOINTS": str(home / "checkpoints")}
+               "SABOT_CHECKPOINTS": str(home / "checkpoints"),
+               "SABOT_CHECKPOINT_SECONDS": str(CHECKPOINT_SECONDS)}
     children: list[Child] = []
     for number in range(2):
         port = free_port()
@@ -383,11 +386,13 @@ def measure_run(run: Run, database: str, home: Path) -> None:
             load, steps = asyncio.run(asyncio.wait_for(
                 play([c.url for c in children[:2]], service, tokens, run, meter),
                 timeout=run.seconds + WARM_UP + 240))
+            folder = checkpoint_holder(service.database, children)
         assert not load.failures, f"{len(load.failures)} failures: {load.failures[:5]}"
     except BaseException as error:
         raise AssertionError("\n".join(c.tail() for c in children)) from error
     finally:
         stop(children)
+    assert folder.startswith("worker-"), f"the checkpoints were folded by {folder}"
     lost = missing(database, load.applied)
     assert not lost, f"{len(lost)} commands answered as applied are not in the log: {lost[:5]}"
     chosen = best(steps)
@@ -399,6 +404,7 @@ def measure_run(run: Run, database: str, home: Path) -> None:
                                         max(1, round(events / max(1, commands))), RAW_SECONDS)
     pg = server_cpu(first.backends, last.backends) / max(1, events)
     run.profile = [
+        f"checkpoints folded and signed by {folder} (the lease's holder at the end)",
         *(step_line(step) for step in steps if run.capacity),
         "PG CPU ms/event by process: " + " ".join(
             f"{name}={seconds * 1000 / max(1, events):.3f}" for name, seconds
@@ -443,6 +449,16 @@ def measure_run(run: Run, database: str, home: Path) -> None:
             for c in children[:2]),
         "commands/s a replica core": sum(sample.by_replica.values()) / max(0.01, replicas),
     })
+
+
+def checkpoint_holder(database: Database, children: list[Child]) -> str:
+    """The child whose process holds the store's checkpoint lease: it alone folds the store's
+    events and signs its checkpoints (`infra.store.checkpoint_lease`, issue 36)."""
+    row = database.read_one("SELECT holder FROM {checkpoint_lease}")
+    if row is None:
+        return "no process"
+    pid = int(str(row["holder"]).split("/")[0].rsplit(":", 1)[1])
+    return next((c.name for c in children if pid in c.tree()), f"process {pid}")
 
 
 def step_line(step: Step) -> str:
