@@ -17,7 +17,7 @@ import psycopg
 from eventsourcing.persistence import StoredEvent
 
 from infra.errors import DuplicateCommand, RecordedCommand
-from infra.store.database import Database, PostgresDatabase
+from infra.store.database import Database, PostgresDatabase, values_insert
 from infra.store.senders import current_sender
 from infra.store.signing import Signer, command_message
 
@@ -78,10 +78,9 @@ def claim_commands(database: Database, cursor: Any, claims: Sequence[Claim],
     if isinstance(database, PostgresDatabase):
         database.insert_rows(cursor, "command_log", COLUMNS, rows)
         return
-    insert = (f"INSERT INTO {{command_log}} ({', '.join(name for name, _ in COLUMNS)}) VALUES "
-              + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * len(claims)))
     taken = {row["command_id"] for row in database.execute(
-        cursor, insert + " ON CONFLICT (command_id) DO NOTHING RETURNING command_id",
+        cursor, values_insert("command_log", COLUMNS, len(claims))
+        + " ON CONFLICT (command_id) DO NOTHING RETURNING command_id",
         [value for row in rows for value in row]).fetchall()}
     if len(taken) < len(claims):
         raise first_claimed(database, cursor, [c for c in claims if c.command_id not in taken])

@@ -71,6 +71,13 @@ class _Names(dict[str, str]):
         return self.database.table(key)
 
 
+def values_insert(table: str, columns: Sequence[tuple[str, str]], count: int) -> str:
+    """`INSERT INTO {table} (columns) VALUES` and `count` rows of placeholders."""
+    names = ", ".join(name for name, _ in columns)
+    return (f"INSERT INTO {{{table}}} ({names}) VALUES "
+            + ", ".join([f"({', '.join('?' * len(columns))})"] * count))
+
+
 class Database(ABC):
     dialect: ClassVar[str]
     notification_column: ClassVar[str]
@@ -148,12 +155,10 @@ class Database(ABC):
                     rows: Sequence[Sequence[Any]]) -> None:
         """Insert `rows` into `{table}`, their values in the order of `columns` (each a name
         and its PostgreSQL type): in multi-row statements of as many rows as SQLite takes."""
-        names = ", ".join(name for name, _ in columns)
         per_insert = SQLITE_VARIABLES // len(columns)
         for start in range(0, len(rows), per_insert):
             chunk = rows[start:start + per_insert]
-            self.execute(cursor, f"INSERT INTO {{{table}}} ({names}) VALUES "
-                         + ", ".join([f"({', '.join('?' * len(columns))})"] * len(chunk)),
+            self.execute(cursor, values_insert(table, columns, len(chunk)),
                          [value for row in chunk for value in row])
 
     def lock_schema_once(self, cursor: Any) -> None:
