@@ -11,7 +11,8 @@ tournament through the API; during play the organiser pauses it through a replic
 killed as the request leaves and sends the pause again, same Idempotency-Key, to the other
 replica. Then: the results (positions, prizes, winner), the tournament's decisions and every
 table's events (with their command ids) equal those of the same tournament played by one
-director on an embedded store; no command id was applied twice; `sabot audit verify` passes.
+director on an embedded store; no command id was applied twice; once every process is stopped
+at once (SIGTERM), `sabot audit verify` passes with no checkpoint asked for.
 
 `SABOT_FAULT_CYCLES=N` makes a soak: the faults N times over, in an N times longer tournament
 (30 to 95 s for one cycle on the 2-core machine, by its load; 75 s for two).
@@ -467,12 +468,10 @@ def test_a_tournament_survives_every_role_killed_and_both_servers_restarted(
     for command_id, (_, versions) in applied.items():  # one command, one run of versions
         assert versions == list(range(versions[0], versions[0] + len(versions))), command_id
     service.close()
-    # the operator checkpoints the finished tournament (its last events may be younger than
-    # the writers' SABOT_CHECKPOINT_SECONDS), so that verify finds it all anchored: exit 0
-    checkpointed = subprocess.run([sys.executable, "-m", "api.cli", "audit", "checkpoint",
-                                   "--database", postgres.url], capture_output=True,
-                                  text=True, env=topology.env, timeout=300)
-    assert checkpointed.returncode == 0, checkpointed.stderr[-2000:]
+    # every process of the installation stopped at once (SIGTERM), with no checkpoint asked
+    # for: each writer anchors its tail at its exit (the lease's holder, or any writer whose
+    # writes no checkpoint covers yet), so that verify finds it all anchored: exit 0 (issue 36)
+    topology.stop()
     verified = subprocess.run([sys.executable, "-m", "api.cli", "audit", "verify",
                                "--database", postgres.url], capture_output=True,
                               text=True, env=topology.env, timeout=300)
