@@ -24,7 +24,8 @@ from infra.store.checkpoint_lease import TURNS, CheckpointLease
 from infra.store.checkpointer import Checkpointer
 from infra.store.checkpoints import Checkpoint, checkpoint_path, last_checkpoint
 from infra.store.database import Database
-from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table, play
+from tests.integration.test_shared_checkpoints import two_writers
+from tests.integration.test_table_service import SMALL_SHOE, open_table, play
 
 SECONDS = 1.0  # a lease of 3 s: a turn late under the suite's load still renews it
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,11 +46,7 @@ time.sleep(600)
 @pytest.fixture
 def writers(database_url: str, monkeypatch: pytest.MonkeyPatch
             ) -> Iterator[tuple[TableService, TableService]]:
-    monkeypatch.setenv("SABOT_CHECKPOINT_SECONDS", str(SECONDS))
-    first, second = a_service(database_url), a_service(database_url)
-    yield first, second
-    first.close()
-    second.close()
+    yield from two_writers(database_url, monkeypatch, SECONDS)
 
 
 def folds(monkeypatch: pytest.MonkeyPatch) -> list[str]:

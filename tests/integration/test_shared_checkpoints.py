@@ -21,14 +21,20 @@ from infra.store.checkpoints import append_line, checkpoint_path, checkpoints, r
 from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table, play
 
 
-@pytest.fixture
-def writers(database_url: str, monkeypatch: pytest.MonkeyPatch
-            ) -> Iterator[tuple[TableService, TableService]]:
-    monkeypatch.setenv("SABOT_CHECKPOINT_SECONDS", "3600")  # only the checkpoints asked for
+def two_writers(database_url: str, monkeypatch: pytest.MonkeyPatch, seconds: float
+                ) -> Iterator[tuple[TableService, TableService]]:
+    """Two writers of one store, in this process, checkpointing every `seconds`."""
+    monkeypatch.setenv("SABOT_CHECKPOINT_SECONDS", str(seconds))
     first, second = a_service(database_url), a_service(database_url)
     yield first, second
     first.close()
     second.close()
+
+
+@pytest.fixture
+def writers(database_url: str, monkeypatch: pytest.MonkeyPatch
+            ) -> Iterator[tuple[TableService, TableService]]:
+    yield from two_writers(database_url, monkeypatch, 3600)  # only the checkpoints asked for
 
 
 def folded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
