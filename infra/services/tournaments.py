@@ -41,9 +41,10 @@ import logging
 import secrets
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
+from typing import Any
 
 from eventsourcing.utils import get_topic
 
@@ -134,25 +135,31 @@ class Tournaments:
     def listed(self, everything: bool = False) -> list[tuple[uuid.UUID, TournamentState]]:
         """The tournaments of the lobby, oldest first: the cancelled and the archived left
         out, unless `everything`."""
-        states = ((tid, self.state(tid)) for tid in self.ids())
-        return [(tid, state) for tid, state in states if everything or state.listed]
+        current = self.current(self.ids(), "tournament")
+        return [(tid, tournament.state) for tid, tournament in current.items()
+                if everything or tournament.state.listed]
 
     def tables(self, tournament_id: uuid.UUID) -> dict[str, TableState]:
         """The tournament's open tables, by name."""
         return self.tables_of(self.state(tournament_id))
 
     def tables_of(self, state: TournamentState) -> dict[str, TableState]:
-        """The open tables of the tournament `state`, by name, each as recorded now: the
-        tables this process keeps are checked against the store's versions in one read (a
-        read a table made the director's step cost a round trip for each), and only those
-        that moved are read again."""
+        """The open tables of the tournament `state`, by name, each as recorded now
+        (`current`: a read a table made the director's step cost a round trip for each)."""
         ids = {name: Table.create_id(name) for name in state.tables}
         ids = {name: table_id for name, table_id in ids.items() if self.opened(table_id)}
-        kept = {table_id: self.service.kept(table_id, "table") for table_id in ids.values()}
+        current = self.current(ids.values(), "table")
+        return {name: current[table_id].state for name, table_id in ids.items()}
+
+    def current(self, ids: Iterable[uuid.UUID], what: str) -> dict[uuid.UUID, Any]:
+        """Each aggregate of `ids`, in order, as recorded now: the ones this process keeps are
+        checked against the store's versions in one read, and only those that moved are read
+        again (the lobby read each tournament, one round trip each, at every look)."""
+        kept = {aggregate_id: self.service.kept(aggregate_id, what) for aggregate_id in ids}
         now = ledger.stream_versions(self.service.database, kept)
-        return {name: (kept[table_id] if now.get(table_id) == kept[table_id].version
-                       else self.service.table(table_id)).state
-                for name, table_id in ids.items()}
+        return {aggregate_id: aggregate if now.get(aggregate_id) == aggregate.version
+                else self.service.load(aggregate_id, what)
+                for aggregate_id, aggregate in kept.items()}
 
     def opened(self, table_id: uuid.UUID) -> bool:
         """Whether the table was opened: asked of the store until it was."""
