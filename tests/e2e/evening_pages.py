@@ -1,4 +1,5 @@
-"""The evening's pages in Chromium (tests/e2e/test_evening.py): a tournament of people and house
+"""The evening's pages in Chromium (tests/e2e/test_evening.py, test_evening_punto_banco.py):
+the evening's server and pages as fixtures (`api`, `open_page`); a tournament of people and house
 bots started with each person's page, the organiser's console, the big screen, each table's
 screen and each croupier's console open, each in a browser context of its own; the people's and
 the croupiers' clicks; the organiser's pause and publish by click; the check of the whole
@@ -76,6 +77,18 @@ def evening_worker(api: Api, tmp_path: Path) -> AbstractContextManager[subproces
     return running_worker("", api.service.database_url, tmp_path / "worker.log", "--pool",
                           "solo", "--queue", queue_of(tmp_path), cwd=tmp_path,
                           env={"PYTHONPATH": str(ROOT), "SABOT_SECRET_KEY": KEY.hex()})
+
+
+@pytest.fixture
+def api(postgres_url: str, tmp_path: Path) -> Iterator[Api]:
+    """The evening's server (`evening_server`)."""
+    yield from evening_server(postgres_url, tmp_path)
+
+
+@pytest.fixture
+def open_page(api: Api, chromium: Browser) -> Iterator[OpenPage]:
+    """The evening's pages (`page_opener`), on the module's `chromium`."""
+    yield from page_opener(api, chromium)
 
 
 def page_opener(api: Api, chromium: Browser) -> Iterator[OpenPage]:

@@ -17,36 +17,35 @@ is checked: every event whose actor is a person carries a command id that person
 sent, every bot's event names the bot and came from the house, fay's every turn was the
 clock's, and `sabot audit verify` (attribution included) finds the store intact.
 
-`test_the_punto_banco_evening_in_chromium`: the house-dealt punto banco evening, bets in a
-rotating order on a bet clock (fay's every turn passed by the clock).
+The punto banco evening is in test_evening_punto_banco.py: a module of its own, so that
+`--dist loadfile` plays the two evenings on two workers at once.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from domain.game.coup import Side
-from domain.game.payouts import Spot
 from domain.table import commands as c
 from tests.e2e.evening_pages import (
     CLICK_MS,
     Evening,
     OpenPage,
+    api,  # noqa: F401 - the evening's server
     check_the_record,
     click,
-    evening_server,
     evening_worker,
     one_key,  # noqa: F401 - the shared keys
-    page_opener,
+    open_page,  # noqa: F401 - the evening's pages
     pause_by_click,
     publish_by_click,
     start_evening,
@@ -56,10 +55,8 @@ from tests.e2e.test_api import Api
 from tests.e2e.test_evening_api import (
     BANK,
     BOT_THINK,
-    BOTS,
     CHEMIN_DE_FER,
     CLOCK,
-    FORMAT,
     PEOPLE,
     SEED,
     SILENT,
@@ -73,16 +70,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
 EVENING = 240.0  # a stalled evening fails by then (before pytest's 300 s, saying where
 # it stands); it takes 40-100 s on two loaded cores
-
-
-@pytest.fixture
-def api(postgres_url: str, tmp_path: Path) -> Iterator[Api]:
-    yield from evening_server(postgres_url, tmp_path)
-
-
-@pytest.fixture
-def open_page(api: Api, chromium: Browser) -> Iterator[OpenPage]:  # noqa: F811
-    yield from page_opener(api, chromium)
 
 
 @dataclass
@@ -163,7 +150,7 @@ def yet_to_stake(view: dict[str, Any], people: list[str]) -> list[str]:
     return [p for p in people if p != SILENT and p != view["banker"] and p not in placed]
 
 
-def test_the_evening_in_chromium(api: Api, open_page: OpenPage,
+def test_the_evening_in_chromium(api: Api, open_page: OpenPage,  # noqa: F811
                                  tmp_path: Path) -> None:
     evening = start_evening(api, open_page, CHEMIN_DE_FER, croupier_dealt,
                             seed=SEED, name="evening")
@@ -221,7 +208,8 @@ def round_over_by_page(evening: Evening, table: str) -> None:
             "Round over: no more coups until the next round", timeout=WAIT_MS)
 
 
-def paused_tries(api: Api, evening: Evening, dealt: str) -> dict[str, tuple[str, c.TableCommand]]:
+def paused_tries(api: Api, evening: Evening,  # noqa: F811
+                 dealt: str) -> dict[str, tuple[str, c.TableCommand]]:
     """A command each of a person, the croupier and the organiser would send now."""
     person = next(p for p in evening.at(dealt) if p in PEOPLE and p != SILENT)
     house = next(t for t in evening.tables if t != dealt)
@@ -229,51 +217,3 @@ def paused_tries(api: Api, evening: Evening, dealt: str) -> dict[str, tuple[str,
                 command_id=f"paused-{person}", player=person, tableau=Side.PUNTER, amount=10)),
             evening.croupier_tokens[dealt]: (dealt, c.DealCard(command_id="paused-croupier")),
             evening.organiser: (house, c.CloseBetting(command_id="paused-organiser"))}
-
-
-def bet_if_my_turn(page: Page, amount: int) -> bool:
-    """Click a bet of `amount` on the banker if the page offers it now (past the round's last
-    coup the table refuses it: `round-over`). Each person bets their own amount: people who
-    all bet alike at one table would stay tied for first, and a tie plays on (`share`)."""
-    place = page.get_by_role("button", name="Place bet")
-    if not place.is_enabled():
-        return False
-    try:  # the turn may pass (its clock) between the look and the click
-        page.get_by_label("on").select_option("banker", timeout=CLICK_MS)
-        page.get_by_label("amount").fill(str(amount), timeout=CLICK_MS)
-        place.click(timeout=CLICK_MS)
-    except PlaywrightTimeout:
-        return False
-    return True
-
-
-def test_the_punto_banco_evening_in_chromium(api: Api, open_page: OpenPage,
-                                             tmp_path: Path) -> None:
-    evening = start_evening(api, open_page, {**FORMAT, "people_bet_seconds": CLOCK})
-    clicked: dict[str, int] = dict.fromkeys(PEOPLE, 0)
-    paused = False
-    with evening_worker(api, tmp_path):
-        deadline = time.monotonic() + EVENING
-        while (view := api.call("GET", evening.path).json())["status"] != "finished":
-            assert time.monotonic() < deadline, (tmp_path / "worker.log").read_text()[-3000:]
-            for number, (person, page) in enumerate(evening.pages.items()):
-                if person != SILENT and bet_if_my_turn(page, 10 + 5 * number):
-                    clicked[person] += 1
-            if not paused and view["round"] == 1 and sum(clicked.values()) >= 3:
-                person = next(p for p in PEOPLE if p != SILENT)
-                table = evening.table_of[person]
-                tries: dict[str, tuple[str, c.TableCommand]] = {
-                    evening.tokens[person]: (table, c.PlaceBet(
-                        command_id=f"paused-{person}", player=person, spot=Spot.BANKER,
-                        amount=10)),
-                    evening.organiser: (table, c.CloseBetting(command_id="paused-organiser"))}
-                pause_by_click(api, evening, tries, CLOCK + 0.5)
-                paused = True
-            time.sleep(0.05)
-    assert paused and view["round"] >= 2  # a tie for first after two rounds plays on
-    publish_by_click(api, evening)
-    events = check_the_record(api, evening)
-    placed = {e.actor for e in events if type(e).__name__ == "BetPlaced"}
-    assert placed >= set(PEOPLE) - {SILENT} and placed & set(BOTS), placed
-    passed = [e for e in events if type(e).__name__ == "BetTurnPassed" and e.player == SILENT]
-    assert passed and all(e.reason == "clock" and e.actor.startswith("@") for e in passed)
