@@ -7,17 +7,23 @@ croupier shuffles, cuts, burns, gives the bank, closes betting, deals, settles a
 clicks on the croupier's console), the second house-dealt (a real `sabot worker` directs it).
 Six people (each with their own token) and four house bots; two rounds of two coups on short
 clocks. The people stake, call banco, take the bank, retire it and draw or stand by clicks;
-`fay` never acts: the bank is retired before her so that it is offered to her, and her
-clock declines it. Mid-round (a croupier-dealt coup being dealt) the organiser clicks Pause:
-every page (each person's, the croupier's console, each table's screen, the big screen, the
+`fay` never acts: the bank is retired before her so that it is offered to her, and her clock
+declines it. Mid-round (a croupier-dealt coup being dealt) the organiser clicks Pause: every
+page (each person's, the croupier's console, each table's screen, the big screen, the
 organiser's console) shows paused within 2 s; any table command (a person, the croupier, the
-organiser) is 409 `tournament-paused` and nothing is written for longer than any clock;
-Resume. Once finished the organiser publishes the results by a click; then the whole record
-is checked: every event whose actor is a person carries a command id that person's own token
-sent, every bot's event names the bot and came from the house, fay's every turn was the
-clock's, and `sabot audit verify` (attribution included) finds the store intact.
+organiser) is 409 `tournament-paused` and nothing is written for longer than any clock, while
+every page kind (a person's page, the table's screen, the croupier's console, the big screen,
+the organiser's console) is opened afresh at a phone's and a big screen's size, in an English
+and a French browser, and no text overflows its box (issue 37: "no page has overflowing text at
+either size in either language"); Resume. Once finished the organiser publishes the results by
+a click; then the whole record is checked: every event whose actor is a person carries a
+command id that person's own token sent, every bot's event names the bot and came from the
+house, fay's every turn was the clock's, and `sabot audit verify` (attribution included) finds
+the store intact; and, read from the record, "no table waits longer than its clock + 2 s": each
+clock a table started (a person's decision, the bank offered to fay) went on within its seconds
++ 2 of play.
 
-The punto banco evening is in test_evening_punto_banco.py: a module of its own, so that
+The punto-banco-eight evening is in test_evening_punto_banco.py: a module of its own, so that
 `--dist loadfile` plays the two evenings on two workers at once.
 """
 
@@ -27,11 +33,12 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from domain.game.coup import Side
@@ -41,13 +48,17 @@ from tests.e2e.evening_pages import (
     Evening,
     OpenPage,
     api,  # noqa: F401 - the evening's server
+    check_no_table_waits_past_its_clock,
     check_the_record,
     click,
     evening_worker,
+    no_text_overflows,
     one_key,  # noqa: F401 - the shared keys
     open_page,  # noqa: F401 - the evening's pages
+    page_kinds,
     pause_by_click,
     publish_by_click,
+    record_of,
     start_evening,
     where_it_stands,
 )
@@ -150,7 +161,7 @@ def yet_to_stake(view: dict[str, Any], people: list[str]) -> list[str]:
     return [p for p in people if p != SILENT and p != view["banker"] and p not in placed]
 
 
-def test_the_evening_in_chromium(api: Api, open_page: OpenPage,  # noqa: F811
+def test_the_evening_in_chromium(api: Api, open_page: OpenPage, chromium: Browser,  # noqa: F811
                                  tmp_path: Path) -> None:
     evening = start_evening(api, open_page, CHEMIN_DE_FER, croupier_dealt,
                             seed=SEED, name="evening")
@@ -188,12 +199,15 @@ def test_the_evening_in_chromium(api: Api, open_page: OpenPage,  # noqa: F811
                 round_over_shown = True
             view = api.call("GET", f"/tables/{dealt}").json()
             if not paused and shown["round"] == 1 and view["phase"] == "playing":
-                pause_by_click(api, evening, paused_tries(api, evening, dealt), CLOCK + 0.5)
+                kinds = page_kinds(api, evening, plan_person(evening, dealt))
+                pause_by_click(api, evening, paused_tries(api, evening, dealt), CLOCK + 0.5,
+                               partial(no_text_overflows, api, chromium, kinds))
                 paused = True
     assert paused and round_over_shown and shown["round"] >= 2  # a tie for first plays on
     publish_by_click(api, evening)
     events = check_the_record(api, evening)
     check_the_people_played_chemin_de_fer(events)
+    check_no_table_waits_past_its_clock(*record_of(api, evening))
     turns = [e for e in events if getattr(e, "player", None) == SILENT
              and type(e).__name__ in ("BankDeclined", "BetTurnPassed")]
     assert turns and all(e.actor.startswith("@") for e in turns), turns
@@ -208,10 +222,15 @@ def round_over_by_page(evening: Evening, table: str) -> None:
             "Round over: no more coups until the next round", timeout=WAIT_MS)
 
 
+def plan_person(evening: Evening, dealt: str) -> str:
+    """A person at the croupier's table who acts (not fay)."""
+    return next(p for p in evening.at(dealt) if p in PEOPLE and p != SILENT)
+
+
 def paused_tries(api: Api, evening: Evening,  # noqa: F811
                  dealt: str) -> dict[str, tuple[str, c.TableCommand]]:
     """A command each of a person, the croupier and the organiser would send now."""
-    person = next(p for p in evening.at(dealt) if p in PEOPLE and p != SILENT)
+    person = plan_person(evening, dealt)
     house = next(t for t in evening.tables if t != dealt)
     return {evening.tokens[person]: (dealt, c.PlaceStake(
                 command_id=f"paused-{person}", player=person, tableau=Side.PUNTER, amount=10)),
