@@ -178,7 +178,7 @@ def test_the_punto_banco_eight_evening_in_chromium(
                         ready[:] = ready_cli(api, evening, tmp_path)
             time.sleep(0.05)
     assert paused_mid_clock(api, evening), "no CLI pause came while an idle clock ran"
-    assert view["round"] >= 2
+    assert view["round"] >= 2 and all(clicked.values()), clicked  # each bet by a click
     for who, (table, _) in due.items():  # moved late in the final: their page follows
         expect(evening.pages[who]).to_have_url(re.compile(rf"/player\?table={table}$"),
                                                timeout=FOLLOW_S * 1000)
