@@ -2,8 +2,11 @@
 the evening's server and pages as fixtures (`api`, `open_page`); a tournament of people and house
 bots started with each person's page, the organiser's console, the big screen, each table's
 screen and each croupier's console open, each in a browser context of its own; the people's and
-the croupiers' clicks; the organiser's pause and publish by click; the check of the whole
-record."""
+the croupiers' clicks; the organiser's pause and publish by click, and pause and resume by
+`sabot tournament` mid-clock; the check of the whole record; and issue 37's checks of an
+evening: no page's text overflows its box at a phone's or a big screen's size in English or
+French (`no_text_overflows`), no table waits longer than its clock + 2 s
+(`check_no_table_waits_past_its_clock`, from the record)."""
 
 from __future__ import annotations
 
