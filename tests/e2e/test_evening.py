@@ -7,26 +7,33 @@ croupier shuffles, cuts, burns, gives the bank, closes betting, deals, settles a
 clicks on the croupier's console), the second house-dealt (a real `sabot worker` directs it).
 Six people (each with their own token) and four house bots; two rounds of two coups on short
 clocks. The people stake, call banco, take the bank, retire it and draw or stand by clicks;
-`fay` never acts: the bank is retired before her so that it is offered to her, and her
-clock declines it. Mid-round (a croupier-dealt coup being dealt) the organiser clicks Pause:
-every page (each person's, the croupier's console, each table's screen, the big screen, the
+`fay` never acts: the bank is retired before her so that it is offered to her, and her clock
+declines it. Mid-round (a croupier-dealt coup being dealt) the organiser clicks Pause: every
+page (each person's, the croupier's console, each table's screen, the big screen, the
 organiser's console) shows paused within 2 s; any table command (a person, the croupier, the
-organiser) is 409 `tournament-paused` and nothing is written for longer than any clock;
-Resume. Once finished the organiser publishes the results by a click; then the whole record
-is checked: every event whose actor is a person carries a command id that person's own token
-sent, every bot's event names the bot and came from the house, fay's every turn was the
-clock's, and `sabot audit verify` (attribution included) finds the store intact.
+organiser) is 409 `tournament-paused` and nothing is written for longer than any clock, while
+every page kind (a person's page, the table's screen, the croupier's console, the big screen,
+the organiser's console) is opened afresh at a phone's and a big screen's size, in an English
+and a French browser, and no text overflows its box (issue 37: "no page has overflowing text at
+either size in either language"); Resume. Once finished the organiser publishes the results by
+a click; then the whole record is checked: every event whose actor is a person carries a
+command id that person's own token sent, every bot's event names the bot and came from the
+house, fay's every turn was the clock's, and `sabot audit verify` (attribution included) finds
+the store intact; and, read from the record, "no table waits longer than its clock + 2 s": each
+clock a table started (a person's decision, the bank offered to fay) went on within its seconds
++ 2 of play.
 
-`test_the_punto_banco_evening_in_chromium`: the house-dealt punto banco evening, bets in a
-rotating order on a bet clock (fay's every turn passed by the clock).
+The punto-banco-eight evening is in test_evening_punto_banco.py: a module of its own, so that
+`--dist loadfile` plays the two evenings on two workers at once.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -35,20 +42,23 @@ from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from domain.game.coup import Side
-from domain.game.payouts import Spot
 from domain.table import commands as c
 from tests.e2e.evening_pages import (
     CLICK_MS,
     Evening,
     OpenPage,
+    api,  # noqa: F401 - the evening's server
+    check_no_table_waits_past_its_clock,
     check_the_record,
     click,
-    evening_server,
     evening_worker,
+    no_text_overflows,
     one_key,  # noqa: F401 - the shared keys
-    page_opener,
+    open_page,  # noqa: F401 - the evening's pages
+    page_kinds,
     pause_by_click,
     publish_by_click,
+    record_of,
     start_evening,
     where_it_stands,
 )
@@ -56,10 +66,8 @@ from tests.e2e.test_api import Api
 from tests.e2e.test_evening_api import (
     BANK,
     BOT_THINK,
-    BOTS,
     CHEMIN_DE_FER,
     CLOCK,
-    FORMAT,
     PEOPLE,
     SEED,
     SILENT,
@@ -73,16 +81,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
 EVENING = 240.0  # a stalled evening fails by then (before pytest's 300 s, saying where
 # it stands); it takes 40-100 s on two loaded cores
-
-
-@pytest.fixture
-def api(postgres_url: str, tmp_path: Path) -> Iterator[Api]:
-    yield from evening_server(postgres_url, tmp_path)
-
-
-@pytest.fixture
-def open_page(api: Api, chromium: Browser) -> Iterator[OpenPage]:  # noqa: F811
-    yield from page_opener(api, chromium)
 
 
 @dataclass
@@ -163,7 +161,7 @@ def yet_to_stake(view: dict[str, Any], people: list[str]) -> list[str]:
     return [p for p in people if p != SILENT and p != view["banker"] and p not in placed]
 
 
-def test_the_evening_in_chromium(api: Api, open_page: OpenPage,
+def test_the_evening_in_chromium(api: Api, open_page: OpenPage, chromium: Browser,  # noqa: F811
                                  tmp_path: Path) -> None:
     evening = start_evening(api, open_page, CHEMIN_DE_FER, croupier_dealt,
                             seed=SEED, name="evening")
@@ -201,12 +199,15 @@ def test_the_evening_in_chromium(api: Api, open_page: OpenPage,
                 round_over_shown = True
             view = api.call("GET", f"/tables/{dealt}").json()
             if not paused and shown["round"] == 1 and view["phase"] == "playing":
-                pause_by_click(api, evening, paused_tries(api, evening, dealt), CLOCK + 0.5)
+                kinds = page_kinds(api, evening, plan_person(evening, dealt))
+                pause_by_click(api, evening, paused_tries(api, evening, dealt), CLOCK + 0.5,
+                               partial(no_text_overflows, api, chromium, kinds))
                 paused = True
     assert paused and round_over_shown and shown["round"] >= 2  # a tie for first plays on
     publish_by_click(api, evening)
     events = check_the_record(api, evening)
     check_the_people_played_chemin_de_fer(events)
+    check_no_table_waits_past_its_clock(*record_of(api, evening))
     turns = [e for e in events if getattr(e, "player", None) == SILENT
              and type(e).__name__ in ("BankDeclined", "BetTurnPassed")]
     assert turns and all(e.actor.startswith("@") for e in turns), turns
@@ -221,59 +222,17 @@ def round_over_by_page(evening: Evening, table: str) -> None:
             "Round over: no more coups until the next round", timeout=WAIT_MS)
 
 
-def paused_tries(api: Api, evening: Evening, dealt: str) -> dict[str, tuple[str, c.TableCommand]]:
+def plan_person(evening: Evening, dealt: str) -> str:
+    """A person at the croupier's table who acts (not fay)."""
+    return next(p for p in evening.at(dealt) if p in PEOPLE and p != SILENT)
+
+
+def paused_tries(api: Api, evening: Evening,  # noqa: F811
+                 dealt: str) -> dict[str, tuple[str, c.TableCommand]]:
     """A command each of a person, the croupier and the organiser would send now."""
-    person = next(p for p in evening.at(dealt) if p in PEOPLE and p != SILENT)
+    person = plan_person(evening, dealt)
     house = next(t for t in evening.tables if t != dealt)
     return {evening.tokens[person]: (dealt, c.PlaceStake(
                 command_id=f"paused-{person}", player=person, tableau=Side.PUNTER, amount=10)),
             evening.croupier_tokens[dealt]: (dealt, c.DealCard(command_id="paused-croupier")),
             evening.organiser: (house, c.CloseBetting(command_id="paused-organiser"))}
-
-
-def bet_if_my_turn(page: Page, amount: int) -> bool:
-    """Click a bet of `amount` on the banker if the page offers it now (past the round's last
-    coup the table refuses it: `round-over`). Each person bets their own amount: people who
-    all bet alike at one table would stay tied for first, and a tie plays on (`share`)."""
-    place = page.get_by_role("button", name="Place bet")
-    if not place.is_enabled():
-        return False
-    try:  # the turn may pass (its clock) between the look and the click
-        page.get_by_label("on").select_option("banker", timeout=CLICK_MS)
-        page.get_by_label("amount").fill(str(amount), timeout=CLICK_MS)
-        place.click(timeout=CLICK_MS)
-    except PlaywrightTimeout:
-        return False
-    return True
-
-
-def test_the_punto_banco_evening_in_chromium(api: Api, open_page: OpenPage,
-                                             tmp_path: Path) -> None:
-    evening = start_evening(api, open_page, {**FORMAT, "people_bet_seconds": CLOCK})
-    clicked: dict[str, int] = dict.fromkeys(PEOPLE, 0)
-    paused = False
-    with evening_worker(api, tmp_path):
-        deadline = time.monotonic() + EVENING
-        while (view := api.call("GET", evening.path).json())["status"] != "finished":
-            assert time.monotonic() < deadline, (tmp_path / "worker.log").read_text()[-3000:]
-            for number, (person, page) in enumerate(evening.pages.items()):
-                if person != SILENT and bet_if_my_turn(page, 10 + 5 * number):
-                    clicked[person] += 1
-            if not paused and view["round"] == 1 and sum(clicked.values()) >= 3:
-                person = next(p for p in PEOPLE if p != SILENT)
-                table = evening.table_of[person]
-                tries: dict[str, tuple[str, c.TableCommand]] = {
-                    evening.tokens[person]: (table, c.PlaceBet(
-                        command_id=f"paused-{person}", player=person, spot=Spot.BANKER,
-                        amount=10)),
-                    evening.organiser: (table, c.CloseBetting(command_id="paused-organiser"))}
-                pause_by_click(api, evening, tries, CLOCK + 0.5)
-                paused = True
-            time.sleep(0.05)
-    assert paused and view["round"] >= 2  # a tie for first after two rounds plays on
-    publish_by_click(api, evening)
-    events = check_the_record(api, evening)
-    placed = {e.actor for e in events if type(e).__name__ == "BetPlaced"}
-    assert placed >= set(PEOPLE) - {SILENT} and placed & set(BOTS), placed
-    passed = [e for e in events if type(e).__name__ == "BetTurnPassed" and e.player == SILENT]
-    assert passed and all(e.reason == "clock" and e.actor.startswith("@") for e in passed)
