@@ -275,9 +275,11 @@ def test_an_evening_with_people_over_http_on_the_servers(room: Room) -> None:
         play_turns(room, seating, rng)
         if not paused and view["status"] == "running" and any(  # mid-round, a clock running
                 room.service.state(Table.create_id(t)).coup_number >= 1 for t in seating):
-            table = next(iter(seating))
+            # a table with a person who acts (the draw is the tournament's own: a table may
+            # seat only bots and the silent person)
+            table, person = next((t, p) for t, players in seating.items() for p in players
+                                 if p in PEOPLE and p != SILENT)
             issue_croupier(room, table)
-            person = next(p for p in seating[table] if p in PEOPLE and p != SILENT)
             pause_stops_the_room(room, path, {
                 person: (table, c.PlaceBet(command_id=f"paused-{person}", player=person,
                                            spot=Spot.BANKER, amount=10)),
