@@ -538,9 +538,10 @@ const Sabot = (() => {
       what = deciding ? "clock.decide" : "clock.bet";
       const read = (deciding || betting) && view.clock_ms !== null
         ? performance.now() + view.clock_ms : null;
-      const same = read !== null && deadline !== null && armed === `${view.version} ${pause.paused}`;
-      deadline = same ? Math.min(deadline, read) : read;
-      armed = `${view.version} ${pause.paused}`;
+      const under = `${view.version} ${pause.paused}`;
+      deadline = read !== null && deadline !== null && armed === under
+        ? Math.min(deadline, read) : read;
+      armed = under;
       if (!pause.paused) draw();
     };
   }

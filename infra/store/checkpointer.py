@@ -86,7 +86,7 @@ class Checkpointer:
         self._logged_at = -LOG_EVERY_SECONDS  # time.monotonic() of the last error logged
         _LIVE.add(self)
 
-    def noted(self, position: int = 0) -> None:
+    def noted(self, position: int) -> None:
         """A transaction of this writer committed, up to notification `position`: see that
         a checkpoint covers it within `seconds`."""
         with self._lock:
@@ -127,11 +127,15 @@ class Checkpointer:
         """Whether the file's last checkpoint, signed by a trusted key, covers this writer's
         writes."""
         try:
-            self._trust = self._trust or WriterTrust(self.signer, self.path)
-            latest = latest_trusted(self.path, self._trust.refresh())
+            latest = latest_trusted(self.path, self._trusted())
         except (OSError, ValueError, ChainError):
             return False
         return latest is not None and latest.head >= self._mine
+
+    def _trusted(self) -> dict[str, bytes]:
+        """The keys this writer trusts now (`WriterTrust`, made at its first use)."""
+        self._trust = self._trust or WriterTrust(self.signer, self.path)
+        return self._trust.refresh()
 
     def flush(self) -> Checkpoint | None:
         """Write a checkpoint if this writer wrote since the last one."""
@@ -179,8 +183,7 @@ class Checkpointer:
 
     def _write(self, force: bool) -> Checkpoint | None:
         self._dirty = False
-        self._trust = self._trust or WriterTrust(self.signer, self.path)
-        trusted = self._trust.refresh()
+        trusted = self._trusted()
         self._last = latest_trusted(self.path, trusted, self._last)
         head = tree_head(self.database, trusted)
         last = self._last
