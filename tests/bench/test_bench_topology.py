@@ -80,6 +80,7 @@ from tests.bench.topology_windows import (
 )
 from tests.conftest import REDIS_URL, need_server
 from tests.e2e.test_api import KEY, free_port
+from tests.integration.test_checkpoint_lease import holder
 
 BROKER = REDIS_URL.rsplit("/", 1)[0] + "/13"  # a Redis database of the benchmark's own
 SECONDS = sized(30, 4)  # the measured window of a run
@@ -454,10 +455,10 @@ def measure_run(run: Run, database: str, home: Path) -> None:
 def checkpoint_holder(database: Database, children: list[Child]) -> str:
     """The child whose process holds the store's checkpoint lease: it alone folds the store's
     events and signs its checkpoints (`infra.store.checkpoint_lease`, issue 36)."""
-    row = database.read_one("SELECT holder FROM {checkpoint_lease}")
-    if row is None:
+    held = holder(database)
+    if held is None:
         return "no process"
-    pid = int(str(row["holder"]).split("/")[0].rsplit(":", 1)[1])
+    pid = int(held.split("/")[0].rsplit(":", 1)[1])
     return next((c.name for c in children if pid in c.tree()), f"process {pid}")
 
 

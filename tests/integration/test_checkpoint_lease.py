@@ -65,6 +65,7 @@ def folds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def holder(database: Database) -> str | None:
+    """Who holds the store's checkpoint lease now (`host:pid/writer`), if anyone."""
     row = database.read_one("SELECT holder FROM {checkpoint_lease} WHERE expires > ?",
                             (time.time(),))
     return None if row is None else str(row["holder"])
