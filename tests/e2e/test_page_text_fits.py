@@ -1,7 +1,8 @@
 """No page's text is cut or spills out of its box at a phone's or a big screen's size, in
 English or French (issue 37: "Finished" clipped to "=inishec"): the player's page, the table's
-screen, the croupier's console, the big screen and the organiser's console of a started
-tournament, each opened afresh at 390x844 and 1920x1080 in an English and in a French browser
+screen, the croupier's console, the big screen, the organiser's console, the lobby, the slips,
+the seating chart and the results sheet of a started tournament, each opened afresh at 390x844
+and 1920x1080 in an English and in a French browser
 (`evening_pages.no_text_overflows`). On a phone the table's screen and the big screen were a
 projector's three columns (the numbers, the standings and the roads' captions wider than their
 boxes), the croupier's header ran past the phone's edge and the organiser's tables past their
@@ -33,4 +34,8 @@ def test_no_page_s_text_overflows_at_either_size_in_either_language(
         PageKind("croupier console", f"/croupier?table={table}",
                  api.token(Role.CROUPIER, tables=(table,)), "#phase"),
         PageKind("big screen", "/?tournament=fits", None, "#state"),
-        PageKind("organiser console", "/organiser?tournament=fits", organiser, "#summary")])
+        PageKind("organiser console", "/organiser?tournament=fits", organiser, "#summary"),
+        PageKind("lobby", "/", None, "#tournaments"),
+        PageKind("slips", "/slips?tournament=fits", organiser, "#name"),
+        PageKind("seating chart", "/seating?tournament=fits", None, ".sheet"),
+        PageKind("results sheet", "/results?tournament=fits", None, ".sheet")])
