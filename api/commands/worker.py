@@ -72,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
     from celery import signals
 
     from infra.settings import load_settings, redact_url
+    from infra.store.checkpointer import begin_checkpoints
     from infra.store.opening import open_store
     from infra.store.reachability import check_broker
     from workers.app import AUDIT_EVERY, QUEUE, app, audit_schedule, broker_config
@@ -85,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
                  else os.environ.get("SABOT_BROKER_URL", ""))
     settings = load_settings(database_url=args.database)
     store = open_store(settings.database_url)
+    for home in (store, *store.homes().values()):  # the lease comes home now
+        begin_checkpoints(home)
     check_vault_key(store.database, settings.secret_key, redact_url(settings.database_url))
     queue = args.queue or QUEUE
     start_beating(store.database, queue)

@@ -12,8 +12,11 @@ kill -9, a lost host). A holder renews its lease at each of its turns; it runs o
 
 A worker's process (`sabot worker`, so also the embedded worker of `sabot serve`) is the
 lease's home (`SABOT_CHECKPOINT_HOME=1`, which `sabot worker` sets): it takes the lease from a
-holder that is not one, so that an API replica that took it first gives it up to the director.
-Any other writer takes it only when it has run out.
+holder that is not one, so that an API replica that took it first gives it up to the director,
+and it takes its first turn at its start (`Checkpointer.begin`), not after a write of its own,
+so that a replica's first turn finds the lease held (in the topology benchmark a replica folded
+the whole store once, at its first turn, before the workers had written). Any other writer
+takes it only when it has run out.
 
 At a clean exit (SIGTERM, SIGINT, the end of `sabot play`) a writer signs its last checkpoint
 itself if its events are not covered yet, and a holder lets the lease go, so that the next

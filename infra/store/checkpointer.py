@@ -94,10 +94,18 @@ class Checkpointer:
             self._dirty = True
             self._arm()
 
-    def _arm(self) -> None:
-        """The next turn in `seconds` (with `_lock` held)."""
+    def begin(self) -> None:
+        """Take a first turn now, not an interval after a write of this writer's: a worker's
+        process at its start, so that the lease comes home before an API replica's first
+        turn folds the store (a worker that only directs writes after its first task)."""
+        with self._lock:
+            self._arm(0.0)
+
+    def _arm(self, seconds: float | None = None) -> None:
+        """The next turn in `seconds` (the interval by default; with `_lock` held)."""
         if self._timer is None and not self._closed:
-            self._timer = threading.Timer(self.seconds, self._tick)
+            self._timer = threading.Timer(self.seconds if seconds is None else seconds,
+                                          self._tick)
             self._timer.daemon = True
             self._timer.start()
 
@@ -288,6 +296,12 @@ def _close_all() -> None:
 class _Writer(Protocol):
     @property
     def recorder(self) -> Any: ...
+
+
+def begin_checkpoints(writer: _Writer) -> None:
+    """A worker's process at its start: its writer of `writer`'s store (each home's) takes its
+    first checkpoint turn now (`Checkpointer.begin`)."""
+    writer.recorder.begin_checkpoints()
 
 
 def write_checkpoint(writer: _Writer) -> Checkpoint | None:

@@ -157,6 +157,12 @@ class _Ledgered:
         if self._checkpointer is not None:
             self._checkpointer.close()
 
+    def begin_checkpoints(self) -> None:
+        """This writer's first checkpoint turn, now (`Checkpointer.begin`)."""
+        checkpointer = self.checkpointer()
+        if checkpointer is not None:
+            checkpointer.begin()
+
     def write_checkpoint(self) -> Checkpoint | None:
         """A checkpoint written now (None: an in-memory store, or nothing new to sign)."""
         checkpointer = self.checkpointer()

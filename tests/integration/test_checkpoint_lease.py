@@ -21,11 +21,11 @@ import pytest
 from domain.game.settings import Variant
 from infra.services.tables import TableService
 from infra.store.checkpoint_lease import TURNS, CheckpointLease
-from infra.store.checkpointer import Checkpointer
+from infra.store.checkpointer import Checkpointer, begin_checkpoints
 from infra.store.checkpoints import Checkpoint, checkpoint_path, last_checkpoint
 from infra.store.database import Database
 from tests.integration.test_shared_checkpoints import two_writers
-from tests.integration.test_table_service import SMALL_SHOE, open_table, play
+from tests.integration.test_table_service import SMALL_SHOE, a_service, open_table, play
 
 SECONDS = 1.0  # a lease of 3 s: a turn late under the suite's load still renews it
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,6 +120,28 @@ def test_a_worker_takes_the_lease_from_a_replica_and_one_run_out_is_taken(
     assert other.hold(now + 2 + TURNS + 0.1)  # run out: its holder is gone
     other.release()  # a clean exit lets it go: taken at once
     assert replica.hold(now + 2 + TURNS + 0.2)
+
+
+def test_a_worker_s_process_takes_the_lease_at_its_start_so_no_replica_folds(
+        writers: tuple[TableService, TableService], database_url: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    replica, _ = writers
+    written = folds(monkeypatch)
+    monkeypatch.setenv("SABOT_CHECKPOINT_HOME", "1")  # as `sabot worker` sets it
+    worker = a_service(database_url)
+    try:
+        checkpointer = worker.recorder.checkpointer()
+        assert checkpointer is not None and checkpointer.lease.home
+        begin_checkpoints(worker)  # no write of the worker's: it has yet to take a task
+        database = replica.recorder.database
+        until(lambda: holder(database) == checkpointer.lease.holder, 5 * SECONDS + 5,
+              "the worker's process took the lease at its start")
+        play(replica, open_table(replica, "replica", Variant.PUNTO_BANCO, players=2,
+                                 **SMALL_SHOE), 1, prefix="replica")
+        covered(database, 5 * SECONDS + 2)
+        assert written and set(written) == {checkpointer.lease.holder}, written
+    finally:
+        worker.close()
 
 
 def test_a_holder_killed_outright_leaves_the_lease_to_the_next_writer(
