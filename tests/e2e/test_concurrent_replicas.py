@@ -21,6 +21,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -71,6 +72,11 @@ def started(url: str, home: Path, database: str) -> subprocess.Popen[bytes]:
 
 @pytest.fixture
 def replicas(postgres_url: str, tmp_path: Path) -> Iterator[list[str]]:
+    yield from two_replicas(postgres_url, tmp_path)
+
+
+def two_replicas(postgres_url: str, tmp_path: Path) -> Iterator[list[str]]:
+    """Two `sabot serve --no-worker` on the store `postgres_url`, their URLs; stopped after."""
     urls = [f"http://127.0.0.1:{free_port()}" for _ in range(2)]
     servers: list[subprocess.Popen[bytes]] = []
     try:
@@ -147,6 +153,59 @@ def test_concurrent_writers_on_two_replicas_get_no_5xx(replicas: list[str],
 ADJUSTMENTS = 200  # chip adjustments to one table, split between the replicas
 
 
+@dataclass(frozen=True)
+class Adjusted:
+    """Chip adjustments sent at once to one table through both replicas: each answer's
+    status, and the wall seconds they all took."""
+
+    answers: list[tuple[str, int, str]]  # idempotency key, status, the answer's start
+    seconds: float
+
+
+def adjust_at_once(replicas: list[str], postgres_url: str, clients: int, count: int,
+                   name: str) -> Adjusted:
+    """`count` adjustments of one player's chips at table `name` by `clients` organisers at
+    once, alternating the replicas; then checks that none was refused (no 409, no 5xx), each
+    is recorded once, and the chips add up."""
+    with TableService(url=postgres_url, secret_key=KEY) as service:
+        token = TokenStore(service.database).issue(Grant(role=Role.ORGANISER))
+        client = httpx.Client(timeout=30, headers={"Authorization": f"Bearer {token}"},
+                              limits=httpx.Limits(max_connections=clients))
+        opened = client.post(f"{replicas[0]}/tables", json={"name": name,
+                                                           "variant": "punto-banco"})
+        assert opened.status_code == 201, opened.text
+        seated = client.post(f"{replicas[1]}/tables/{name}/commands",
+                             json={"kind": "seat", "player": "alice", "chips": 100},
+                             headers={"Idempotency-Key": f"seat-{name}"})
+        assert seated.status_code < 300, seated.text
+        deadline = time.monotonic() + DEADLINE
+
+        def adjust(n: int) -> tuple[str, int, str]:
+            key = f"adjust-{name}-{n}"
+            answer = client.post(f"{replicas[n % 2]}/tables/{name}/commands",
+                                 json={"kind": "adjust-chips", "player": "alice", "delta": 1,
+                                       "reason": "queue"}, headers={"Idempotency-Key": key})
+            return key, answer.status_code, answer.text[:300]
+
+        started_at = time.perf_counter()
+        with ThreadPoolExecutor(clients) as pool:
+            answers = list(pool.map(adjust, range(count),
+                                    timeout=max(1.0, deadline - time.monotonic())))
+        seconds = time.perf_counter() - started_at
+        client.close()
+        refused = [(status, text) for _, status, text in answers if status >= 300]
+        assert not refused, f"{len(refused)} of {count} refused: {refused[:5]}"
+        database = service.database
+        with database.transaction(write=False) as cursor:
+            logged = Counter(row["command_id"].rsplit("/", 1)[1] for row in database.execute(
+                cursor, "SELECT command_id FROM {command_log}").fetchall())
+        assert all(logged[key] == 1 for key, _, _ in answers), \
+            [key for key, _, _ in answers if logged[key] != 1][:5]
+        [seat] = service.state(Table.create_id(name)).seats
+        assert seat.chips == 100 + count
+    return Adjusted(answers, seconds)
+
+
 @pytest.mark.parametrize("clients", [16, 48])
 def test_commands_to_one_table_queue_across_replicas(replicas: list[str], postgres_url: str,
                                                      clients: int) -> None:
@@ -154,40 +213,8 @@ def test_commands_to_one_table_queue_across_replicas(replicas: list[str], postgr
     finds the table written by the other replica waits for its lock
     (`infra.store.aggregate_locks`) instead of losing the race: none is refused (no 409, no
     5xx), each is recorded once, and the chips add up."""
-    with TableService(url=postgres_url, secret_key=KEY) as service:
-        token = TokenStore(service.database).issue(Grant(role=Role.ORGANISER))
-        client = httpx.Client(timeout=30, headers={"Authorization": f"Bearer {token}"},
-                              limits=httpx.Limits(max_connections=clients))
-        opened = client.post(f"{replicas[0]}/tables", json={"name": "queue",
-                                                           "variant": "punto-banco"})
-        assert opened.status_code == 201, opened.text
-        seated = client.post(f"{replicas[1]}/tables/queue/commands",
-                             json={"kind": "seat", "player": "alice", "chips": 100},
-                             headers={"Idempotency-Key": f"seat-{clients}"})
-        assert seated.status_code < 300, seated.text
-        deadline = time.monotonic() + DEADLINE
-
-        def adjust(n: int) -> tuple[str, int, str]:
-            key = f"adjust-{clients}-{n}"
-            answer = client.post(f"{replicas[n % 2]}/tables/queue/commands",
-                                 json={"kind": "adjust-chips", "player": "alice", "delta": 1,
-                                       "reason": "queue"}, headers={"Idempotency-Key": key})
-            return key, answer.status_code, answer.text[:300]
-
-        with ThreadPoolExecutor(clients) as pool:
-            answers = list(pool.map(adjust, range(ADJUSTMENTS),
-                                    timeout=max(1.0, deadline - time.monotonic())))
-        client.close()
-        refused = [(status, text) for _, status, text in answers if status >= 300]
-        assert not refused, f"{len(refused)} of {ADJUSTMENTS} refused: {refused[:5]}"
-        database = service.database
-        with database.transaction(write=False) as cursor:
-            logged = Counter(row["command_id"].rsplit("/", 1)[1] for row in database.execute(
-                cursor, "SELECT command_id FROM {command_log}").fetchall())
-        assert all(logged[key] == 1 for key, _, _ in answers), \
-            [key for key, _, _ in answers if logged[key] != 1][:5]
-        [seat] = service.state(Table.create_id("queue")).seats
-        assert seat.chips == 100 + ADJUSTMENTS
+    adjusted = adjust_at_once(replicas, postgres_url, clients, ADJUSTMENTS, f"queue-{clients}")
+    assert len(adjusted.answers) == ADJUSTMENTS
 
 
 class Late(Follower):
