@@ -84,18 +84,29 @@ class StreamMoved(IntegrityError):
     """A stream a decision read was written since (a version conflict: decide again)."""
 
 
-def _versions_query(count: int) -> str:
-    return ("SELECT originator_id, MAX(originator_version) AS version FROM {stored_events}"
-            f" WHERE originator_id IN ({', '.join('?' for _ in range(count))})"
-            " GROUP BY originator_id")
+def _versions_query(database: Database, ids: Collection[UUID]) -> tuple[str, list[Any]]:
+    """The read of the version each stream of `ids` is at (a stream with no event left out),
+    and its parameters: each stream's last version found at the end of its index, one seek a
+    stream (`MAX ... GROUP BY` read every event of every stream asked: a director's look at
+    its tables grew with their coups, 16 % of PostgreSQL's CPU in the topology benchmark).
+    On PostgreSQL the ids are one array, so that the statement's text is always the same."""
+    db_ids = [database.to_db_id(i) for i in ids]
+    if database.dialect == "postgres":
+        return ("SELECT latest.originator_id, latest.originator_version AS version"
+                " FROM unnest(?::uuid[]) AS ids(id), LATERAL (SELECT originator_id,"
+                " originator_version FROM {stored_events} WHERE originator_id = ids.id"
+                " ORDER BY originator_version DESC LIMIT 1) AS latest", [db_ids])
+    return ("WITH ids(id) AS (VALUES " + ", ".join("(?)" for _ in db_ids) + ")"
+            " SELECT id AS originator_id, version FROM (SELECT id, (SELECT"
+            " MAX(originator_version) FROM {stored_events} WHERE originator_id = ids.id)"
+            " AS version FROM ids) WHERE version IS NOT NULL", db_ids)
 
 
 def ask_versions(database: Database, cursor: Any, read: Sequence[ReadAt]) -> None:
     """Query the versions of the streams a decision read, inside the insert's transaction
     once it holds the partitions' locks (the writers of those streams hold them too, so
     nothing moves them until this transaction ends); `check_versions` reads the rows."""
-    database.execute(cursor, _versions_query(len(read)),
-                     [database.to_db_id(r.originator_id) for r in read])
+    database.execute(cursor, *_versions_query(database, [r.originator_id for r in read]))
 
 
 def stream_versions(database: Database, ids: Collection[UUID]) -> dict[UUID, int]:
@@ -103,7 +114,7 @@ def stream_versions(database: Database, ids: Collection[UUID]) -> dict[UUID, int
     left out), in one read."""
     if not ids:
         return {}
-    rows = database.read_all(_versions_query(len(ids)), [database.to_db_id(i) for i in ids])
+    rows = database.read_all(*_versions_query(database, ids))
     return {database.from_db_id(row["originator_id"]): row["version"] for row in rows}
 
 
