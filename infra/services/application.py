@@ -196,14 +196,15 @@ class SabotApplication(Application[UUID]):
         return self.database
 
     def streams_with(self, topic: str) -> list[UUID]:
-        """The streams with an event of `topic` (e.g. every tournament's creation), in the
-        order they were recorded in each home, the main database's first."""
+        """The streams created by an event of `topic` (e.g. every tournament's), in the order
+        they were recorded in each home, the main database's first: read from the index of
+        the streams' first events (migration 11), not the whole log."""
         found: list[UUID] = []
         for database in self.home_databases().values():
             with database.transaction(write=False) as cursor:
                 rows = database.execute(
                     cursor, "SELECT originator_id FROM {stored_events} WHERE topic = ?"
-                    " ORDER BY {nid}", (topic,)).fetchall()
+                    " AND originator_version = 1 ORDER BY {nid}", (topic,)).fetchall()
             found.extend(database.from_db_id(row["originator_id"]) for row in rows)
         return found
 

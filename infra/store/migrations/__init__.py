@@ -50,6 +50,7 @@ from infra.store.migrations import (
     v008_installation,
     v009_sign_in_keyed,
     v010_checkpoint_lease,
+    v011_created_streams,
 )
 
 
@@ -64,7 +65,7 @@ STEPS: tuple[Step, ...] = (v001_initial, v002_token_generation, v003_partition_h
                           v004_sign_in_codes, v005_command_senders,
                           v006_outbox_by_command, v007_anchorings,
                           v008_installation, v009_sign_in_keyed,
-                          v010_checkpoint_lease)
+                          v010_checkpoint_lease, v011_created_streams)
 LATEST = STEPS[-1].VERSION
 
 VERSION_TABLE = ("CREATE TABLE IF NOT EXISTS {schema_version} (version INTEGER PRIMARY KEY,"
