@@ -276,9 +276,11 @@ class PostgresDatabase(Database):
         """One statement whatever the number of rows: each column's values as an array,
         unnested, so that its text is always the same (psycopg prepares it once, and
         PostgreSQL plans it once); a multi-row VALUES of too many values to cache was
-        converted and parsed again every time."""
+        converted and parsed again every time. The arrays are sent in binary (`%b`): psycopg
+        writes a list as text element by element in Python, escaping each byte string in
+        hex (185 µs for four arrays of 20 values, 38 µs in binary)."""
         names = ", ".join(name for name, _ in columns)
-        arrays = ", ".join(f"?::{kind}[]" for _, kind in columns)
+        arrays = ", ".join(f"%b::{kind}[]" for _, kind in columns)
         if rows:
             self.execute(cursor, f"INSERT INTO {{{table}}} ({names}) SELECT * FROM unnest"
                          f"({arrays})", [list(values) for values in zip(*rows, strict=True)])

@@ -89,11 +89,12 @@ def _versions_query(database: Database, ids: Collection[UUID]) -> tuple[str, lis
     and its parameters: each stream's last version found at the end of its index, one seek a
     stream (`MAX ... GROUP BY` read every event of every stream asked: a director's look at
     its tables grew with their coups, 16 % of PostgreSQL's CPU in the topology benchmark).
-    On PostgreSQL the ids are one array, so that the statement's text is always the same."""
+    On PostgreSQL the ids are one array (in binary, as `Database.insert_rows` sends them), so
+    that the statement's text is always the same."""
     db_ids = [database.to_db_id(i) for i in ids]
     if database.dialect == "postgres":
         return ("SELECT latest.originator_id, latest.originator_version AS version"
-                " FROM unnest(?::uuid[]) AS ids(id), LATERAL (SELECT originator_id,"
+                " FROM unnest(%b::uuid[]) AS ids(id), LATERAL (SELECT originator_id,"
                 " originator_version FROM {stored_events} WHERE originator_id = ids.id"
                 " ORDER BY originator_version DESC LIMIT 1) AS latest", [db_ids])
     return ("WITH ids(id) AS (VALUES " + ", ".join("(?)" for _ in db_ids) + ")"
