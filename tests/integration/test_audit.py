@@ -24,7 +24,14 @@ from infra.audit.verify import Finding, Problem, verify
 from infra.errors import NotAStore
 from infra.store.chain import GENESIS, global_digest, stream_digest
 from infra.store.opening import Store
-from tests.integration.test_store import Card, SnapshottingToyApp, Suit, Toy, ToyApp, a_toy
+from tests.integration.test_store import (
+    Card,
+    SnapshottingToyApp,
+    Suit,
+    Toy,
+    ToyApp,
+    a_toy_saved_twice,
+)
 
 
 @dataclass(frozen=True)
@@ -351,9 +358,8 @@ def test_not_a_store(tmp_path: Any) -> None:
 
 
 def test_altered_snapshot_is_caught_by_the_snapshot_check(database_url: str) -> None:
-    toy = a_toy()
     with SnapshottingToyApp(url=database_url) as app:
-        app.save(toy)  # snapshots at versions 2 and 4
+        toy = a_toy_saved_twice(app)  # snapshots at versions 2 and 4
     assert verify(database_url, extra_checks=[snapshots_match_events]).ok
     sql(
         database_url,
@@ -381,7 +387,7 @@ def test_empty_postgres_schema_is_not_a_store(postgres_url: str) -> None:
 
 def test_cli_snapshots_option(database_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     with SnapshottingToyApp(url=database_url) as app:
-        app.save(a_toy())
+        a_toy_saved_twice(app)
     assert main(["audit", "verify", "--snapshots", "--database", database_url]) == 0
     sql(
         database_url,

@@ -137,6 +137,17 @@ def a_toy() -> Toy:
     return toy
 
 
+def a_toy_saved_twice(app: SabotApplication) -> Toy:
+    """`a_toy()` saved at version 2, then at 4: a snapshot at each, every 2 events."""
+    toy = Toy("first", Suit.HEARTS)
+    toy.deal(Card("9", Suit.SPADES))
+    app.save(toy)
+    toy.stake({"anna": 100, "bob": 5}, uuid4())
+    toy.close(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
+    app.save(toy)
+    return toy
+
+
 def assert_typed_like(loaded: Toy, original: Toy) -> None:
     assert loaded.suit is Suit.HEARTS
     assert loaded.cards == original.cards
@@ -175,9 +186,8 @@ def test_state_is_messagepack(app: ToyApp) -> None:
 
 
 def test_snapshot_round_trip(database_url: str) -> None:
-    toy = a_toy()
     with SnapshottingToyApp(url=database_url) as writer:
-        writer.save(toy)
+        toy = a_toy_saved_twice(writer)
         assert writer.snapshots is not None
         snapshots = list(writer.snapshots.get(toy.id))
     assert [s.originator_version for s in snapshots] == [2, 4]
@@ -197,6 +207,21 @@ def test_snapshot_round_trip(database_url: str) -> None:
     assert final.version == 5
     assert final.cards == (Card("9", Suit.SPADES), Card("A", Suit.HEARTS))
     assert final.suit is Suit.HEARTS
+
+
+class EveryThreeToyApp(SabotApplication):
+    snapshotting_intervals = {Toy: 3}  # noqa: RUF012 - eventsourcing's declared ClassVar
+
+
+def test_a_save_past_a_multiple_of_the_interval_snapshots_the_aggregate_as_saved(
+        database_url: str) -> None:
+    toy = a_toy()  # versions 1 to 4 in one save, past the multiple 3
+    with EveryThreeToyApp(url=database_url) as writer:
+        writer.save(toy)
+        assert writer.snapshots is not None
+        snapshots = list(writer.snapshots.get(toy.id))
+    assert [s.originator_version for s in snapshots] == [4]  # not 3: nothing read back
+    assert_typed_like(snapshots[0].mutate(None), toy)  # type: ignore[attr-defined]
 
 
 def test_snapshots_are_not_chained(database_url: str) -> None:
