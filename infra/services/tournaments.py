@@ -90,9 +90,9 @@ FRESH_SECONDS = 1.0  # a tournament's view is read again at least this often (`T
 
 @dataclass(frozen=True)
 class _Shown:
-    """What a tournament's view was last made of, and the store's heads and time then."""
+    """What a tournament's view was last made of: its streams' versions, the time then."""
 
-    heads: tuple[int, ...]
+    versions: dict[uuid.UUID, int]  # the tournament's and each open table's
     at: float
     tournament: Tournament
     tables: dict[str, TableState]
@@ -146,10 +146,14 @@ class Tournaments:
     def tables_of(self, state: TournamentState) -> dict[str, TableState]:
         """The open tables of the tournament `state`, by name, each as recorded now
         (`current`: a read a table made the director's step cost a round trip for each)."""
+        return {name: table.state for name, table in self.open_tables(state).items()}
+
+    def open_tables(self, state: TournamentState) -> dict[str, Table]:
+        """The open tables of the tournament `state`, by name, as aggregates (`tables_of`)."""
         ids = {name: Table.create_id(name) for name in state.tables}
         ids = {name: table_id for name, table_id in ids.items() if self.opened(table_id)}
         current = self.current(ids.values(), "table")
-        return {name: current[table_id].state for name, table_id in ids.items()}
+        return {name: current[table_id] for name, table_id in ids.items()}
 
     def current(self, ids: Iterable[uuid.UUID], what: str) -> dict[uuid.UUID, Any]:
         """Each aggregate of `ids`, in order, as recorded now: the ones this process keeps are
@@ -173,19 +177,24 @@ class Tournaments:
 
     def view(self, tournament_id: uuid.UUID, now: float | None = None) -> TournamentView:
         """The tournament as the pages show it. What it is made of (the tournament, each open
-        table, the director's lease) is read again only when the store has moved (its last
-        notification id, in each home) or `FRESH_SECONDS` have passed: every page of an
-        evening asks for it every second, and rebuilding each table for each of them cost
-        more than the commands did (issue 36). A write of this process or another moves the
-        head, so it shows at once; the bound covers a transaction that commits below the head
-        already read (PostgreSQL) and a director's lease renewed without an event."""
-        heads = tuple(d.last_notification_id() for d in self.service.home_databases().values())
+        table, the director's lease) is read again only when one of its streams has moved
+        (their versions, in one read) or `FRESH_SECONDS` have passed: every page of an evening
+        asks for it every second, and rebuilding each table for each of them cost more than
+        the commands did (issue 36); the store's head, the key before, moved with every other
+        tournament's write. A write of this process or another shows at once; the bound
+        covers a director's lease renewed without an event."""
         shown = self._shown.get(tournament_id)
         clock = time.monotonic()
-        if shown is None or shown.heads != heads or clock - shown.at >= FRESH_SECONDS:
+        if (shown is None or clock - shown.at >= FRESH_SECONDS
+                or ledger.stream_versions(self.service.database, shown.versions)
+                != shown.versions):
             tournament = self.tournament(tournament_id)
+            tables = self.open_tables(tournament.state)
+            versions = {tournament.id: tournament.version,
+                        **{table.id: table.version for table in tables.values()}}
             shown = self._shown[tournament_id] = _Shown(
-                heads, clock, tournament, self.tables_of(tournament.state),
+                versions, clock, tournament,
+                {name: table.state for name, table in tables.items()},
                 Leases(self.service.database).held(tournament_id))
         return view_of(shown.tournament, shown.tables, shown.lease,
                        time.time() if now is None else now)

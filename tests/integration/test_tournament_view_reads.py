@@ -1,6 +1,7 @@
 """A tournament's view (what every page asks for every second) reads its tables again only
-when the store has moved or `FRESH_SECONDS` have passed, and shows another writer's change
-at once (issue 36: pages no longer rebuild every table per request)."""
+when one of its streams has moved or `FRESH_SECONDS` have passed, and shows another writer's
+change at once (issue 36: pages no longer rebuild every table per request, nor when another
+tournament or table of the store is written)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from domain.table.state import TableState
+from domain.game.settings import Variant
+from domain.table.aggregate import Table
 from domain.tournament.state import TournamentState
 from infra.services import tournaments as module
 from infra.services.tables import TableService
 from infra.services.tournaments import Tournaments
 from tests.integration.test_director import prepared
+from tests.integration.test_table_service import SMALL_SHOE, open_table
 
 
 @pytest.fixture
@@ -30,13 +33,13 @@ def two_writers(database_url: str) -> Iterator[tuple[Tournaments, Tournaments, u
 def counted(tournaments: Tournaments, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How often `tournaments` reads the tables of a view (each time: one list entry)."""
     reads: list[int] = []
-    read = tournaments.tables_of
+    read = tournaments.open_tables
 
-    def tables_of(state: TournamentState) -> dict[str, TableState]:
+    def open_tables(state: TournamentState) -> dict[str, Table]:
         reads.append(1)
         return read(state)
 
-    monkeypatch.setattr(tournaments, "tables_of", tables_of)
+    monkeypatch.setattr(tournaments, "open_tables", open_tables)
     return reads
 
 
@@ -63,3 +66,17 @@ def test_another_writer_s_change_shows_at_once(
     organiser.pause(tournament_id, command_id="pause")  # another service: not this one's write
     assert pages.view(tournament_id).status == "paused"
     assert len(reads) == 2
+
+
+def test_a_write_elsewhere_in_the_store_reads_no_table_of_the_view(
+        two_writers: tuple[Tournaments, Tournaments, uuid.UUID],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    pages, organiser, tournament_id = two_writers
+    reads = counted(pages, monkeypatch)
+    first = pages.view(tournament_id, now=1000.0)
+    database = organiser.service.database
+    head = database.last_notification_id()
+    open_table(organiser.service, "elsewhere", Variant.PUNTO_BANCO, players=2, **SMALL_SHOE)
+    assert database.last_notification_id() > head  # the store moved, not the tournament
+    assert pages.view(tournament_id, now=1000.5).tables == first.tables
+    assert len(reads) == 1
