@@ -27,7 +27,7 @@ class CoupFlow(TableBase, kw_only=True):
 
     def deal(self, card: Card) -> Side:
         coup = self._playing()
-        coup._expect(Step.DEAL)
+        coup.verify_deal()
         shoe = self._shoe_with_card(card)
         side = coup.deal(card)
         shoe.dealt.append(card)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from domain.errors import OutOfTurn, RuleViolation
 from domain.game.card_source import CardSource
 from domain.game.cards import Card, card
-from domain.game.coup import Coup, Side, Step
+from domain.game.coup import Coup, Side
 from domain.game.coverage import Stake
 from domain.game.shoe import check_seed
 from domain.table.base import Phase, ShoeState
@@ -54,10 +54,10 @@ def next_card(state: TableState, given: Card | None, cards: CardSource) -> Card:
 def dealing_to(state: TableState) -> Side:
     """The hand the next card goes to (a third card asked for, or the next in deal
     order)."""
-    legal = coup_of(state).legal_steps()
-    if not legal or legal[0].step is not Step.DEAL or legal[0].side is None:
+    side = coup_of(state).card_due()
+    if side is None:
         raise OutOfTurn("the coup awaits no card now", rule="out-of-turn")
-    return legal[0].side
+    return side
 
 
 def check_coup(state: TableState, coup: int, *, next_one: bool = False) -> None:
