@@ -22,6 +22,7 @@ from collections.abc import Callable
 import msgspec
 
 from domain.errors import RuleViolation
+from domain.game.coup import Step
 from domain.game.coverage import tableau_halves
 from domain.game.drawing import Rule
 from domain.game.payouts import Spot
@@ -196,15 +197,15 @@ def _play(state: TableState, rng: random.Random, command_id: CommandId,
           habits: Habits) -> c.TableCommand:
     assert state.coup is not None
     step = state.coup.legal_steps()[0]
-    label = f"{step.step.value}-{state.coup.cards_dealt}"
-    match step.step.value:
-        case "deal":
+    label = f"{step.step}-{state.coup.cards_dealt}"
+    match step.step:
+        case Step.DEAL:
             return c.DealCard(command_id=command_id(label))
-        case "show-naturals":
+        case Step.SHOW_NATURALS:
             return c.ShowNaturals(command_id=command_id(label))
-        case "settle":
+        case Step.SETTLE:
             return c.SettleCoup(command_id=command_id(label))
-        case "offer":  # the banker's default: "Je donne" (domain.game.policies); by a coin, he
+        case Step.OFFER:  # the banker's default: "Je donne" (domain.game.policies); by a coin, he
             banker = state.banker or CROUPIER  # shows down (`Habits.random_choices`)
             if habits.random_choices and rng.random() < 0.2:
                 return c.ShowDown(command_id=command_id(label), actor=banker)
