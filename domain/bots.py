@@ -144,7 +144,7 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
     for player in yet_to_stake(state):
         if player in people:
             continue
-        free = state.seat_of(player).chips - state.committed(player)
+        free = state.seat_of(player).chips  # nothing of theirs is at stake yet
         label = f"stake-{state.coup_number + 1}-{player}"
         if state.banks_with_player and _calls_banco(state, player, free, rng, habits):
             return c.CallBanco(command_id=command_id(f"banco-{state.coup_number + 1}-{player}"),
@@ -221,6 +221,7 @@ def _play(state: TableState, rng: random.Random, command_id: CommandId,
 
 def playable(state: TableState) -> bool:
     """Whether bots can go on: enough players with chips to make a coup."""
-    with_chips = [p for p in state.seated() if state.seat_of(p).chips >= state.settings.min_stake]
+    minimum = state.settings.min_stake
+    with_chips = [s for s in state.seats if not s.standing and s.chips >= minimum]
     return len(with_chips) >= state.rules.banking.players_needed
 
