@@ -81,32 +81,7 @@ class Table(Aggregate):
         before = (s.coup_number, betting_order.bettor(s)), clocks.decision_awaited(s, room)
         require_room(actor, command, s, room)
         require_right(actor, command, s)
-        match command:
-            case c.SeatPlayer(player=p, chips=chips, side=side, standing=standing):
-                self._seated(player=p, chips=chips, side=side, standing=standing, **who)
-            case c.LeaveTable(player=p):
-                self._left(player=p, **who)
-            case c.AdjustChips(player=p, delta=delta, reason=reason):
-                self._chips_adjusted(player=p, delta=delta, reason=reason, **who)
-            case c.ShuffleShoe(physical=physical):
-                s.require(Phase.NO_SHOE, doing="shuffle")
-                sealed = "" if physical else cards.seal_seed(self.id, s.taille + 1)
-                self._shuffled(taille=s.taille + 1, decks=s.settings.decks,
-                               algorithm=ALGORITHM, commitment=sealed, physical=physical, **who)
-            case c.ContributeEntropy(player=p, entropy=entropy):
-                self._entropy_contributed(player=p, entropy=entropy.lower(), **who)
-            case c.CutShoe(player=p, position=position):
-                self._cut(player=p, position=position, **who)
-            case c.BurnCard(card=given):
-                burned = reading.next_card(self.state, given, cards)
-                self._burned(card=burned, position=reading.shoe_of(self.state).position, **who)
-            case c.AwardBank(player=p, amount=amount, how=how):
-                self._bank_awarded(player=p, amount=amount, how=how, **who)
-            case c.DeclineBank(player=p, coup=number):
-                if s.decline_due(p, number):
-                    self._bank_declined(player=p, **who)
-            case c.RetireBank(player=p):
-                self._bank_passed(player=p, amount=s.bank, **who)
+        match command:  # a coup's steps in their order first (most commands), then the rest
             case c.PlaceBet(player=p, spot=spot, amount=amount):
                 self._bet_placed(coup=s.coup_number + 1, player=p, spot=spot, amount=amount, **who)
             case c.PassBetTurn(player=p, coup=number, reason=reason):
@@ -136,12 +111,35 @@ class Table(Aggregate):
                         self._card_offered(coup=number, **who)
                     else:
                         self._decide_hand(side, default_draw(s, side), who)
+            case c.OfferCard():
+                self._card_offered(coup=s.coup_number, **who)
+            case c.ShowDown():
+                self._banker_showed_down(coup=s.coup_number, **who)
             case c.SettleCoup():
                 coup = reading.coup_of(self.state)
                 self._coup_settled(coup=s.coup_number, outcomes=coup.outcomes_now(),
                                    points=coup.points(), **who)
             case c.PayCoup():
                 self._record_payment(who)
+            case c.AwardBank(player=p, amount=amount, how=how):
+                self._bank_awarded(player=p, amount=amount, how=how, **who)
+            case c.DeclineBank(player=p, coup=number):
+                if s.decline_due(p, number):
+                    self._bank_declined(player=p, **who)
+            case c.RetireBank(player=p):
+                self._bank_passed(player=p, amount=s.bank, **who)
+            case c.ShuffleShoe(physical=physical):
+                s.require(Phase.NO_SHOE, doing="shuffle")
+                sealed = "" if physical else cards.seal_seed(self.id, s.taille + 1)
+                self._shuffled(taille=s.taille + 1, decks=s.settings.decks,
+                               algorithm=ALGORITHM, commitment=sealed, physical=physical, **who)
+            case c.ContributeEntropy(player=p, entropy=entropy):
+                self._entropy_contributed(player=p, entropy=entropy.lower(), **who)
+            case c.CutShoe(player=p, position=position):
+                self._cut(player=p, position=position, **who)
+            case c.BurnCard(card=given):
+                burned = reading.next_card(self.state, given, cards)
+                self._burned(card=burned, position=reading.shoe_of(self.state).position, **who)
             case c.RevealSeed():
                 s.require(Phase.TAILLE_OVER, doing="reveal the seed")
                 seed = cards.seed_of(reading.shoe_of(self.state).commitment)
@@ -149,10 +147,12 @@ class Table(Aggregate):
             case c.EndTaille():
                 remaining = s.shoe.remaining if s.shoe else 0
                 self._taille_ended(taille=s.taille, remaining=remaining, **who)
-            case c.OfferCard():
-                self._card_offered(coup=s.coup_number, **who)
-            case c.ShowDown():
-                self._banker_showed_down(coup=s.coup_number, **who)
+            case c.SeatPlayer(player=p, chips=chips, side=side, standing=standing):
+                self._seated(player=p, chips=chips, side=side, standing=standing, **who)
+            case c.LeaveTable(player=p):
+                self._left(player=p, **who)
+            case c.AdjustChips(player=p, delta=delta, reason=reason):
+                self._chips_adjusted(player=p, delta=delta, reason=reason, **who)
             case c.ChangeLimits(min_stake=low, max_stake=high, bet_seconds=seconds):
                 if s.phase in (Phase.PLAYING, Phase.SETTLED):  # stakes placed already stand
                     raise OutOfTurn("the stake limits change between coups, not during one",
