@@ -53,21 +53,21 @@ def next_command(state: TableState, rng: random.Random, command_id: CommandId,
                  habits: Habits = DEFAULT_HABITS,
                  people: frozenset[str] = frozenset()) -> c.TableCommand:
     """The command that moves the table on; `command_id(label)` names it deterministically."""
-    match state.phase:
+    match state.phase:  # a coup's phases first (most commands), then a taille's
+        case Phase.PLAYING:
+            return _play(state, rng, command_id, habits)
+        case Phase.BETTING:
+            return _stakes(state, rng, command_id, habits, people)
+        case Phase.SETTLED:
+            return c.PayCoup(command_id=command_id("pay"))
+        case Phase.NO_BANK:
+            return _bank(state, rng, command_id)
         case Phase.NO_SHOE:
             return c.ShuffleShoe(command_id=command_id("shuffle"))
         case Phase.SHUFFLED:
             return _shuffle_ritual(state, rng, command_id, people)
         case Phase.BURNING:
             return c.BurnCard(command_id=command_id("burn"))
-        case Phase.NO_BANK:
-            return _bank(state, rng, command_id)
-        case Phase.BETTING:
-            return _stakes(state, rng, command_id, habits, people)
-        case Phase.PLAYING:
-            return _play(state, rng, command_id, habits)
-        case Phase.SETTLED:
-            return c.PayCoup(command_id=command_id("pay"))
         case Phase.TAILLE_OVER:
             return c.RevealSeed(command_id=command_id("reveal"))
 
