@@ -78,7 +78,7 @@ class Table(Aggregate):
         s = self.state
         actor = command.actor
         who = {"actor": actor, "command_id": command.command_id}
-        before = (s.coup_number, betting_order.bettor(s)), clocks.decision_awaited(s, room)
+        before = clocks.awaited(s, room)
         require_room(actor, command, s, room)
         require_right(actor, command, s)
         match command:  # a coup's steps in their order first (most commands), then the rest
@@ -160,10 +160,10 @@ class Table(Aggregate):
                 self._limits_changed(min_stake=low, max_stake=high, bet_seconds=seconds, **who)
             case _:
                 assert_never(command)
-        self._record_clocks(before, room, who)
+        if before is not None:
+            self._record_clocks(before, room, who)
 
-    def _record_clocks(self, before: tuple[tuple[int, str | None], object], room: Room,
-                       who: dict[str, str]) -> None:
+    def _record_clocks(self, before: clocks.Awaited, room: Room, who: dict[str, str]) -> None:
         """The clocks the command started (`domain.table.clocks`): a rotating order's turn
         to bet, a person's decision on a hand or on the bank offered to them."""
         s = self.state
@@ -179,10 +179,10 @@ class Table(Aggregate):
 
     def _deal(self, given: Card | None, cards: CardSource, who: dict[str, str]) -> None:
         s = self.state
-        third = reading.coup_of(s).awaiting_card is not None
+        coup = reading.coup_of(s)
         dealt = reading.next_card(s, given, cards)
-        record = self._third_card_drawn if third else self._card_dealt
-        record(coup=s.coup_number, card=dealt, side=reading.dealing_to(s),
+        record = self._card_dealt if coup.awaiting_card is None else self._third_card_drawn
+        record(coup=s.coup_number, card=dealt, side=coup.verify_deal(),
                position=reading.shoe_of(s).position, **who)
 
     def _decide_hand(self, side: Side, draw: bool, who: dict[str, str]) -> None:
