@@ -47,6 +47,8 @@ class Habits(msgspec.Struct, frozen=True, kw_only=True):
 
 
 DEFAULT_HABITS = Habits()
+SPOTS = (Spot.PUNTER, Spot.BANKER, Spot.TIE)  # a house-banked bet's spots (the tie: where paid)
+SPOT_WEIGHTS = (10, 10, 1)  # a bot bets on either hand ten times as often as on the tie
 
 
 def next_command(state: TableState, rng: random.Random, command_id: CommandId,
@@ -156,9 +158,9 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
         if habits.unit:  # 1 to 5 units, as far as the free chips and the maximum go
             amount = max(minimum, min(habits.unit * rng.randint(1, 5), ceiling))
         if state.house_banks:
-            spots = [Spot.PUNTER, Spot.BANKER] + ([Spot.TIE] if state.settings.tie_pays else [])
+            spots = SPOTS if state.settings.tie_pays else SPOTS[:2]
             return c.PlaceBet(command_id=command_id(label), actor=player, player=player,
-                              spot=rng.choices(spots, weights=[10, 10, 1][: len(spots)])[0],
+                              spot=rng.choices(spots, weights=SPOT_WEIGHTS[: len(spots)])[0],
                               amount=amount)
         tableau = rng.choice(_covered_tableaux(state))
         return c.PlaceStake(command_id=command_id(label), actor=player, player=player,
