@@ -22,6 +22,7 @@ from collections.abc import Callable
 import msgspec
 
 from domain.errors import RuleViolation
+from domain.game.coup import Step
 from domain.game.coverage import tableau_halves
 from domain.game.drawing import Rule
 from domain.game.payouts import Spot
@@ -46,27 +47,29 @@ class Habits(msgspec.Struct, frozen=True, kw_only=True):
 
 
 DEFAULT_HABITS = Habits()
+SPOTS = (Spot.PUNTER, Spot.BANKER, Spot.TIE)  # a house-banked bet's spots (the tie: where paid)
+SPOT_WEIGHTS = (10, 10, 1)  # a bot bets on either hand ten times as often as on the tie
 
 
 def next_command(state: TableState, rng: random.Random, command_id: CommandId,
                  habits: Habits = DEFAULT_HABITS,
                  people: frozenset[str] = frozenset()) -> c.TableCommand:
     """The command that moves the table on; `command_id(label)` names it deterministically."""
-    match state.phase:
+    match state.phase:  # a coup's phases first (most commands), then a taille's
+        case Phase.PLAYING:
+            return _play(state, rng, command_id, habits)
+        case Phase.BETTING:
+            return _stakes(state, rng, command_id, habits, people)
+        case Phase.SETTLED:
+            return c.PayCoup(command_id=command_id("pay"))
+        case Phase.NO_BANK:
+            return _bank(state, rng, command_id)
         case Phase.NO_SHOE:
             return c.ShuffleShoe(command_id=command_id("shuffle"))
         case Phase.SHUFFLED:
             return _shuffle_ritual(state, rng, command_id, people)
         case Phase.BURNING:
             return c.BurnCard(command_id=command_id("burn"))
-        case Phase.NO_BANK:
-            return _bank(state, rng, command_id)
-        case Phase.BETTING:
-            return _stakes(state, rng, command_id, habits, people)
-        case Phase.PLAYING:
-            return _play(state, rng, command_id, habits)
-        case Phase.SETTLED:
-            return c.PayCoup(command_id=command_id("pay"))
         case Phase.TAILLE_OVER:
             return c.RevealSeed(command_id=command_id("reveal"))
 
@@ -143,7 +146,7 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
     for player in yet_to_stake(state):
         if player in people:
             continue
-        free = state.seat_of(player).chips - state.committed(player)
+        free = state.seat_of(player).chips  # nothing of theirs is at stake yet
         label = f"stake-{state.coup_number + 1}-{player}"
         if state.banks_with_player and _calls_banco(state, player, free, rng, habits):
             return c.CallBanco(command_id=command_id(f"banco-{state.coup_number + 1}-{player}"),
@@ -155,9 +158,9 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
         if habits.unit:  # 1 to 5 units, as far as the free chips and the maximum go
             amount = max(minimum, min(habits.unit * rng.randint(1, 5), ceiling))
         if state.house_banks:
-            spots = [Spot.PUNTER, Spot.BANKER] + ([Spot.TIE] if state.settings.tie_pays else [])
+            spots = SPOTS if state.settings.tie_pays else SPOTS[:2]
             return c.PlaceBet(command_id=command_id(label), actor=player, player=player,
-                              spot=rng.choices(spots, weights=[10, 10, 1][: len(spots)])[0],
+                              spot=rng.choices(spots, weights=SPOT_WEIGHTS[: len(spots)])[0],
                               amount=amount)
         tableau = rng.choice(_covered_tableaux(state))
         return c.PlaceStake(command_id=command_id(label), actor=player, player=player,
@@ -196,15 +199,15 @@ def _play(state: TableState, rng: random.Random, command_id: CommandId,
           habits: Habits) -> c.TableCommand:
     assert state.coup is not None
     step = state.coup.legal_steps()[0]
-    label = f"{step.step.value}-{state.coup.cards_dealt}"
-    match step.step.value:
-        case "deal":
+    label = f"{step.step}-{state.coup.cards_dealt}"
+    match step.step:
+        case Step.DEAL:
             return c.DealCard(command_id=command_id(label))
-        case "show-naturals":
+        case Step.SHOW_NATURALS:
             return c.ShowNaturals(command_id=command_id(label))
-        case "settle":
+        case Step.SETTLE:
             return c.SettleCoup(command_id=command_id(label))
-        case "offer":  # the banker's default: "Je donne" (domain.game.policies); by a coin, he
+        case Step.OFFER:  # the banker's default: "Je donne" (domain.game.policies); by a coin, he
             banker = state.banker or CROUPIER  # shows down (`Habits.random_choices`)
             if habits.random_choices and rng.random() < 0.2:
                 return c.ShowDown(command_id=command_id(label), actor=banker)
@@ -220,6 +223,7 @@ def _play(state: TableState, rng: random.Random, command_id: CommandId,
 
 def playable(state: TableState) -> bool:
     """Whether bots can go on: enough players with chips to make a coup."""
-    with_chips = [p for p in state.seated() if state.seat_of(p).chips >= state.settings.min_stake]
+    minimum = state.settings.min_stake
+    with_chips = [s for s in state.seats if not s.standing and s.chips >= minimum]
     return len(with_chips) >= state.rules.banking.players_needed
 

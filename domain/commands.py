@@ -22,6 +22,8 @@ class Command(msgspec.Struct, kw_only=True, tag_field="kind"):
 
 def require_known(command: object, known: tuple[type[Command], ...], taker: str) -> None:
     """Refuse, by its name, a command that is none of `known` (what `taker` takes)."""
-    if not isinstance(command, known):
+    # The command's own class first: isinstance asks a struct class's metaclass (its
+    # `__instancecheck__`), one class of `known` after another.
+    if type(command) not in known and not isinstance(command, known):
         raise RuleViolation(f"{taker} takes no {type(command).__name__} command",
                             rule="unknown-command")

@@ -18,6 +18,8 @@ SUITS = "shdc"
 CARDS_PER_DECK = len(RANKS) * len(SUITS)
 
 _VALUES = {rank: min(index + 1, 10) % 10 for index, rank in enumerate(RANKS)}
+_WORTH = {rank + suit: worth for rank, worth in _VALUES.items() for suit in SUITS}.__getitem__
+"""A card's worth, by its code (a point is summed without a generator)."""
 
 
 def card(code: str) -> Card:
@@ -37,7 +39,7 @@ def value(c: Card) -> int:
 
 def point(cards: tuple[Card, ...] | list[Card]) -> int:
     """A hand's point: the sum of its cards' values, modulo 10."""
-    return sum(_VALUES[c[0]] for c in cards) % 10
+    return sum(map(_WORTH, cards)) % 10
 
 
 def is_natural(cards: tuple[Card, ...] | list[Card]) -> bool:

@@ -145,14 +145,22 @@ class Coup(msgspec.Struct, kw_only=True):
             return Side.BANKER
         return None
 
+    def card_due(self) -> Side | None:
+        """The hand the next card goes to: a third card asked for, or the next of the first
+        two in deal order (None: the coup awaits no card)."""
+        if self.outcomes is not None:
+            return None
+        if self.awaiting_card is not None:
+            return self.awaiting_card
+        dealt, hands = self.cards_dealt, len(self.tableaux) + 1
+        return self.deal_order[dealt % hands] if dealt < 2 * hands else None
+
     def legal_steps(self) -> list[LegalStep]:
         if self.outcomes is not None:
             return []
-        if self.awaiting_card is not None:
-            return [LegalStep(Step.DEAL, self.awaiting_card, forced=True)]
-        dealt, hands = self.cards_dealt, len(self.tableaux) + 1
-        if dealt < 2 * hands:
-            return [LegalStep(Step.DEAL, self.deal_order[dealt % hands], forced=True)]
+        due = self.card_due()
+        if due is not None:
+            return [LegalStep(Step.DEAL, due, forced=True)]
         if not self.naturals_shown:
             return [LegalStep(Step.SHOW_NATURALS, forced=True)]
         if self.awaits_offer():
@@ -164,9 +172,6 @@ class Coup(msgspec.Struct, kw_only=True):
         if rule is Rule.CHOICE:
             return [LegalStep(Step.DRAW, side), LegalStep(Step.STAND, side)]
         return [LegalStep(Step.DRAW if rule is Rule.DRAW else Step.STAND, side, forced=True)]
-
-    def _next_in_deal(self) -> Side:
-        return self.deal_order[self.cards_dealt % len(self.deal_order)]
 
     def _expect(self, step: Step, side: Side | None = None) -> None:
         legal = self.legal_steps()
@@ -202,14 +207,18 @@ class Coup(msgspec.Struct, kw_only=True):
 
     # --- the steps ---------------------------------------------------------------------
 
+    def verify_deal(self) -> Side:
+        """The hand the next card goes to (`card_due`); refuses a card while the coup awaits
+        none."""
+        side = self.card_due()
+        if side is None:
+            raise self._refusal(Step.DEAL, None, self.legal_steps())
+        return side
+
     def deal(self, card: Card) -> Side:
         """Give the next card (first two cards in deal order, or a third card asked for)."""
-        self._expect(Step.DEAL)
-        if self.awaiting_card is not None:
-            side = self.awaiting_card
-            self.awaiting_card = None
-        else:
-            side = self._next_in_deal()
+        side = self.verify_deal()
+        self.awaiting_card = None
         self.hands[side].append(card)
         return side
 

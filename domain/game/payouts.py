@@ -134,22 +134,23 @@ def house_bets(settings: TableSettings, outcome: Outcome, bets: Sequence[Bet],
     payouts = []
     after: dict[str, int] = {}
     banker_wins = BANKER_WINS[settings.banker_pays]
+    winning = Spot(outcome)  # the spot the outcome pays
     for bet in bets:
         commission = 0
         if bet.spot is Spot.TIE:
             net = bet.amount * settings.tie_pays if outcome is Outcome.TIE else -bet.amount
         elif outcome is Outcome.TIE:
             net = 0 if settings.push_on_tie else -bet.amount
-        elif outcome.value == bet.spot.value and bet.spot is Spot.BANKER:
+        elif bet.spot is not winning:
+            net = -bet.amount
+        elif bet.spot is Spot.BANKER:
             net, commission, box = banker_wins.paid(
                 settings, bet.amount, banker_point,
                 after.get(bet.player, (boxes or {}).get(bet.player, 0)))
             if box is not None:
                 after[bet.player] = box
-        elif outcome.value == bet.spot.value:
-            net = bet.amount
         else:
-            net = -bet.amount
+            net = bet.amount
         payouts.append(Payout(bet.player, bet.amount, net, commission, f"bet on {bet.spot}"))
     players = sum(p.net for p in payouts)
     commission_total = sum(p.commission for p in payouts)

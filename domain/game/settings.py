@@ -36,7 +36,11 @@ class Variant(StrEnum):
     def house_banks(self) -> bool:
         """Bets go on the house's spots (Player, Banker, Tie): punto banco, and the family
         game's side bets; elsewhere punters stake against a player's bank."""
-        return self in (Variant.PUNTO_BANCO, Variant.SIMPLIFIED)
+        return self in HOUSE_BANKED
+
+
+HOUSE_BANKED = (Variant.PUNTO_BANCO, Variant.SIMPLIFIED)
+"""The variants whose bets go on the house's spots (`Variant.house_banks`)."""
 
 
 class FirstBank(StrEnum):

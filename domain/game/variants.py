@@ -75,7 +75,8 @@ _RULES: dict[Variant, VariantRules] = {
 
 def rules_for(settings: TableSettings | Variant) -> VariantRules:
     """The rules of a table's variant (or of a variant)."""
-    return _RULES[settings if isinstance(settings, Variant) else settings.variant]
+    # settings first, the usual argument: isinstance answers an object's own class at once
+    return _RULES[settings.variant if isinstance(settings, TableSettings) else settings]
 
 
 def punter_rule(settings: TableSettings, point: int) -> Rule:

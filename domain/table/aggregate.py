@@ -78,35 +78,10 @@ class Table(Aggregate):
         s = self.state
         actor = command.actor
         who = {"actor": actor, "command_id": command.command_id}
-        before = (s.coup_number, betting_order.bettor(s)), clocks.decision_awaited(s, room)
+        before = clocks.awaited(s, room)
         require_room(actor, command, s, room)
         require_right(actor, command, s)
-        match command:
-            case c.SeatPlayer(player=p, chips=chips, side=side, standing=standing):
-                self._seated(player=p, chips=chips, side=side, standing=standing, **who)
-            case c.LeaveTable(player=p):
-                self._left(player=p, **who)
-            case c.AdjustChips(player=p, delta=delta, reason=reason):
-                self._chips_adjusted(player=p, delta=delta, reason=reason, **who)
-            case c.ShuffleShoe(physical=physical):
-                s.require(Phase.NO_SHOE, doing="shuffle")
-                sealed = "" if physical else cards.seal_seed(self.id, s.taille + 1)
-                self._shuffled(taille=s.taille + 1, decks=s.settings.decks,
-                               algorithm=ALGORITHM, commitment=sealed, physical=physical, **who)
-            case c.ContributeEntropy(player=p, entropy=entropy):
-                self._entropy_contributed(player=p, entropy=entropy.lower(), **who)
-            case c.CutShoe(player=p, position=position):
-                self._cut(player=p, position=position, **who)
-            case c.BurnCard(card=given):
-                burned = reading.next_card(self.state, given, cards)
-                self._burned(card=burned, position=reading.shoe_of(self.state).position, **who)
-            case c.AwardBank(player=p, amount=amount, how=how):
-                self._bank_awarded(player=p, amount=amount, how=how, **who)
-            case c.DeclineBank(player=p, coup=number):
-                if s.decline_due(p, number):
-                    self._bank_declined(player=p, **who)
-            case c.RetireBank(player=p):
-                self._bank_passed(player=p, amount=s.bank, **who)
+        match command:  # a coup's steps in their order first (most commands), then the rest
             case c.PlaceBet(player=p, spot=spot, amount=amount):
                 self._bet_placed(coup=s.coup_number + 1, player=p, spot=spot, amount=amount, **who)
             case c.PassBetTurn(player=p, coup=number, reason=reason):
@@ -136,12 +111,35 @@ class Table(Aggregate):
                         self._card_offered(coup=number, **who)
                     else:
                         self._decide_hand(side, default_draw(s, side), who)
+            case c.OfferCard():
+                self._card_offered(coup=s.coup_number, **who)
+            case c.ShowDown():
+                self._banker_showed_down(coup=s.coup_number, **who)
             case c.SettleCoup():
                 coup = reading.coup_of(self.state)
                 self._coup_settled(coup=s.coup_number, outcomes=coup.outcomes_now(),
                                    points=coup.points(), **who)
             case c.PayCoup():
                 self._record_payment(who)
+            case c.AwardBank(player=p, amount=amount, how=how):
+                self._bank_awarded(player=p, amount=amount, how=how, **who)
+            case c.DeclineBank(player=p, coup=number):
+                if s.decline_due(p, number):
+                    self._bank_declined(player=p, **who)
+            case c.RetireBank(player=p):
+                self._bank_passed(player=p, amount=s.bank, **who)
+            case c.ShuffleShoe(physical=physical):
+                s.require(Phase.NO_SHOE, doing="shuffle")
+                sealed = "" if physical else cards.seal_seed(self.id, s.taille + 1)
+                self._shuffled(taille=s.taille + 1, decks=s.settings.decks,
+                               algorithm=ALGORITHM, commitment=sealed, physical=physical, **who)
+            case c.ContributeEntropy(player=p, entropy=entropy):
+                self._entropy_contributed(player=p, entropy=entropy.lower(), **who)
+            case c.CutShoe(player=p, position=position):
+                self._cut(player=p, position=position, **who)
+            case c.BurnCard(card=given):
+                burned = reading.next_card(self.state, given, cards)
+                self._burned(card=burned, position=reading.shoe_of(self.state).position, **who)
             case c.RevealSeed():
                 s.require(Phase.TAILLE_OVER, doing="reveal the seed")
                 seed = cards.seed_of(reading.shoe_of(self.state).commitment)
@@ -149,10 +147,12 @@ class Table(Aggregate):
             case c.EndTaille():
                 remaining = s.shoe.remaining if s.shoe else 0
                 self._taille_ended(taille=s.taille, remaining=remaining, **who)
-            case c.OfferCard():
-                self._card_offered(coup=s.coup_number, **who)
-            case c.ShowDown():
-                self._banker_showed_down(coup=s.coup_number, **who)
+            case c.SeatPlayer(player=p, chips=chips, side=side, standing=standing):
+                self._seated(player=p, chips=chips, side=side, standing=standing, **who)
+            case c.LeaveTable(player=p):
+                self._left(player=p, **who)
+            case c.AdjustChips(player=p, delta=delta, reason=reason):
+                self._chips_adjusted(player=p, delta=delta, reason=reason, **who)
             case c.ChangeLimits(min_stake=low, max_stake=high, bet_seconds=seconds):
                 if s.phase in (Phase.PLAYING, Phase.SETTLED):  # stakes placed already stand
                     raise OutOfTurn("the stake limits change between coups, not during one",
@@ -160,10 +160,10 @@ class Table(Aggregate):
                 self._limits_changed(min_stake=low, max_stake=high, bet_seconds=seconds, **who)
             case _:
                 assert_never(command)
-        self._record_clocks(before, room, who)
+        if before is not None:
+            self._record_clocks(before, room, who)
 
-    def _record_clocks(self, before: tuple[tuple[int, str | None], object], room: Room,
-                       who: dict[str, str]) -> None:
+    def _record_clocks(self, before: clocks.Awaited, room: Room, who: dict[str, str]) -> None:
         """The clocks the command started (`domain.table.clocks`): a rotating order's turn
         to bet, a person's decision on a hand or on the bank offered to them."""
         s = self.state
@@ -179,10 +179,10 @@ class Table(Aggregate):
 
     def _deal(self, given: Card | None, cards: CardSource, who: dict[str, str]) -> None:
         s = self.state
-        third = reading.coup_of(s).awaiting_card is not None
+        coup = reading.coup_of(s)
         dealt = reading.next_card(s, given, cards)
-        record = self._third_card_drawn if third else self._card_dealt
-        record(coup=s.coup_number, card=dealt, side=reading.dealing_to(s),
+        record = self._card_dealt if coup.awaiting_card is None else self._third_card_drawn
+        record(coup=s.coup_number, card=dealt, side=coup.verify_deal(),
                position=reading.shoe_of(s).position, **who)
 
     def _decide_hand(self, side: Side, draw: bool, who: dict[str, str]) -> None:

@@ -65,13 +65,14 @@ def may_bet(state: TableBase) -> list[str]:
 
 def yet_to_stake(state: TableBase) -> list[str]:
     """Who may still stake on the coup: may bet, has neither bet, staked nor called banco, is
-    neither the banker nor a duellist, and has the minimum free."""
-    placed = {b.player for b in state.bets} | {s.player for s in state.stakes} | set(
-        state.banco_calls)
+    neither the banker nor a duellist, and has the minimum free (all their chips are: they
+    have nothing at stake), in seat order."""
+    may = may_bet(state)
+    out = {b.player for b in state.bets} | {s.player for s in state.stakes} | {
+        *state.banco_calls, *state.duel, state.banker}
     minimum = state.settings.min_stake
-    return [p for p in may_bet(state)
-            if p not in placed and p != state.banker and p not in state.duel
-            and state.seat_of(p).chips - state.committed(p) >= minimum]
+    return [seat.player for seat in state.seats
+            if seat.player in may and seat.player not in out and seat.chips >= minimum]
 
 
 def _bettors(state: TableBase) -> list[str]:

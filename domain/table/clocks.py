@@ -20,6 +20,7 @@ house-dealt table, the croupier at theirs), a banker retiring (he keeps the bank
 from __future__ import annotations
 
 from domain.game.coup import Side
+from domain.game.settings import BettingOrder
 from domain.table import betting_order, reading
 from domain.table.room import Room
 from domain.table.state import Phase, TableState
@@ -56,6 +57,20 @@ def decision_awaited(state: TableState, room: Room) -> tuple[int, str, Side | No
     if person is None or person not in room.people:
         return None
     return state.coup_number, person, side
+
+
+Awaited = tuple[tuple[int, str | None], tuple[int, str, Side | None] | None]
+"""The coup and the player in turn to bet, and the decision awaited (`awaited`)."""
+
+
+def awaited(state: TableState, room: Room) -> Awaited | None:
+    """What the table awaits before a command, which starts a clock where it moves on: the
+    coup and the player in turn to bet, and the decision awaited (`decision_awaited`). None:
+    no command starts a clock at this table (its players bet when they like, no person sits
+    in its room)."""
+    if not room.people and state.settings.betting_order is not BettingOrder.ROTATING:
+        return None
+    return (state.coup_number, betting_order.bettor(state)), decision_awaited(state, room)
 
 
 def check_turn(state: TableState, coup: int, player: str) -> None:

@@ -12,7 +12,7 @@ from domain.actors import require_actor
 from domain.errors import OutOfTurn, RuleViolation
 from domain.game import payouts
 from domain.game.cards import Card, point
-from domain.game.coup import Coup, Outcome, Side, Step
+from domain.game.coup import Coup, Outcome, Side
 from domain.game.payouts import Settlement
 from domain.table.base import Phase, TableBase
 
@@ -27,7 +27,7 @@ class CoupFlow(TableBase, kw_only=True):
 
     def deal(self, card: Card) -> Side:
         coup = self._playing()
-        coup._expect(Step.DEAL)
+        coup.verify_deal()
         shoe = self._shoe_with_card(card)
         side = coup.deal(card)
         shoe.dealt.append(card)
@@ -40,9 +40,8 @@ class CoupFlow(TableBase, kw_only=True):
 
     def decide(self, actor: str, side: Side, draw: bool) -> None:
         coup = self._playing()
-        coup._expect(Step.DRAW if draw else Step.STAND, side)
         require_actor(actor, self.hand_holder(side), f"decide for the {side} hand")
-        if draw:
+        if draw:  # the coup refuses a decision out of turn
             coup.draw(side)
         else:
             coup.stand(side)
@@ -50,7 +49,6 @@ class CoupFlow(TableBase, kw_only=True):
     def offer_card(self, actor: str) -> None:
         """À deux tableaux, the banker says "Je donne": the punters may draw (002)."""
         coup = self._playing()
-        coup._expect(Step.OFFER)
         require_actor(actor, self.banker, "offer a card")
         coup.offer()
 
@@ -58,7 +56,6 @@ class CoupFlow(TableBase, kw_only=True):
         """À deux tableaux, the banker shows his first two cards, whatever their point: the
         coup is settled as the cards lie (002)."""
         coup = self._playing()
-        coup._expect(Step.SHOW_DOWN)
         require_actor(actor, self.banker, "show down")
         coup.show_down()
 

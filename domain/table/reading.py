@@ -1,7 +1,7 @@
 """What the Table aggregate reads off its state to decide, and the checks of the values its
-events carry: the shoe and the coup under way, the card coming out of the shoe and the hand
-it goes to, the decision awaited, and a recorded coup number, shoe position, card, stake,
-seed, commission or bank that does not match the table (`event-mismatch`).
+events carry: the shoe and the coup under way, the card coming out of the shoe, the decision
+awaited, and a recorded coup number, shoe position, card, stake, seed, commission or bank
+that does not match the table (`event-mismatch`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from domain.errors import OutOfTurn, RuleViolation
 from domain.game.card_source import CardSource
 from domain.game.cards import Card, card
-from domain.game.coup import Coup, Side, Step
+from domain.game.coup import Coup, Side
 from domain.game.coverage import Stake
 from domain.game.shoe import check_seed
 from domain.table.base import Phase, ShoeState
@@ -51,15 +51,6 @@ def next_card(state: TableState, given: Card | None, cards: CardSource) -> Card:
     return cards.card_at(shoe.public(), shoe.position)
 
 
-def dealing_to(state: TableState) -> Side:
-    """The hand the next card goes to (a third card asked for, or the next in deal
-    order)."""
-    legal = coup_of(state).legal_steps()
-    if not legal or legal[0].step is not Step.DEAL or legal[0].side is None:
-        raise OutOfTurn("the coup awaits no card now", rule="out-of-turn")
-    return legal[0].side
-
-
 def check_coup(state: TableState, coup: int, *, next_one: bool = False) -> None:
     expected = state.coup_number + (1 if next_one else 0)
     if coup != expected:
@@ -74,10 +65,11 @@ def check_position(state: TableState, position: int) -> None:
 def check_dealt(state: TableState, coup: int, side: Side, position: int, *, third: bool) -> None:
     check_coup(state, coup)
     check_position(state, position)
-    if (coup_of(state).awaiting_card is not None) is not third:
+    playing = coup_of(state)
+    if (playing.awaiting_card is not None) is not third:
         raise mismatch("a third card" if third else "a first card", side,
                         "the other kind")
-    due = dealing_to(state)
+    due = playing.verify_deal()
     if side is not due:
         raise mismatch("a card to", side, f"it due to {due}")
 

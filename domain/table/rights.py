@@ -18,27 +18,7 @@ def require_right(actor: str, command: c.TableCommand, state: TableBase) -> None
     """Refuse `command` from `actor` unless it is theirs to send."""
     if is_official(actor):  # an official acts for anyone (`require_actor`)
         return
-    match command:
-        case c.SeatPlayer(player=p):
-            require_actor(actor, p, f"seat {p}", rule="not-yourself")
-        case c.LeaveTable(player=p):
-            require_actor(actor, p, f"take {p} from the table", rule="not-yourself")
-        case c.AdjustChips(player=p):
-            require_actor(actor, p, f"move {p}'s chips", rule="not-yourself")
-        case c.ShuffleShoe():
-            require_actor(actor, None, "shuffle", rule="official-step")
-        case c.ContributeEntropy(player=p):
-            require_actor(actor, p, f"contribute for {p}", rule="not-yourself")
-        case c.CutShoe(player=p):
-            require_actor(actor, p, f"cut for {p}", rule="not-yourself")
-        case c.BurnCard():
-            require_actor(actor, None, "burn", rule="official-step")
-        case c.AwardBank(player=p):
-            check_taker(state, actor, p)
-        case c.DeclineBank(player=p):
-            require_actor(actor, p, f"decline the bank for {p}", rule="not-yourself")
-        case c.RetireBank(player=p):
-            require_actor(actor, p, f"retire the bank for {p}", rule="not-yourself")
+    match command:  # a coup's steps in their order first (most commands), then the rest
         case c.PlaceBet(player=p):
             require_actor(actor, p, f"stake for {p}", rule="not-your-stake")
         case c.PassBetTurn(player=p):
@@ -53,16 +33,38 @@ def require_right(actor: str, command: c.TableCommand, state: TableBase) -> None
             require_actor(actor, None, "deal", rule="official-step")
         case c.ShowNaturals():
             require_actor(actor, None, "show the naturals", rule="official-step")
+        case c.Decide() | c.OfferCard() | c.ShowDown():
+            return  # a decision on a hand: the coup checks it against the hand's holder
         case c.PlayDefault():
             require_actor(actor, None, "play a default", rule="official-step")
         case c.SettleCoup():
             require_actor(actor, None, "settle", rule="official-step")
         case c.PayCoup():
             require_actor(actor, None, "pay", rule="official-step")
+        case c.AwardBank(player=p):
+            check_taker(state, actor, p)
+        case c.DeclineBank(player=p):
+            require_actor(actor, p, f"decline the bank for {p}", rule="not-yourself")
+        case c.RetireBank(player=p):
+            require_actor(actor, p, f"retire the bank for {p}", rule="not-yourself")
+        case c.ShuffleShoe():
+            require_actor(actor, None, "shuffle", rule="official-step")
+        case c.ContributeEntropy(player=p):
+            require_actor(actor, p, f"contribute for {p}", rule="not-yourself")
+        case c.CutShoe(player=p):
+            require_actor(actor, p, f"cut for {p}", rule="not-yourself")
+        case c.BurnCard():
+            require_actor(actor, None, "burn", rule="official-step")
         case c.RevealSeed():
             require_actor(actor, None, "reveal the seed", rule="official-step")
         case c.EndTaille():
             require_actor(actor, None, "end the taille", rule="official-step")
+        case c.SeatPlayer(player=p):
+            require_actor(actor, p, f"seat {p}", rule="not-yourself")
+        case c.LeaveTable(player=p):
+            require_actor(actor, p, f"take {p} from the table", rule="not-yourself")
+        case c.AdjustChips(player=p):
+            require_actor(actor, p, f"move {p}'s chips", rule="not-yourself")
         case c.ChangeLimits():
             require_actor(actor, None, "change the stake limits", rule="official-step")
 

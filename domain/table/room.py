@@ -86,8 +86,8 @@ def require_room(actor: str, command: c.TableCommand, state: TableBase, room: Ro
         raise RoundOver(f"coup {coup} is past the round's last ({room.last_coup}): no "
                         f"{command_kind(command)} until the next round starts",
                         rule="round-over")
-    if actor != CROUPIER:
-        return
+    if actor != CROUPIER or (room.croupier_plays_bots and not room.people):
+        return  # the croupier may play every seat of a room of bots
     seat = seat_of(command, state)
     if seat is not None and (seat in room.people or not room.croupier_plays_bots):
         raise Forbidden(f"{actor} may not play {seat}'s seat: {seat}'s "
