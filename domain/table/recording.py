@@ -5,13 +5,10 @@ topic, fields and order), but the hot path does only what the event needs: calli
 builds the event once from its keyword arguments, calls the method's body with them, then
 moves the aggregate's version on and keeps the event pending, as `Aggregate.trigger_event`
 and `mutate` do, without `mutate`'s checks that the event is the aggregate's next: it was
-made so; it reads and sets the aggregate's own attributes (`_id`, `_version`,
-`_modified_on`, `_pending_events`, as eventsourcing's `BaseAggregate.__base_init__` names
-them), not through the properties over them. The event is filled field by field in its
-class's order (as eventsourcing's mapper fills one it reads back), not through the frozen
-dataclass's `__init__`, which sets each field through `object.__setattr__` and costs three
-times as much; its `__post_init__` checks only that the aggregate's id is a UUID, which an
-aggregate's id is. The event's `apply`
+made so. The event is filled field by field in its class's order (as eventsourcing's mapper
+fills one it reads back), not through the frozen dataclass's `__init__`, which sets each
+field through `object.__setattr__` and costs three times as much; its `__post_init__` checks
+only that the aggregate's id is a UUID, which an aggregate's id is. The event's `apply`
 (replays: `mutate` still checks each stored event) calls the same body with the event's
 fields, the parameter names read once when the class is made.
 
@@ -69,12 +66,12 @@ def recorded(
         def record(aggregate: A, /, *args: P.args, **kwargs: P.kwargs) -> None:
             if args:
                 raise TypeError(f"{body.__qualname__} takes its event's fields by name")
-            version = aggregate._version + 1
+            version = aggregate.version + 1
             timestamp = event_class.create_timestamp()
             if len(kwargs) == len(given):  # every field given: filled as the dataclass would
                 new = object.__new__(event_class)
                 values = new.__dict__
-                values["originator_id"] = aggregate._id
+                values["originator_id"] = aggregate.id
                 values["originator_version"] = version
                 values["timestamp"] = timestamp
                 try:
@@ -90,9 +87,9 @@ def recorded(
                 new = event_class(originator_id=aggregate.id, originator_version=version,
                                   timestamp=timestamp, **kwargs)
                 apply(new, aggregate)
-            aggregate._version = version
-            aggregate._modified_on = timestamp
-            aggregate._pending_events.append(new)
+            aggregate.version = version
+            aggregate.modified_on = timestamp
+            aggregate.pending_events.append(new)
 
         record.__name__, record.__qualname__ = body.__name__, body.__qualname__
         record.__doc__ = body.__doc__
