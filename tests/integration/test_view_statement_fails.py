@@ -4,19 +4,16 @@ whose rows it could not write, the others go on, and once the cause is gone it p
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import ClassVar
 from uuid import UUID
 
-import pytest
-
 from infra.services.tables import TableService
-from infra.store.opening import Store, open_store
+from infra.store.opening import Store
 from projections.registry import NAMES, VIEWS
 from projections.rotation import RotationMemo, RotationView
 from projections.runner import Runner
 from projections.table_fold import Folded
-from tests.integration.test_projections import games
+from tests.integration.test_projections import games, service, store  # noqa: F401
 
 
 class Clashing(RotationView):
@@ -32,20 +29,8 @@ class Clashing(RotationView):
                                   " doc) VALUES (?, '', '')", (str(folded.table_id),))
 
 
-@pytest.fixture
-def service(database_url: str) -> Iterator[TableService]:
-    app = TableService(url=database_url, secret_key=b"k" * 32)
-    yield app
-    app.close()
-
-
-@pytest.fixture
-def store(service: TableService) -> Iterator[Store]:
-    with open_store(service.database_url) as opened:
-        yield opened
-
-
-def test_a_refused_statement_stops_its_view_alone(service: TableService, store: Store) -> None:
+def test_a_refused_statement_stops_its_view_alone(service: TableService,  # noqa: F811
+                                                  store: Store) -> None:  # noqa: F811
     tables = games(service)[:2]
     for game in tables:
         game.coups(2)
