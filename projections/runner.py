@@ -3,7 +3,8 @@
 The runner polls the notification log (the same on SQLite, whose recorder has no
 subscriptions, and on PostgreSQL). One batch is one write transaction that:
 
-1. locks the views' tracking rows and reads their positions (`ViewTracking.lock`);
+1. locks the views' tracking rows and reads their positions, in one statement
+   (`ViewTracking.lock`);
 2. reads the next notifications after the lowest of them, up to the committed head
    (`infra.store.ledger.committed_head`: writers of different partitions commit out of
    notification order; a writer stuck in flight past `SABOT_WRITERS_WAIT_SECONDS` makes the
@@ -13,8 +14,13 @@ subscriptions, and on PostgreSQL). One batch is one write transaction that:
 3. decodes them once and lets each view change its rows (`View.apply`) for those of its
    topics after its own position; table views at the same position fold each table once
    between them (`projections.table_fold.fold_together`);
-4. moves each view's tracking row to the last notification read (or to the head, when the
-   batch reached it: the events in between were of other topics).
+4. moves the tracking rows of the views it applied to the last notification read (or to the
+   head, when the batch reached it: the events in between were of other topics), in one
+   statement.
+
+The writes of 3 and 4 travel together, not waiting for each other's answers
+(`Database.pipelined`): a database error comes out at the next read or at the end of the
+writes, and rolls the batch back as before.
 
 With tournaments spread over several databases (`infra.store.homes`), each home has its own
 notification ids: a view has a tracking row per home (`standings`, `standings@east`, ...), and
@@ -234,8 +240,8 @@ class Runner:
         source = self.homes[home]
         committed = committed_head(source)  # before the batch's snapshot
         with self.database.transaction(write=True) as cursor:
-            positions = {view.name: self.tracking.lock(cursor, tracked(view.name, home))
-                         for view in sorted(views, key=lambda v: v.name)}
+            locked = self.tracking.lock(cursor, [tracked(view.name, home) for view in views])
+            positions = {view.name: locked[tracked(view.name, home)] for view in views}
             head = committed if until is None else min(until, committed)
             behind = [view for view in views if positions[view.name] < head]
             if not behind:
@@ -250,34 +256,45 @@ class Runner:
             decoded = [(n.id, n.topic, cast(Event, self.store.mapper.to_domain_event(n)))
                        for n in notifications]
             moving = [view for view in behind if positions[view.name] < reached]
-            applied = {}
-            for position in sorted({positions[view.name] for view in moving}):
-                together = [view for view in moving if positions[view.name] == position]
-                start = bisect_right([nid for nid, _, _ in decoded], position)
-                after_position = decoded[start:]
-                read: dict[frozenset[str], list[Event]] = {}  # by the topics a view reads
-                for view in together:
-                    if reads[view.name] not in read:
-                        read[reads[view.name]] = [e for _, topic, e in after_position
-                                                  if topic in reads[view.name]]
-                folds = [view for view in together if isinstance(view, TableFoldView)
-                         and type(view).apply is TableFoldView.apply]  # not one that filters
-                if folds:
-                    fold_together(cursor, folds, [e for _, _, e in after_position])
-                for view in together:
-                    mine = read[reads[view.name]]
-                    if view not in folds:
-                        view.apply(cursor, mine)
-                    last_at = mine[-1].timestamp if mine else None
-                    self.tracking.advance(cursor, tracked(view.name, home), reached, last_at,
-                                          _now())
-                    applied[view.name] = len(mine)
-            self.database.execute(
-                cursor, "DELETE FROM {view_failures} WHERE projection IN ("
-                + ", ".join("?" * len(moving)) + ")", [view.name for view in moving])
+            with self.database.pipelined(cursor):  # the rows' writes travel together
+                applied, last_at = self._apply(cursor, moving, positions, reads, decoded)
+                self.tracking.advance(cursor, reached, {tracked(name, home): at for name, at
+                                                        in last_at.items()}, _now())
+                self.database.execute(
+                    cursor, "DELETE FROM {view_failures} WHERE projection IN ("
+                    + ", ".join("?" * len(moving)) + ")", [view.name for view in moving])
         if home == MAIN_HOME:  # the reads waiting for a position (`api.view_reader`)
             notices.positions(self.database, notices.VIEWS).publish(reached)
         return Moved(applied, reached, head)
+
+    @staticmethod
+    def _apply(cursor: Any, moving: Sequence[View], positions: Mapping[str, int],
+               reads: Mapping[str, frozenset[str]], decoded: Sequence[tuple[int, str, Event]]
+               ) -> tuple[dict[str, int], dict[str, datetime | None]]:
+        """Apply to each view of `moving` the `decoded` events of its topics after its
+        position: the events applied to each, and the time of the last one (None: none)."""
+        applied: dict[str, int] = {}
+        last_at: dict[str, datetime | None] = {}
+        for position in sorted({positions[view.name] for view in moving}):
+            together = [view for view in moving if positions[view.name] == position]
+            start = bisect_right([nid for nid, _, _ in decoded], position)
+            after_position = decoded[start:]
+            read: dict[frozenset[str], list[Event]] = {}  # by the topics a view reads
+            for view in together:
+                if reads[view.name] not in read:
+                    read[reads[view.name]] = [e for _, topic, e in after_position
+                                              if topic in reads[view.name]]
+            folds = [view for view in together if isinstance(view, TableFoldView)
+                     and type(view).apply is TableFoldView.apply]  # not one that filters
+            if folds:
+                fold_together(cursor, folds, [e for _, _, e in after_position])
+            for view in together:
+                mine = read[reads[view.name]]
+                if view not in folds:
+                    view.apply(cursor, mine)
+                last_at[view.name] = mine[-1].timestamp if mine else None
+                applied[view.name] = len(mine)
+        return applied, last_at
 
     def _failed(self, name: str, error: Exception) -> str:
         """Record (and log) that `name` stopped at the event it failed on; the message."""

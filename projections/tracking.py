@@ -7,16 +7,19 @@ into account, the timestamp of the last event it applied, and when it applied it
 moved by `advance(cursor, ...)` inside the transaction that writes the view's rows, so the rows
 and the position commit or roll back together:
 
-* `lock(cursor)` reads the position at the start of that transaction and holds it (SQLite
-  `BEGIN IMMEDIATE` already serialises writers; PostgreSQL `SELECT ... FOR UPDATE`), so two
-  runners of one projection take turns instead of applying the same events twice;
+* `lock(cursor, projections)` reads their positions at the start of that transaction and
+  holds them (SQLite `BEGIN IMMEDIATE` already serialises writers; PostgreSQL `SELECT ... FOR
+  UPDATE`), so two runners of one projection take turns instead of applying the same events
+  twice;
 * `advance` only moves forward: a position that is not past the current one raises
   eventsourcing's `IntegrityError`, and the whole transaction rolls back.
+
+Both take the projections of a batch in one statement (a round trip each, not one a view).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -69,31 +72,43 @@ class ViewTracking(TrackingRecorder):
                               (projection,))
         self.ensure(cursor, projection)
 
-    def lock(self, cursor: Any, projection: str) -> int:
-        """The position of `projection`, held until the transaction ends."""
-        suffix = " FOR UPDATE" if self.database.dialect == "postgres" else ""
-        select = "SELECT notification_id FROM {view_tracking} WHERE projection = ?" + suffix
-        row = self.database.execute(cursor, select, (projection,)).fetchone()
-        if row is None:
-            self.ensure(cursor, projection)
-            row = self.database.execute(cursor, select, (projection,)).fetchone()
-        return int(row["notification_id"])
+    def lock(self, cursor: Any, projections: Sequence[str]) -> dict[str, int]:
+        """The position of each of `projections`, held until the transaction ends: locked
+        in one statement, in the order of their names (two lockers never wait on each
+        other's rows crosswise)."""
+        suffix = " ORDER BY projection" + (
+            " FOR UPDATE" if self.database.dialect == "postgres" else "")
+        select = ("SELECT projection, notification_id FROM {view_tracking} WHERE projection"
+                  " IN (" + ", ".join("?" * len(projections)) + ")" + suffix)
+        rows = self.database.execute(cursor, select, tuple(projections)).fetchall()
+        if len(rows) < len(set(projections)):
+            for projection in projections:
+                self.ensure(cursor, projection)
+            rows = self.database.execute(cursor, select, tuple(projections)).fetchall()
+        return {row["projection"]: int(row["notification_id"]) for row in rows}
 
-    def advance(self, cursor: Any, projection: str, notification_id: int,
-                event_at: datetime | None, applied_at: datetime) -> None:
-        """Move `projection` to `notification_id`; refuse to stand still or go back."""
-        row = self.database.execute(
+    def advance(self, cursor: Any, notification_id: int,
+                event_at: Mapping[str, datetime | None], applied_at: datetime) -> None:
+        """Move each projection of `event_at` (with the time of the last event it applied,
+        None for none) to `notification_id`, in one statement; refuse, for all of them, if
+        one would stand still or go back."""
+        projections = list(event_at)
+        cases = " ".join("WHEN ? THEN ?" for _ in projections)
+        moved = self.database.execute(
             cursor,
             "UPDATE {view_tracking} SET notification_id = ?,"
-            " event_at = COALESCE(?, event_at), applied_at = ?"
-            " WHERE projection = ? AND notification_id < ? RETURNING notification_id",
-            (notification_id, event_at.isoformat() if event_at else None,
-             applied_at.isoformat(), projection, notification_id),
-        ).fetchone()
-        if row is None:
+            " event_at = COALESCE(CASE projection " + cases + " END, event_at),"
+            " applied_at = ? WHERE projection IN (" + ", ".join("?" * len(projections)) + ")"
+            " AND notification_id < ? RETURNING projection",
+            (notification_id,
+             *(value for projection, at in event_at.items()
+               for value in (projection, at.isoformat() if at else None)),
+             applied_at.isoformat(), *projections, notification_id),
+        ).fetchall()
+        if len(moved) < len(projections):
+            behind = sorted(set(projections) - {row["projection"] for row in moved})
             raise IntegrityError(
-                f"{projection} is already at or past notification {notification_id}"
-            )
+                f"{', '.join(behind)} already at or past notification {notification_id}")
 
     def position(self, projection: str) -> Position:
         row = self.database.read_one(
@@ -118,7 +133,7 @@ class ViewTracking(TrackingRecorder):
     def insert_tracking(self, tracking: Tracking) -> None:
         with self.database.transaction(write=True) as cursor:
             self.ensure(cursor, tracking.application_name)
-            self.advance(cursor, tracking.application_name, tracking.notification_id, None,
+            self.advance(cursor, tracking.notification_id, {tracking.application_name: None},
                          datetime.now().astimezone())
 
     def max_tracking_id(self, application_name: str) -> int | None:

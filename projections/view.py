@@ -68,8 +68,8 @@ class View(Projection[ViewTracking]):
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
         """One event and its tracking row in one transaction (eventsourcing's runner API)."""
         with self.database.transaction(write=True) as cursor:
-            if self.view.lock(cursor, self.name) >= tracking.notification_id:
+            if self.view.lock(cursor, [self.name])[self.name] >= tracking.notification_id:
                 raise IntegrityError(f"{self.name} already applied {tracking.notification_id}")
             self.apply(cursor, [domain_event])
-            self.view.advance(cursor, self.name, tracking.notification_id,
-                              domain_event.timestamp, datetime.now().astimezone())
+            self.view.advance(cursor, tracking.notification_id,
+                              {self.name: domain_event.timestamp}, datetime.now().astimezone())

@@ -119,10 +119,14 @@ def base_url(host: str, number: int, scheme: str = "http") -> str:
 
 
 def listen(host: str, number: int) -> socket.socket:
-    """A socket bound to `host:number`; a busy port or an unknown host is one line."""
+    """A socket bound to `host:number`; a busy port or an unknown host is one line.
+
+    Its protocol named (TCP), not left 0: asyncio turns Nagle's algorithm off only on a
+    connection whose socket says TCP, and with it on, an answer's body waited for the ACK
+    of its headers, which the client delays up to 40 ms."""
     try:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        listening = socket.socket(family, socket.SOCK_STREAM)
+        listening = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listening.bind((host, number))
     except OSError as error:

@@ -16,6 +16,9 @@ to eventsourcing's. `Database` gives them one way to do it on SQLite and on Post
 * `read_one(template)` / `read_all(template)`: the first row / the rows of one read, in as
   few round trips as the database allows (PostgreSQL: one statement on an autocommit
   connection, no transaction around it);
+* `pipelined(cursor)`: until the block ends, the statements sent on `cursor` do not wait for
+  each other's answers, they travel together until one is read (PostgreSQL: psycopg's
+  pipeline mode; an error comes out at that read or at the block's end);
 * `to_db_id` / `from_db_id`: UUIDs as each database stores them (hex text / `uuid`).
 
 Rows are read by column name (`sqlite3.Row` and psycopg's `dict_row` both allow it).
@@ -28,9 +31,9 @@ import sqlite3
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 from uuid import UUID
 
 import psycopg
@@ -93,6 +96,11 @@ class Database(ABC):
     @abstractmethod
     def transaction(self, *, write: bool) -> AbstractContextManager[Any]:
         """A cursor in a transaction, committed on exit if `write`, else rolled back."""
+
+    def pipelined(self, cursor: Any) -> AbstractContextManager[Any]:
+        """The statements sent on `cursor` in the block travel without waiting for each
+        other's answers (SQLite runs in this process: nothing to wait for)."""
+        return nullcontext()
 
     _pinned: dict[int, Any]  # by thread: the connection of the snapshot it holds
 
@@ -270,6 +278,9 @@ class PostgresDatabase(Database):
                 connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 connection.execute("SELECT 1")  # the snapshot is taken at the first query
             yield connection
+
+    def pipelined(self, cursor: Any) -> AbstractContextManager[Any]:
+        return cast(AbstractContextManager[Any], cursor.connection.pipeline())
 
     def insert_rows(self, cursor: Any, table: str, columns: Sequence[tuple[str, str]],
                     rows: Sequence[Sequence[Any]]) -> None:

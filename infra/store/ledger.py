@@ -192,8 +192,9 @@ def committed_head(database: Database, wait: float | None = None) -> int:
     SQLite has one writer at a time: the last event. PostgreSQL's writers of different
     partitions commit in any order, so the ids below the last one may still be in flight:
     read the last id, then wait for the writers that held the writers' lock then (any id
-    below it was drawn by one of them, or is committed or abandoned). The caller reads in a
-    transaction begun after this returns.
+    below it was drawn by one of them, or is committed or abandoned). Each look is one
+    statement on its own (no transaction around it: a round trip each, where a read
+    transaction took five). The caller reads in a transaction begun after this returns.
 
     The wait is bounded (`wait`, else `SABOT_WRITERS_WAIT_SECONDS`): a writer stuck in its
     transaction must not freeze every checkpoint and every view. Past it, the writers still
@@ -201,10 +202,7 @@ def committed_head(database: Database, wait: float | None = None) -> int:
     checkpoint or the catch-up tries again later; PostgreSQL ends a session left idle in its
     transaction (`SABOT_IDLE_IN_TRANSACTION_SECONDS`).
     """
-    with database.transaction(write=False) as cursor:
-        row = database.execute(cursor, "SELECT MAX({nid}) AS head FROM {stored_events}"
-                               ).fetchone()
-    head = int(row["head"] or 0)
+    head = database.last_notification_id()
     if not isinstance(database, PostgresDatabase):
         return head
     bound = writers_wait() if wait is None else wait
@@ -215,9 +213,8 @@ def committed_head(database: Database, wait: float | None = None) -> int:
         " AND classid = ?::oid AND objid = hashtext(?)::oid AND objsubid = 2"
         " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
     )
-    with database.transaction(write=False) as cursor:
-        writers = {r["virtualtransaction"]: r["pid"] for r in database.execute(
-            cursor, in_flight, (LOCK_CLASS, schema)).fetchall()}
+    writers = {r["virtualtransaction"]: r["pid"]
+               for r in database.read_all(in_flight, (LOCK_CLASS, schema))}
     pause = 0.0005
     while writers:
         if time.monotonic() >= deadline:
@@ -230,10 +227,8 @@ def committed_head(database: Database, wait: float | None = None) -> int:
                 f"notification {head} after {bound:.1f} s (SABOT_WRITERS_WAIT_SECONDS)")
         time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
         pause = min(pause * 2, 0.01)
-        with database.transaction(write=False) as cursor:
-            writers = {r["virtualtransaction"]: r["pid"] for r in database.execute(
-                cursor, in_flight + " AND virtualtransaction = ANY(?)",
-                (LOCK_CLASS, schema, list(writers))).fetchall()}
+        writers = {r["virtualtransaction"]: r["pid"] for r in database.read_all(
+            in_flight + " AND virtualtransaction = ANY(?)", (LOCK_CLASS, schema, list(writers)))}
     return head
 
 
