@@ -20,7 +20,8 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -79,8 +80,8 @@ class Checkpointer:
         self._last: Checkpoint | None = None  # the latest in the file, read at the first write
         self._trust: WriterTrust | None = None
         self._writing = threading.RLock()
-        self._writer: int | None = None  # the thread in `write`
-        self._then: Callable[[], None] | None = None  # what `close` left for `write` to do
+        self._writer: int | None = None  # the thread in `_using`
+        self._then: Callable[[], None] | None = None  # what `close` left for `_using` to do
         self._failures = 0
         self._failing: str | None = None
         self._logged_at = -LOG_EVERY_SECONDS  # time.monotonic() of the last error logged
@@ -111,18 +112,23 @@ class Checkpointer:
 
     def _tick(self) -> None:
         """A turn: the lease's holder checkpoints the store, whoever wrote, and takes its next
-        turn; another writer waits, turn after turn, for a checkpoint that covers its writes."""
+        turn; another writer waits, turn after turn, for a checkpoint that covers its writes.
+        Not once the store is closed: a turn that began as `close` cancelled its timer is the
+        store's only user, and `close` waits for it (`_using`)."""
         with self._lock:
             self._timer = None
-        self._held = self._holds()
-        if self._held:
-            self._dirty = True
-            self.flush()
-        elif self._dirty and self._covered():
-            self._dirty = False
-        if self._held or self._dirty:
-            with self._lock:
-                self._arm()
+        with self._using():
+            if self._closed:
+                return
+            self._held = self._holds()
+            if self._held:
+                self._dirty = True
+                self.flush()
+            elif self._dirty and self._covered():
+                self._dirty = False
+            if self._held or self._dirty:
+                with self._lock:
+                    self._arm()
 
     def _holds(self) -> bool:
         try:
@@ -168,8 +174,7 @@ class Checkpointer:
         """Sign the store's tree head and append it, unless the file already has that size
         (or `force`). One write at a time; a `close` asked during it (the application
         collected by the garbage collector in this very thread) closes the store after it."""
-        with self._writing:
-            self._writer = threading.get_ident()
+        with self._using():
             try:
                 written = self._write(force)
             except Exception as error:
@@ -183,11 +188,24 @@ class Checkpointer:
                 self._failing = None
                 return written
             finally:
-                self._writer = None
                 self._report()
-                then, self._then = self._then, None
-                if then is not None:
-                    then()
+
+    @contextmanager
+    def _using(self) -> Iterator[None]:
+        """This thread alone uses the store for checkpoints (a turn, a write) until the block
+        ends; a `close` asked meanwhile in another thread waits for it, one asked in this very
+        thread (the application collected by the garbage collector) is done after it."""
+        with self._writing:
+            outermost = self._writer is None
+            self._writer = threading.get_ident()
+            try:
+                yield
+            finally:
+                if outermost:
+                    self._writer = None
+                    then, self._then = self._then, None
+                    if then is not None:
+                        then()
 
     def _write(self, force: bool) -> Checkpoint | None:
         self._dirty = False
@@ -239,7 +257,7 @@ class Checkpointer:
             then()
 
         if self._writer == threading.get_ident():
-            self._then = finish  # closing from inside `write`: after it
+            self._then = finish  # closing from inside a turn or `write`: after it
             return
         with self._writing:
             self._dirty = self._held or (self._dirty and not self._covered())

@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -166,3 +167,36 @@ def test_a_holder_killed_outright_leaves_the_lease_to_the_next_writer(
          prefix="after")
     covered(database, (TURNS + 3) * SECONDS + 3)
     assert not (holder(database) or mark).startswith(mark)
+
+
+def test_a_close_waits_for_the_turn_in_flight_before_the_store_is_closed(
+        writers: tuple[TableService, TableService], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A turn runs on its timer's thread: a close from another thread while the turn uses the
+    store (its lease's statement waiting on a lock) closed the store under it; on SQLite the
+    process died of a segmentation fault (CI, 2026-11-29)."""
+    first, second = writers
+    checkpointer = first.recorder.checkpointer()
+    assert checkpointer is not None
+    events: list[str] = []
+    holds = Checkpointer._holds
+
+    def recorded(self: Checkpointer) -> bool:
+        held = holds(self)
+        events.append("turn")
+        return held
+
+    monkeypatch.setattr(Checkpointer, "_holds", recorded)
+    blocker = second.recorder.database
+    CheckpointLease(blocker, SECONDS).hold(0.0)  # the lease's row, run out long ago
+    with blocker.transaction(write=True) as cursor:  # the lease's row locked by another
+        blocker.execute(cursor, "UPDATE {checkpoint_lease} SET expires = 0 WHERE id = 1")
+        checkpointer.begin()
+        until(lambda: checkpointer._writer is not None, 5, "the turn began")
+        closing = threading.Thread(target=checkpointer.close,
+                                   kwargs={"then": lambda: events.append("closed")})
+        closing.start()
+        closing.join(0.5)
+        assert closing.is_alive() and events == [], events  # waiting for the turn
+    closing.join(30)
+    assert not closing.is_alive()
+    assert events == ["turn", "closed"], events

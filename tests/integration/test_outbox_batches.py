@@ -4,6 +4,7 @@ yet marked when its process dies is sent again by the next relay, never lost."""
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from typing import Any
@@ -83,4 +84,25 @@ def test_a_timed_batch_is_marked_within_its_seconds_and_at_close(postgres_url: s
         seat(busy, table_id, 2)
         assert len(outbox(busy, pending=True)) == 1
         busy.effects.close()  # the process stops: what it sent is marked
+        assert outbox(busy, pending=True) == []
+
+
+def test_a_close_waits_for_the_timer_s_marks_in_flight(postgres_url: str) -> None:
+    """The timer marks on its own thread: a close from another thread found nothing left to
+    mark and let the store close under the timer's transaction."""
+    with a_service(postgres_url) as busy, a_service(postgres_url) as other:
+        busy.effects.on(Wake, lambda _: None)
+        busy.effects.batch_marks(100, 0.05)
+        table_id = a_table(busy, f"closing-{uuid.uuid4().hex[:8]}")
+        database = other.database
+        with database.transaction(write=True) as cursor:  # the rows locked by another
+            database.execute(cursor, "SELECT id FROM {outbox} FOR UPDATE").fetchall()
+            seat(busy, table_id, 1)
+            time.sleep(0.3)  # the timer's marks wait for the lock
+            closing = threading.Thread(target=busy.effects.close)
+            closing.start()
+            closing.join(0.5)
+            assert closing.is_alive()  # waiting for the timer's marks
+        closing.join(30)
+        assert not closing.is_alive()
         assert outbox(busy, pending=True) == []
