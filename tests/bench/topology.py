@@ -4,7 +4,9 @@ store recorded (events, coups, command ids) and the raw psycopg baseline of the 
 
 Every child runs under coreutils' `timeout`, which ends the child's whole process group at
 its bound even when the benchmark itself was killed; the benchmark's databases share the
-prefix `PREFIX`, and every one left by a killed run is dropped when the next run starts.
+prefix `PREFIX` and are named after the process that made them, and every one left by a
+killed run (its process gone) is dropped when the next run starts, not one of a run going on
+beside it (CI's quick benchmarks while someone measures).
 """
 
 from __future__ import annotations
@@ -38,18 +40,34 @@ OWN = "sabot-bench-topology"  # the benchmark's own connections' application nam
 
 
 def drop_leftovers() -> None:
-    """Drop every database a run of this benchmark made and did not drop (a killed run)."""
+    """Drop every database a run of this benchmark made and did not drop: a killed run's,
+    whose process is gone."""
     with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
         names = [row[0] for row in connection.execute(
             "SELECT datname FROM pg_database WHERE datname LIKE %s", (PREFIX + "%",))]
         for name in names:
-            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            if not _running(name.removeprefix(PREFIX).split("_", 1)[0]):
+                connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _running(maker: str) -> bool:
+    """Whether the process `maker` (a pid, as a database's name gives it) is alive."""
+    if not maker.isdigit():
+        return False  # named before names gave their maker
+    try:
+        os.kill(int(maker), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # another user's, alive
+    return True
 
 
 @contextmanager
 def fresh_database() -> Iterator[str]:
-    """A new database of the benchmark's own, dropped afterwards; its URL."""
-    name = PREFIX + uuid.uuid4().hex[:10]
+    """A new database of the benchmark's own, named after this process, dropped afterwards;
+    its URL."""
+    name = f"{PREFIX}{os.getpid()}_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
         connection.execute(f'CREATE DATABASE "{name}"')
     try:
