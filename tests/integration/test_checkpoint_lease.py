@@ -182,7 +182,8 @@ def test_a_close_waits_for_the_turn_in_flight_before_the_store_is_closed(
 
     def recorded(self: Checkpointer) -> bool:
         held = holds(self)
-        events.append("turn")
+        if self is checkpointer:  # not the other writer's turns
+            events.append("turn")
         return held
 
     monkeypatch.setattr(Checkpointer, "_holds", recorded)
@@ -196,7 +197,7 @@ def test_a_close_waits_for_the_turn_in_flight_before_the_store_is_closed(
                                    kwargs={"then": lambda: events.append("closed")})
         closing.start()
         closing.join(0.5)
-        assert closing.is_alive() and events == [], events  # waiting for the turn
+        assert closing.is_alive() and "closed" not in events, events  # waiting for the turn
     closing.join(30)
     assert not closing.is_alive()
-    assert events == ["turn", "closed"], events
+    assert events[-2:] == ["turn", "closed"] and events.count("closed") == 1, events
