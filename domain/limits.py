@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Annotated
 
 import msgspec
@@ -75,6 +76,7 @@ def trimmed_name(text: str, what: str = "name") -> str:
     return check_name(unicodedata.normalize("NFC", text.strip()), what)
 
 
+@lru_cache(maxsize=1 << 16)  # a registration compares the name with every entrant's
 def name_key(name: str) -> str:
     """What two names must differ in to be two: their NFKC case fold (case and width
     ignored, compatibility characters folded)."""

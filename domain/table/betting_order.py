@@ -46,12 +46,15 @@ def turn_order(players: Sequence[str], coup: int) -> list[str]:
 
 def bettor(state: TableBase) -> str | None:
     """Who is to bet now in turn (None: a free order, betting not open, or every turn had)."""
-    if state.settings.betting_order != BettingOrder.ROTATING or (
-            state.phase is not Phase.BETTING):
+    if state.phase is not Phase.BETTING or (
+            state.settings.betting_order is not BettingOrder.ROTATING):
         return None
     coup = state.coup_number + 1
     taken = state.bet_turns.taken_for(coup)
-    return next((p for p in turn_order(_bettors(state), coup) if p not in taken), None)
+    for player in turn_order(_bettors(state), coup):
+        if player not in taken:
+            return player
+    return None
 
 
 def may_bet(state: TableBase) -> list[str]:
@@ -77,7 +80,8 @@ def yet_to_stake(state: TableBase) -> list[str]:
 
 def _bettors(state: TableBase) -> list[str]:
     """Who bets in turn: the seated players, but the family game's duellists."""
-    return [p for p in state.seated() if p not in state.duel]
+    duel = state.duel
+    return [s.player for s in state.seats if not s.standing and s.player not in duel]
 
 
 def check_turn(state: TableBase, player: str) -> None:

@@ -91,10 +91,28 @@ def _ranked(state: TournamentBase, exit_: Exit, bottom: int) -> list[Placement]:
             for bust in ordered]
 
 
+def _placement_of(state: TournamentBase, exit_: Exit, bottom: int,
+                  player: str) -> Placement | None:
+    """`player`'s placement of `_ranked(state, exit_, bottom)` (None: not out in `exit_`),
+    from the players out with them who rank before them and those who rank alike, counted
+    without sorting (a cut places its players one by one: ranking the cut at each would cost
+    the square of its size)."""
+    bust = next((b for b in exit_.players if b.player == player), None)
+    if bust is None:
+        return None
+    ranks = [exit_.rank(b) for b in exit_.players]
+    mine = exit_.rank(bust)
+    return Placement(player=player,
+                     position=bottom - len(exit_.players) + 1 + sum(r < mine for r in ranks),
+                     tied=ranks.count(mine), round=exit_.round,
+                     table=exit_.table or state.entrants[player].table or "", coup=exit_.coup)
+
+
 def place(state: TournamentBase, placement: Placement) -> None:
     """Give a player out the finishing position the ranking gives them (oldest exit first)."""
-    expected = _ranked(state, state.exits[0], state.bottom) if state.exits else []
-    if state.registration_open or placement not in expected:
+    expected = (_placement_of(state, state.exits[0], state.bottom, placement.player)
+                if state.exits else None)
+    if state.registration_open or placement != expected:
         raise RuleViolation(f"{placement.player} does not finish at {placement.position} now",
                             rule="position-mismatch")
     entrant = state.entrants[placement.player]

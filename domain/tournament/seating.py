@@ -9,7 +9,7 @@ asks them; each validates before it changes anything.
 from __future__ import annotations
 
 import hmac
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import count
 
 from domain.errors import NotFound, OutOfTurn, RuleViolation
@@ -113,7 +113,7 @@ def seat_at(state: TournamentBase, player: str, table: str, seat: int, chips: in
     if entrant.status is not Status.REGISTERED:
         raise RuleViolation(f"{player} is not waiting for a seat", rule="already-seated")
     new_table = (table == state.table_name(state.tables_opened + 1)
-                 and not any(free_seats(state, t) for t in state.tables))
+                 and not any(free_seats_at(state, state.tables).values()))
     if table not in state.tables and not new_table:
         raise NotFound(f"{table} is not an open table of {state.name}", rule="unknown-table")
     if seat not in (free_seats(state, table) if not new_table
@@ -139,8 +139,19 @@ def _open_table(state: TournamentBase) -> None:
 
 
 def free_seats(state: TournamentBase, table: str) -> list[int]:
-    taken = {e.seat for e in state.seated_at(table)}
-    return [s for s in range(1, state.settings.seats_per_table + 1) if s not in taken]
+    return free_seats_at(state, [table])[table]
+
+
+def free_seats_at(state: TournamentBase, tables: Iterable[str]) -> dict[str, list[int]]:
+    """The free seats of each of `tables`, the entrants read once for them all (at a draw,
+    every table is asked each time one is opened)."""
+    taken: dict[str, set[int | None]] = {table: set() for table in tables}
+    for entrant in state.entrants.values():
+        if entrant.status is Status.SEATED and entrant.table is not None and (
+                entrant.table in taken):
+            taken[entrant.table].add(entrant.seat)
+    seats = range(1, state.settings.seats_per_table + 1)
+    return {table: [s for s in seats if s not in used] for table, used in taken.items()}
 
 
 def check_seed(state: TournamentBase, seed: bytes) -> None:

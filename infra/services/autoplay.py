@@ -100,16 +100,19 @@ def play_run(service: Store, table_id: uuid.UUID, seed: bytes, prefix: str, unti
 
 
 class _SeededAtFirstDraw(random.Random):
-    """`random.Random(seed)` that seeds itself at its first draw: the same draws, and nothing
-    paid by the steps that draw none (a deal, a settlement, a payment: most of a coup's),
-    where seeding a Mersenne Twister from a text costs more than deciding the step."""
+    """`random.Random(f"{seed.hex()}/{table_id}/{version}")` that seeds itself at its first
+    draw: the same draws, and nothing paid by the steps that draw none (a deal, a settlement,
+    a payment: most of a coup's), where seeding a Mersenne Twister from a text costs more than
+    deciding the step (the text too is made then)."""
 
-    def __init__(self, seed: str) -> None:  # not super().__init__(seed): seeded at a draw
-        self._seed_later: str | None = seed
+    def __init__(self, seed: bytes, table_id: uuid.UUID, version: int) -> None:
+        # not super().__init__: seeded at a draw
+        self._seed_later: tuple[bytes, uuid.UUID, int] | None = (seed, table_id, version)
 
     def _seed_now(self) -> None:
-        seed, self._seed_later = self._seed_later, None
-        self.seed(seed)
+        assert self._seed_later is not None
+        (seed, table_id, version), self._seed_later = self._seed_later, None
+        self.seed(f"{seed.hex()}/{table_id}/{version}")
 
     def random(self) -> float:
         if self._seed_later is not None:
@@ -125,7 +128,7 @@ class _SeededAtFirstDraw(random.Random):
 def bots_random(seed: bytes, table_id: uuid.UUID, version: int) -> random.Random:
     """The bots' randomness at a table's version: from the game's seed, the table and the
     version alone, so that a step taken twice draws the same."""
-    return _SeededAtFirstDraw(f"{seed.hex()}/{table_id}/{version}")
+    return _SeededAtFirstDraw(seed, table_id, version)
 
 
 class _Auction(Exception):

@@ -288,9 +288,11 @@ def movers(state: TournamentState, seed: bytes) -> set[str]:
 
 
 def balance(desk: Desk, command_id: str) -> None:
-    """Break and move as the tournament's plan says; moving bankers retire first."""
-    moving = movers(desk.state(), desk.seating_seed())
+    """Break and move as the tournament's plan says; moving bankers retire first (the plan
+    is asked for them only where a table has a banker: the tournament makes it again)."""
     tables = desk.tables()
+    banked = any(table.banker is not None for table in tables.values())
+    moving = movers(desk.state(), desk.seating_seed()) if banked else set()
     retirements = bank_retirements(tables, moving, command_id)
     for name, command in retirements:
         desk.execute(name, command)

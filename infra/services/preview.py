@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import statistics
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable
 
@@ -126,6 +127,7 @@ class MemoryDesk:
         self._master = hashlib.sha256(seed).digest()
         self.store = MemoryStore(seeds_from(self._master))
         self.pace, self.seconds = pace, 0
+        self._ids: dict[str, uuid.UUID] = {}  # the tables' ids by name (a hash each to make)
         self.tournament = Tournament(name="preview", settings=settings, actor=ORGANISER,
                                      command_id="create", master=commitment(self._master))
         self.tournament_id = self.tournament.id
@@ -137,12 +139,18 @@ class MemoryDesk:
     def state(self) -> TournamentState:
         return self.tournament.state
 
+    def table_id(self, name: str) -> uuid.UUID:
+        table_id = self._ids.get(name)
+        if table_id is None:
+            table_id = self._ids[name] = Table.create_id(name)
+        return table_id
+
     def tables(self) -> dict[str, TableState]:
-        return {name: self.store.state(Table.create_id(name)) for name in self.state().tables
-                if self.store.exists(Table.create_id(name))}
+        return {name: table for name in self.state().tables
+                if (table := self.table(name)) is not None}
 
     def table(self, name: str) -> TableState | None:
-        table_id = Table.create_id(name)
+        table_id = self.table_id(name)
         return self.store.state(table_id) if self.store.exists(table_id) else None
 
     def open_table(self, name: str, command_id: str) -> None:
@@ -151,7 +159,7 @@ class MemoryDesk:
                               tournament=state.name, actor=DIRECTOR)
 
     def execute(self, name: str, command: c.TableCommand) -> None:
-        self.store.execute(Table.create_id(name), command)
+        self.store.execute(self.table_id(name), command)
 
     def do(self, command: tc.TournamentCommand) -> None:
         recorded = self.store.apply_once(self.tournament_id, "tournament", command.command_id,
@@ -170,7 +178,7 @@ class MemoryDesk:
         return True
 
     def play(self, name: str, until: int) -> bool:
-        play_coups(self.store, Table.create_id(name), self._master, "bots", until)
+        play_coups(self.store, self.table_id(name), self._master, "bots", until)
         return True
 
     def master(self) -> bytes:
@@ -181,13 +189,13 @@ class MemoryDesk:
 
     def place_secret_bet(self, player: str, commitment: str, command_id: str) -> None:
         table = self.state().entrant(player).table or ""
-        self.do(secret_bet_on(self.store.state(Table.create_id(table)), table, player,
+        self.do(secret_bet_on(self.store.state(self.table_id(table)), table, player,
                               commitment, actor=player, command_id=command_id))
 
     def reveal_secret_bet(self, player: str, spot: str, amount: int, nonce: str,
                           command_id: str) -> None:
         bet = self.state().secret_bet_of(player)
-        self.do(secret_bet_reveal(bet, self.store.events_of(Table.create_id(bet.table)), spot,
+        self.do(secret_bet_reveal(bet, self.store.events_of(self.table_id(bet.table)), spot,
                                   amount, nonce, actor=player, command_id=command_id))
 
     def round_ended(self) -> None:
