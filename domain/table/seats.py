@@ -57,11 +57,15 @@ class Seating(TableBase, kw_only=True):
         return seat.chips
 
     def adjust_chips(self, player: str, delta: int) -> None:
-        """Chips moved in or out by the tournament (a re-entry, a move between tables)."""
+        """Chips moved in or out by the tournament (a re-entry, a move between tables). Chips
+        taken from a stake that stands for a tied coup's replay take the stake back first, as
+        when its player leaves (the tie moved nothing); chips in play in a coup stay."""
         seat = self.seat_of(player)
         check_chips(seat.chips + delta)
         if seat.chips + delta < 0:
             raise RuleViolation(f"{player} has only {seat.chips} chips", rule="chips-short")
+        if seat.chips + delta < self.committed(player):
+            self._withdraw_from_tie_replay(player)
         if seat.chips + delta < self.committed(player):
             raise OutOfTurn(f"{player} has {self.committed(player)} chips in play: they stay "
                             "until the coup is paid", rule="chips-in-play")

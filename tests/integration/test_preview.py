@@ -62,3 +62,11 @@ def test_sabot_tournament_preview(capsys: pytest.CaptureFixture[str]) -> None:
     found = json.loads(capsys.readouterr().out)
     assert found["runs"] == 1 and found["coups"]["mean"] > 0
     assert found["spreads"][0]["players"] == 6
+
+
+def test_a_chemin_de_fer_freeze_out_balances_its_tables_after_a_tie() -> None:
+    """A tie leaves the punters' stakes standing for the coup played again; a player the
+    director moves then takes theirs back (`TableState.adjust_chips`). The move was refused
+    ("chips in play") and the tournament stopped: this run of 60 players moves one so."""
+    run = play_once(preset("chemin-de-fer-freeze-out"), 60, (0).to_bytes(4, "big"), 60)
+    assert run.spreads[-1].players <= 6 and run.coups > 0

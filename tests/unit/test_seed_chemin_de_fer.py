@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.errors import RuleViolation
+from domain.errors import OutOfTurn, RuleViolation
 from domain.game.cards import card
 from domain.game.coup import Outcome, Side
 from domain.table.state import Phase, TableState
@@ -172,6 +172,24 @@ def test_a_punter_leaving_a_tied_coup_takes_his_stake_back() -> None:
     state.retire_bank("p0")  # the banker may still retire: the replay is void
     assert state.stakes == [] and not state.tie_replay
     assert state.chips_accounted()
+
+
+def test_a_punter_moved_away_from_a_tied_coup_takes_his_stake_back() -> None:
+    """The same for a tournament's move, whose chips go out before the player leaves: the
+    chips taken from a stake that waits for the replay take the stake back (the director
+    balancing tables after a tie was refused "chips in play" and the tournament stalled);
+    chips in play in a coup being dealt stay."""
+    state = table()
+    state.place_stake("p1", P, 60)
+    state.place_stake("p2", P, 40)
+    play_coup(state, TIE)
+    state.adjust_chips("p2", -1000)
+    assert state.leave("p2") == 0
+    assert [(s.player, s.amount) for s in state.stakes] == [("p1", 60)] and state.tie_replay
+    state.close_betting()
+    with pytest.raises(OutOfTurn) as error:
+        state.adjust_chips("p1", -1000)
+    assert error.value.rule == "chips-in-play"
 
 
 # --- "5 Facultatif / au choix" (001), and the house rule that fixes it ---------------------
