@@ -47,9 +47,14 @@ def is_natural(cards: tuple[Card, ...] | list[Card]) -> bool:
     return len(cards) == 2 and point(cards) >= 8
 
 
+_PACK = [Card(rank + suit) for suit in SUITS for rank in RANKS]
+"""One pack in new-pack order, whose 52 codes every shoe shares: a process keeps the shoes
+in play (and recent ones) a card a pointer, not a string each."""
+
+
 def fresh_decks(decks: int) -> list[Card]:
     """`decks` packs of 52 in new-pack order (suit by suit, ace to king)."""
-    return [Card(rank + suit) for _ in range(decks) for suit in SUITS for rank in RANKS]
+    return _PACK * decks
 
 
 def value_counts(decks: int) -> list[int]:
