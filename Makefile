@@ -19,7 +19,10 @@ demo: $(STAMP)          ## the main job on the embedded default (SQLite, no serv
 test: $(STAMP) browser  ## the whole test suite, with lint and types
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -p no:cacheprovider -n 2 --max-worker-restart=0 tests/unit   # pure: one process a core
+	@# A run compiles the project and rewrites the asserts of hypothesis and the tests (~170 modules
+	@# a worker) unless it may keep the bytecode, which the image forbids (PYTHONDONTWRITEBYTECODE):
+	@# the unit suite keeps it under the venv, out of the tree.
+	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(VENV)/pycache $(BIN)/python -m pytest -p no:cacheprovider -n 2 --max-worker-restart=0 --dist worksteal tests/unit   # pure: one process a core; an idle one takes the other's queued tests
 	$(BIN)/python -m pytest -p no:cacheprovider -n 2 --max-worker-restart=0 --dist loadfile -m "not serial" --durations=30 tests/integration tests/e2e tests/bench   # isolated: tests/conftest.py; a worker that dies ends the run (xdist hangs replacing one under loadfile)
 	$(BIN)/python -m pytest -p no:cacheprovider -m serial --durations=5 tests/integration tests/e2e tests/bench   # alone
 

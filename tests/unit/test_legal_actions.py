@@ -144,4 +144,5 @@ def played_table(variant: Variant, seed: int, steps: int, physical: bool,
             table.execute(command, cards)
         except DomainError:
             break  # the bots have no more to play (a physical shoe out of twos, no banker)
+    table.collect_events()  # recorded, as a store would take them: `accepted` copies the table
     return table, cards
