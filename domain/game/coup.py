@@ -152,8 +152,12 @@ class Coup(msgspec.Struct, kw_only=True):
             return None
         if self.awaiting_card is not None:
             return self.awaiting_card
-        dealt, hands = self.cards_dealt, len(self.tableaux) + 1
-        return self.deal_order[dealt % hands] if dealt < 2 * hands else None
+        tableaux = self.tableaux
+        dealt, hands = self.cards_dealt, len(tableaux) + 1
+        if dealt >= 2 * hands:
+            return None
+        turn = dealt % hands  # the deal order: the tableaux, then the banker
+        return tableaux[turn] if turn < len(tableaux) else Side.BANKER
 
     def legal_steps(self) -> list[LegalStep]:
         if self.outcomes is not None:

@@ -27,9 +27,8 @@ class CoupFlow(TableBase, kw_only=True):
 
     def deal(self, card: Card) -> Side:
         coup = self._playing()
-        coup.verify_deal()
         shoe = self._shoe_with_card(card)
-        side = coup.deal(card)
+        side = coup.deal(card)  # refused before the coup changes: the shoe is untouched
         shoe.dealt.append(card)
         if shoe.cut_card_at is not None and shoe.position > shoe.cut_card_at:
             shoe.cut_card_out = True

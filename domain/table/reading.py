@@ -58,8 +58,9 @@ def check_coup(state: TableState, coup: int, *, next_one: bool = False) -> None:
 
 
 def check_position(state: TableState, position: int) -> None:
-    if position != shoe_of(state).position:
-        raise mismatch("shoe position", position, shoe_of(state).position)
+    expected = shoe_of(state).position
+    if position != expected:
+        raise mismatch("shoe position", position, expected)
 
 
 def check_dealt(state: TableState, coup: int, side: Side, position: int, *, third: bool) -> None:
