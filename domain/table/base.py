@@ -31,6 +31,11 @@ class Phase(StrEnum):
     TAILLE_OVER = "taille-over"
 
 
+BETTING, PLAYING, SETTLED = Phase.BETTING, Phase.PLAYING, Phase.SETTLED
+"""A coup's phases, read once: reading a member off an enum class runs its metaclass's
+attribute hook every time (docs/architecture.md), and every step of a coup asks its phase."""
+
+
 class Seat(msgspec.Struct, kw_only=True):
     """A player at the table. `side`: à deux tableaux, the tableau the seat is on."""
 
@@ -184,7 +189,7 @@ class TableBase(msgspec.Struct, kw_only=True):
     def committed(self, player: str) -> int:
         """Chips a player has at risk in the coup being staked or played (a duellist's stake
         is at risk once betting has closed)."""
-        dueling = player in self.duel and self.phase in (Phase.PLAYING, Phase.SETTLED)
+        dueling = player in self.duel and self.phase in (PLAYING, SETTLED)
         return sum(b.amount for b in self.bets if b.player == player) + sum(
             s.amount for s in self.stakes if s.player == player
         ) + (self.settings.duel_stake if dueling else 0)
