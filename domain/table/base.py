@@ -17,7 +17,7 @@ from domain.game.coup import Coup, Side
 from domain.game.payouts import Bet, Settlement
 from domain.game.settings import TableSettings, Variant
 from domain.game.shoe import Shoe
-from domain.game.variants import VariantRules, rules_for
+from domain.game.variants import RULES, VariantRules
 
 
 class Phase(StrEnum):
@@ -148,7 +148,7 @@ class TableBase(msgspec.Struct, kw_only=True):
 
     @property
     def rules(self) -> VariantRules:
-        return rules_for(self.settings)
+        return RULES[self.settings.variant]
 
     @property
     def banks_with_player(self) -> bool:
