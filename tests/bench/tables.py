@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import uuid
+from collections.abc import Callable
 from functools import partial
 
 from domain.bots import next_command, playable
@@ -33,6 +34,10 @@ def seated_table(svc: TableService, name: str) -> uuid.UUID:
         svc.execute(table_id, SeatPlayer(command_id=f"{name}:seat:{i}", player=f"p{i}",
                                          chips=CHIPS))
     return table_id
+
+
+def ids(prefix: str) -> Callable[[int], Callable[[str], str]]:
+    return lambda n: lambda label: f"{prefix}:{n}:{label}"
 
 
 def command_id(sent: str, label: str) -> str:
