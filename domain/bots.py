@@ -17,6 +17,7 @@ move it returns may then be theirs to make, which the caller waits for
 from __future__ import annotations
 
 import random
+from bisect import bisect
 from collections.abc import Callable
 
 import msgspec
@@ -166,7 +167,7 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
         if state.house_banks:
             spots = SPOTS if state.settings.tie_pays else SPOTS[:2]
             return c.PlaceBet(command_id=command_id(label), actor=player, player=player,
-                              spot=rng.choices(spots, cum_weights=SPOT_ODDS[: len(spots)])[0],
+                              spot=_weighted(rng, spots, SPOT_ODDS),
                               amount=amount)
         tableau = rng.choice(_covered_tableaux(state))
         return c.PlaceStake(command_id=command_id(label), actor=player, player=player,
@@ -176,6 +177,12 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
         return c.PassBetTurn(command_id=command_id(f"pass-{state.coup_number + 1}-{turn}"),
                              actor=turn, player=turn)
     return c.CloseBetting(command_id=command_id("close"))
+
+
+def _weighted(rng: random.Random, items: tuple[Spot, ...], odds: tuple[int, ...]) -> Spot:
+    """One of `items`, by their summed weights `odds`: the draw `rng.choices(items,
+    cum_weights=odds)` makes, from the same random number, without its checks and list."""
+    return items[bisect(odds, rng.random() * odds[len(items) - 1], 0, len(items) - 1)]
 
 
 def _covered_tableaux(state: TableState) -> list[Side]:

@@ -170,7 +170,7 @@ class Coup(msgspec.Struct, kw_only=True):
         two in deal order (None: the coup awaits no card)."""
         if self.outcomes is not None:
             return None
-        if self.awaiting_card is not None:
+        if self.awaiting_card is not None or self.naturals_shown:  # the first two are out
             return self.awaiting_card
         tableaux = self.tableaux
         dealt, hands = self.cards_dealt, len(tableaux) + 1

@@ -152,12 +152,12 @@ class TableBase(msgspec.Struct, kw_only=True):
 
     @property
     def banks_with_player(self) -> bool:
-        return self.rules.has_bank
+        return self.rules.banking.has_bank
 
     @property
     def house_banks(self) -> bool:
         """Bets go on the house's spots (punto banco, the family game's side bets)."""
-        return self.variant.house_banks
+        return self.settings.variant.house_banks
 
     def seat_of(self, player: str) -> Seat:
         for seat in self.seats:
