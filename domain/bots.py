@@ -17,6 +17,7 @@ move it returns may then be theirs to make, which the caller waits for
 from __future__ import annotations
 
 import random
+from bisect import bisect
 from collections.abc import Callable
 
 import msgspec
@@ -48,34 +49,39 @@ class Habits(msgspec.Struct, frozen=True, kw_only=True):
 
 DEFAULT_HABITS = Habits()
 SPOTS = (Spot.PUNTER, Spot.BANKER, Spot.TIE)  # a house-banked bet's spots (the tie: where paid)
-SPOT_WEIGHTS = (10, 10, 1)  # a bot bets on either hand ten times as often as on the tie
+SPOT_ODDS = (10, 20, 21)  # a bot bets on either hand ten times as often as on the tie (the
+# weights 10, 10, 1 summed along: `random.choices` then has no sums to make)
 
 
 def next_command(state: TableState, rng: random.Random, command_id: CommandId,
                  habits: Habits = DEFAULT_HABITS,
                  people: frozenset[str] = frozenset()) -> c.TableCommand:
     """The command that moves the table on; `command_id(label)` names it deterministically."""
-    match state.phase:  # a coup's phases first (most commands), then a taille's
-        case Phase.PLAYING:
-            return _play(state, rng, command_id, habits)
-        case Phase.BETTING:
-            return _stakes(state, rng, command_id, habits, people)
-        case Phase.SETTLED:
-            return c.PayCoup(command_id=command_id("pay"))
-        case Phase.NO_BANK:
-            return _bank(state, rng, command_id)
-        case Phase.NO_SHOE:
-            return c.ShuffleShoe(command_id=command_id("shuffle"))
-        case Phase.SHUFFLED:
-            return _shuffle_ritual(state, rng, command_id, people)
-        case Phase.BURNING:
-            return c.BurnCard(command_id=command_id("burn"))
-        case Phase.TAILLE_OVER:
-            return c.RevealSeed(command_id=command_id("reveal"))
+    return MOVES[state.phase](state, rng, command_id, habits, people)
+
+
+def _pay(state: TableState, rng: random.Random, command_id: CommandId, habits: Habits,
+         people: frozenset[str]) -> c.TableCommand:
+    return c.PayCoup(command_id=command_id("pay"))
+
+
+def _shuffle(state: TableState, rng: random.Random, command_id: CommandId, habits: Habits,
+             people: frozenset[str]) -> c.TableCommand:
+    return c.ShuffleShoe(command_id=command_id("shuffle"))
+
+
+def _burn(state: TableState, rng: random.Random, command_id: CommandId, habits: Habits,
+          people: frozenset[str]) -> c.TableCommand:
+    return c.BurnCard(command_id=command_id("burn"))
+
+
+def _reveal(state: TableState, rng: random.Random, command_id: CommandId, habits: Habits,
+            people: frozenset[str]) -> c.TableCommand:
+    return c.RevealSeed(command_id=command_id("reveal"))
 
 
 def _shuffle_ritual(state: TableState, rng: random.Random, command_id: CommandId,
-                    people: frozenset[str]) -> c.TableCommand:
+                    habits: Habits, people: frozenset[str]) -> c.TableCommand:
     """The first two seated punters shuffle in entropy; the third (or the first) cuts; people
     are left out (the croupier cuts if nobody else may)."""
     assert state.shoe is not None
@@ -91,7 +97,8 @@ def _shuffle_ritual(state: TableState, rng: random.Random, command_id: CommandId
                      position=position)
 
 
-def _bank(state: TableState, rng: random.Random, command_id: CommandId) -> c.TableCommand:
+def _bank(state: TableState, rng: random.Random, command_id: CommandId, habits: Habits,
+          people: frozenset[str]) -> c.TableCommand:
     """Take the shoe when offered and affordable, else pass it; with nobody offered, a lot."""
     offered = state.bank_offered_to
     floor = max(state.settings.min_stake, state.bank_required)
@@ -160,7 +167,7 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
         if state.house_banks:
             spots = SPOTS if state.settings.tie_pays else SPOTS[:2]
             return c.PlaceBet(command_id=command_id(label), actor=player, player=player,
-                              spot=rng.choices(spots, weights=SPOT_WEIGHTS[: len(spots)])[0],
+                              spot=_weighted(rng, spots, SPOT_ODDS),
                               amount=amount)
         tableau = rng.choice(_covered_tableaux(state))
         return c.PlaceStake(command_id=command_id(label), actor=player, player=player,
@@ -170,6 +177,12 @@ def _stakes(state: TableState, rng: random.Random, command_id: CommandId,
         return c.PassBetTurn(command_id=command_id(f"pass-{state.coup_number + 1}-{turn}"),
                              actor=turn, player=turn)
     return c.CloseBetting(command_id=command_id("close"))
+
+
+def _weighted(rng: random.Random, items: tuple[Spot, ...], odds: tuple[int, ...]) -> Spot:
+    """One of `items`, by their summed weights `odds`: the draw `rng.choices(items,
+    cum_weights=odds)` makes, from the same random number, without its checks and list."""
+    return items[bisect(odds, rng.random() * odds[len(items) - 1], 0, len(items) - 1)]
 
 
 def _covered_tableaux(state: TableState) -> list[Side]:
@@ -195,30 +208,39 @@ def _calls_banco(state: TableState, player: str, free: int, rng: random.Random,
                            else habits.banco_rate)
 
 
-def _play(state: TableState, rng: random.Random, command_id: CommandId,
-          habits: Habits) -> c.TableCommand:
+def _play(state: TableState, rng: random.Random, command_id: CommandId, habits: Habits,
+          people: frozenset[str]) -> c.TableCommand:
     assert state.coup is not None
     step = state.coup.legal_steps()[0]
-    label = f"{step.step}-{state.coup.cards_dealt}"
-    match step.step:
-        case Step.DEAL:
-            return c.DealCard(command_id=command_id(label))
-        case Step.SHOW_NATURALS:
-            return c.ShowNaturals(command_id=command_id(label))
-        case Step.SETTLE:
-            return c.SettleCoup(command_id=command_id(label))
-        case Step.OFFER:  # the banker's default: "Je donne" (domain.game.policies); by a coin, he
-            banker = state.banker or CROUPIER  # shows down (`Habits.random_choices`)
-            if habits.random_choices and rng.random() < 0.2:
-                return c.ShowDown(command_id=command_id(label), actor=banker)
-            return c.OfferCard(command_id=command_id(label), actor=banker)
+    label = f"{step.step!s}-{state.coup.cards_dealt}"  # !s: str's own, not Enum.__format__
+    table_step = TABLE_STEPS.get(step.step)
+    if table_step is not None:
+        return table_step(command_id=command_id(label))
+    if step.step is Step.OFFER:  # the banker's default: "Je donne" (domain.game.policies); by
+        banker = state.banker or CROUPIER  # a coin, he shows down (`Habits.random_choices`)
+        if habits.random_choices and rng.random() < 0.2:
+            return c.ShowDown(command_id=command_id(label), actor=banker)
+        return c.OfferCard(command_id=command_id(label), actor=banker)
     side = step.side
     assert side is not None
     actor = state.hand_holder(side) or CROUPIER
     coin = habits.random_choices and state.coup.rule_for(side) is Rule.CHOICE
     draw = rng.random() < 0.5 if coin else default_draw(state, side)
-    return c.Decide(command_id=command_id(f"decide-{side.value}"), actor=actor, side=side,
+    return c.Decide(command_id=command_id(f"decide-{side!s}"), actor=actor, side=side,
                     draw=draw)
+
+
+TABLE_STEPS: dict[Step, type[c.DealCard | c.ShowNaturals | c.SettleCoup]] = {
+    Step.DEAL: c.DealCard, Step.SHOW_NATURALS: c.ShowNaturals, Step.SETTLE: c.SettleCoup}
+"""The coup's steps that are the table's, the croupier's command for each."""
+
+Move = Callable[[TableState, random.Random, CommandId, Habits, frozenset[str]], c.TableCommand]
+MOVES: dict[Phase, Move] = {
+    Phase.PLAYING: _play, Phase.BETTING: _stakes, Phase.SETTLED: _pay, Phase.NO_BANK: _bank,
+    Phase.NO_SHOE: _shuffle, Phase.SHUFFLED: _shuffle_ritual, Phase.BURNING: _burn,
+    Phase.TAILLE_OVER: _reveal}
+"""The bots' move in each phase of the table (looked up: a match would read the phase's
+members off the enum class, each read a call of its metaclass's hook)."""
 
 
 def playable(state: TableState) -> bool:

@@ -52,6 +52,26 @@ class LegalStep(msgspec.Struct, frozen=True):
     forced: bool = False
 
 
+BANKER = Side.BANKER
+"""The banker's hand, read once: reading a member off an enum class runs its metaclass's
+attribute hook every time (docs/architecture.md), and the coup's hot paths ask it often."""
+
+
+def _decision(side: Side, rule: Rule) -> tuple[LegalStep, ...]:
+    """What the drawing table's `rule` lets the hand of `side` do."""
+    if rule is Rule.CHOICE:
+        return LegalStep(Step.DRAW, side), LegalStep(Step.STAND, side)
+    return (LegalStep(Step.DRAW if rule is Rule.DRAW else Step.STAND, side, forced=True),)
+
+
+DEAL_TO = {side: LegalStep(Step.DEAL, side, forced=True) for side in Side}
+SHOW_NATURALS = LegalStep(Step.SHOW_NATURALS, forced=True)
+BANKER_SPEAKS = (LegalStep(Step.OFFER, BANKER), LegalStep(Step.SHOW_DOWN, BANKER))
+SETTLE = LegalStep(Step.SETTLE, forced=True)
+DECISIONS = {(side, rule): _decision(side, rule) for side in Side for rule in Rule}
+"""The legal steps a coup offers, made once (frozen: `legal_steps` hands out the same ones)."""
+
+
 def tableaux_of(variant: Variant) -> tuple[Side, ...]:
     """The punters' hands of a variant, in deal order."""
     return rules_for(variant).tableaux
@@ -107,7 +127,7 @@ class Coup(msgspec.Struct, kw_only=True):
 
     def in_play(self) -> list[Side]:
         """Tableaux still to be decided by drawing (none before naturals are shown)."""
-        if not self.naturals_shown or Side.BANKER in self.naturals or self.shown_down:
+        if not self.naturals_shown or BANKER in self.naturals or self.shown_down:
             return []
         if len(self.tableaux) == 1 and self.naturals:
             return []
@@ -126,7 +146,7 @@ class Coup(msgspec.Struct, kw_only=True):
     def rule_for(self, side: Side) -> Rule:
         """What the drawing table lets this hand do now."""
         own = point(self.hands[side])
-        if side is Side.BANKER:
+        if side is BANKER:
             given = self.given(self.tableaux[0]) if len(self.tableaux) == 1 else None
             return banker_rule(self.settings, own, given)
         return punter_rule(self.settings, own)
@@ -136,13 +156,13 @@ class Coup(msgspec.Struct, kw_only=True):
         if self.awaiting_card is not None or not self.naturals_shown or self.is_settled:
             return None
         if self.awaits_offer():
-            return Side.BANKER
+            return BANKER
         playing = self.in_play()
         for side in playing:
             if side not in self.decided:
                 return side
-        if playing and Side.BANKER not in self.decided:
-            return Side.BANKER
+        if playing and BANKER not in self.decided:
+            return BANKER
         return None
 
     def card_due(self) -> Side | None:
@@ -150,28 +170,29 @@ class Coup(msgspec.Struct, kw_only=True):
         two in deal order (None: the coup awaits no card)."""
         if self.outcomes is not None:
             return None
-        if self.awaiting_card is not None:
+        if self.awaiting_card is not None or self.naturals_shown:  # the first two are out
             return self.awaiting_card
-        dealt, hands = self.cards_dealt, len(self.tableaux) + 1
-        return self.deal_order[dealt % hands] if dealt < 2 * hands else None
+        tableaux = self.tableaux
+        dealt, hands = self.cards_dealt, len(tableaux) + 1
+        if dealt >= 2 * hands:
+            return None
+        turn = dealt % hands  # the deal order: the tableaux, then the banker
+        return tableaux[turn] if turn < len(tableaux) else BANKER
 
     def legal_steps(self) -> list[LegalStep]:
         if self.outcomes is not None:
             return []
         due = self.card_due()
         if due is not None:
-            return [LegalStep(Step.DEAL, due, forced=True)]
+            return [DEAL_TO[due]]
         if not self.naturals_shown:
-            return [LegalStep(Step.SHOW_NATURALS, forced=True)]
+            return [SHOW_NATURALS]
         if self.awaits_offer():
-            return [LegalStep(Step.OFFER, Side.BANKER), LegalStep(Step.SHOW_DOWN, Side.BANKER)]
+            return list(BANKER_SPEAKS)
         side = self.to_act()
         if side is None:
-            return [LegalStep(Step.SETTLE, forced=True)]
-        rule = self.rule_for(side)
-        if rule is Rule.CHOICE:
-            return [LegalStep(Step.DRAW, side), LegalStep(Step.STAND, side)]
-        return [LegalStep(Step.DRAW if rule is Rule.DRAW else Step.STAND, side, forced=True)]
+            return [SETTLE]
+        return list(DECISIONS[side, self.rule_for(side)])
 
     def _expect(self, step: Step, side: Side | None = None) -> None:
         legal = self.legal_steps()

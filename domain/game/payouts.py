@@ -126,6 +126,10 @@ BANKER_WINS: dict[BankerWin, LessCommission | SixPaysHalf] = {
 }
 
 
+WINNING_SPOT = {outcome: Spot(outcome) for outcome in Outcome}
+"""The spot each outcome pays."""
+
+
 def house_bets(settings: TableSettings, outcome: Outcome, bets: Sequence[Bet],
                boxes: Mapping[str, int] | None = None,
                banker_point: int | None = None) -> Settlement:
@@ -134,16 +138,17 @@ def house_bets(settings: TableSettings, outcome: Outcome, bets: Sequence[Bet],
     payouts = []
     after: dict[str, int] = {}
     banker_wins = BANKER_WINS[settings.banker_pays]
-    winning = Spot(outcome)  # the spot the outcome pays
+    winning = WINNING_SPOT[outcome]
+    tie, banker, tied = Spot.TIE, Spot.BANKER, outcome is Outcome.TIE  # read once a coup
     for bet in bets:
         commission = 0
-        if bet.spot is Spot.TIE:
-            net = bet.amount * settings.tie_pays if outcome is Outcome.TIE else -bet.amount
-        elif outcome is Outcome.TIE:
+        if bet.spot is tie:
+            net = bet.amount * settings.tie_pays if tied else -bet.amount
+        elif tied:
             net = 0 if settings.push_on_tie else -bet.amount
         elif bet.spot is not winning:
             net = -bet.amount
-        elif bet.spot is Spot.BANKER:
+        elif bet.spot is banker:
             net, commission, box = banker_wins.paid(
                 settings, bet.amount, banker_point,
                 after.get(bet.player, (boxes or {}).get(bet.player, 0)))
@@ -151,7 +156,7 @@ def house_bets(settings: TableSettings, outcome: Outcome, bets: Sequence[Bet],
                 after[bet.player] = box
         else:
             net = bet.amount
-        payouts.append(Payout(bet.player, bet.amount, net, commission, f"bet on {bet.spot}"))
+        payouts.append(Payout(bet.player, bet.amount, net, commission, f"bet on {bet.spot!s}"))
     players = sum(p.net for p in payouts)
     commission_total = sum(p.commission for p in payouts)
     return Settlement(tuple(payouts), 0, commission_total, -players, after).check()
@@ -167,6 +172,10 @@ def duel(outcome: Outcome, banque: str, ponte: str, stake: int) -> Settlement:
     return Settlement(payouts, 0, 0, 0).check()
 
 
+STAKE_WINS = {Outcome.PUNTER: 1, Outcome.BANKER: -1, Outcome.TIE: 0}
+"""What a stake against the bank wins, in stakes, by its tableau's outcome."""
+
+
 def against_bank(
     settings: TableSettings, outcomes: Mapping[Side, Outcome], engaged: Sequence[Stake],
     banker: str = "", box: int = 0,
@@ -175,10 +184,10 @@ def against_bank(
     the bank's winnings uses the banker's commission `box`."""
     payouts = []
     for stake in engaged:
-        outcome = outcomes[stake.tableau]
-        net = {Outcome.PUNTER: stake.amount, Outcome.BANKER: -stake.amount, Outcome.TIE: 0}
+        net = STAKE_WINS[outcomes[stake.tableau]] * stake.amount
         payouts.append(
-            Payout(stake.player, stake.amount, net[outcome], reason=f"stake on {stake.tableau}")
+            Payout(stake.player, stake.amount, net,
+                   reason=f"stake on {stake.tableau!s}")
         )
     winnings = -sum(p.net for p in payouts)
     commission, box_after = commission_on(winnings, settings.commission_bp, box)

@@ -54,7 +54,7 @@ class VariantRules:
         return len(self.tableaux) > 1
 
 
-_RULES: dict[Variant, VariantRules] = {
+RULES: dict[Variant, VariantRules] = {
     Variant.PUNTO_BANCO: VariantRules(
         tableaux=(Side.PUNTER,), banking=HouseBanks(), coverage=None,
         drawing=PuntoBancoDrawing(), passing=HouseKeepsBank(), payout=HousePays()),
@@ -76,7 +76,7 @@ _RULES: dict[Variant, VariantRules] = {
 def rules_for(settings: TableSettings | Variant) -> VariantRules:
     """The rules of a table's variant (or of a variant)."""
     # settings first, the usual argument: isinstance answers an object's own class at once
-    return _RULES[settings.variant if isinstance(settings, TableSettings) else settings]
+    return RULES[settings.variant if isinstance(settings, TableSettings) else settings]
 
 
 def punter_rule(settings: TableSettings, point: int) -> Rule:

@@ -81,30 +81,36 @@ class Table(Aggregate):
         before = clocks.awaited(s, room)
         require_room(actor, command, s, room)
         require_right(actor, command, s)
-        match command:  # a coup's steps in their order first (most commands), then the rest
+        match command:  # a coup's steps by how often they come (most commands), then the rest
+            case c.DealCard(card=given):
+                self._deal(given, cards, who)
             case c.PlaceBet(player=p, spot=spot, amount=amount):
                 self._bet_placed(coup=s.coup_number + 1, player=p, spot=spot, amount=amount, **who)
+            case c.PlaceStake(player=p, tableau=tableau, amount=amount):
+                self._stake_placed(coup=s.coup_number + 1, player=p, tableau=tableau,
+                                   amount=amount, **who)
+            case c.Decide(side=side, draw=draw):
+                self._decide_hand(side, draw, who)
+            case c.CloseBetting():
+                self._betting_closed(coup=s.coup_number + 1, **who)
+                self._record_coverage(who)
+            case c.ShowNaturals():
+                coup = reading.coup_of(self.state)
+                self._naturals_shown(coup=s.coup_number, sides=coup.naturals_preview(), **who)
+            case c.SettleCoup():
+                coup = reading.coup_of(self.state)
+                self._coup_settled(coup=s.coup_number, outcomes=coup.outcomes_now(),
+                                   points=coup.points(), **who)
+            case c.PayCoup():
+                self._record_payment(who)
+            case c.CallBanco(player=p):
+                self._banco_called(coup=s.coup_number + 1, player=p, **who)
             case c.PassBetTurn(player=p, coup=number, reason=reason):
                 if betting_order.pass_due(s, actor, p, number, reason):
                     self._bet_turn_passed(coup=s.coup_number + 1, player=p, reason=reason, **who)
                     if reason is PassReason.CLOCK and (charge := s.sitting_out_charge(p)):
                         self._sitting_out_charged(coup=s.coup_number + 1, player=p,
                                                   amount=charge, **who)
-            case c.PlaceStake(player=p, tableau=tableau, amount=amount):
-                self._stake_placed(coup=s.coup_number + 1, player=p, tableau=tableau,
-                                   amount=amount, **who)
-            case c.CallBanco(player=p):
-                self._banco_called(coup=s.coup_number + 1, player=p, **who)
-            case c.CloseBetting():
-                self._betting_closed(coup=s.coup_number + 1, **who)
-                self._record_coverage(who)
-            case c.DealCard(card=given):
-                self._deal(given, cards, who)
-            case c.ShowNaturals():
-                coup = reading.coup_of(self.state)
-                self._naturals_shown(coup=s.coup_number, sides=coup.naturals_preview(), **who)
-            case c.Decide(side=side, draw=draw):
-                self._decide_hand(side, draw, who)
             case c.PlayDefault(coup=number, side=side):
                 if reading.awaits(s, number, side):
                     if reading.coup_of(s).awaits_offer():  # the banker's default: "Je donne"
@@ -115,12 +121,6 @@ class Table(Aggregate):
                 self._card_offered(coup=s.coup_number, **who)
             case c.ShowDown():
                 self._banker_showed_down(coup=s.coup_number, **who)
-            case c.SettleCoup():
-                coup = reading.coup_of(self.state)
-                self._coup_settled(coup=s.coup_number, outcomes=coup.outcomes_now(),
-                                   points=coup.points(), **who)
-            case c.PayCoup():
-                self._record_payment(who)
             case c.AwardBank(player=p, amount=amount, how=how):
                 self._bank_awarded(player=p, amount=amount, how=how, **who)
             case c.DeclineBank(player=p, coup=number):

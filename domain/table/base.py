@@ -17,7 +17,7 @@ from domain.game.coup import Coup, Side
 from domain.game.payouts import Bet, Settlement
 from domain.game.settings import TableSettings, Variant
 from domain.game.shoe import Shoe
-from domain.game.variants import VariantRules, rules_for
+from domain.game.variants import RULES, VariantRules
 
 
 class Phase(StrEnum):
@@ -29,6 +29,11 @@ class Phase(StrEnum):
     PLAYING = "playing"
     SETTLED = "settled"
     TAILLE_OVER = "taille-over"
+
+
+BETTING, PLAYING, SETTLED = Phase.BETTING, Phase.PLAYING, Phase.SETTLED
+"""A coup's phases, read once: reading a member off an enum class runs its metaclass's
+attribute hook every time (docs/architecture.md), and every step of a coup asks its phase."""
 
 
 class Seat(msgspec.Struct, kw_only=True):
@@ -143,16 +148,16 @@ class TableBase(msgspec.Struct, kw_only=True):
 
     @property
     def rules(self) -> VariantRules:
-        return rules_for(self.settings)
+        return RULES[self.settings.variant]
 
     @property
     def banks_with_player(self) -> bool:
-        return self.rules.has_bank
+        return self.rules.banking.has_bank
 
     @property
     def house_banks(self) -> bool:
         """Bets go on the house's spots (punto banco, the family game's side bets)."""
-        return self.variant.house_banks
+        return self.settings.variant.house_banks
 
     def seat_of(self, player: str) -> Seat:
         for seat in self.seats:
@@ -184,7 +189,7 @@ class TableBase(msgspec.Struct, kw_only=True):
     def committed(self, player: str) -> int:
         """Chips a player has at risk in the coup being staked or played (a duellist's stake
         is at risk once betting has closed)."""
-        dueling = player in self.duel and self.phase in (Phase.PLAYING, Phase.SETTLED)
+        dueling = player in self.duel and self.phase in (PLAYING, SETTLED)
         return sum(b.amount for b in self.bets if b.player == player) + sum(
             s.amount for s in self.stakes if s.player == player
         ) + (self.settings.duel_stake if dueling else 0)

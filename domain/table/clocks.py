@@ -25,6 +25,8 @@ from domain.table import betting_order, reading
 from domain.table.room import Room
 from domain.table.state import Phase, TableState
 
+ROTATING = BettingOrder.ROTATING  # read once: an enum class's member costs a hook call a read
+
 
 def bet_clock(state: TableState, player: str, room: Room) -> int:
     """The seconds `player` has for their turn to bet (0: no clock)."""
@@ -68,7 +70,7 @@ def awaited(state: TableState, room: Room) -> Awaited | None:
     coup and the player in turn to bet, and the decision awaited (`decision_awaited`). None:
     no command starts a clock at this table (its players bet when they like, no person sits
     in its room)."""
-    if not room.people and state.settings.betting_order is not BettingOrder.ROTATING:
+    if not room.people and state.settings.betting_order is not ROTATING:
         return None
     return (state.coup_number, betting_order.bettor(state)), decision_awaited(state, room)
 

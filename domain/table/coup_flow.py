@@ -14,22 +14,21 @@ from domain.game import payouts
 from domain.game.cards import Card, point
 from domain.game.coup import Coup, Outcome, Side
 from domain.game.payouts import Settlement
-from domain.table.base import Phase, TableBase
+from domain.table.base import BETTING, PLAYING, SETTLED, Phase, TableBase
 
 
 class CoupFlow(TableBase, kw_only=True):
     """A table's coup steps."""
 
     def _playing(self) -> Coup:
-        self.require(Phase.PLAYING, doing="play")
+        self.require(PLAYING, doing="play")
         assert self.coup is not None
         return self.coup
 
     def deal(self, card: Card) -> Side:
         coup = self._playing()
-        coup.verify_deal()
         shoe = self._shoe_with_card(card)
-        side = coup.deal(card)
+        side = coup.deal(card)  # refused before the coup changes: the shoe is untouched
         shoe.dealt.append(card)
         if shoe.cut_card_at is not None and shoe.position > shoe.cut_card_at:
             shoe.cut_card_out = True
@@ -64,11 +63,11 @@ class CoupFlow(TableBase, kw_only=True):
         outcomes = coup.settle()
         self.settlement = self.rules.payout.settle(self, outcomes, coup.points())
         self.payouts_made = 0
-        self.phase = Phase.SETTLED
+        self.phase = SETTLED
         return outcomes
 
     def verify_pay(self, payout: payouts.Payout) -> None:
-        self.require(Phase.SETTLED, doing="pay")
+        self.require(SETTLED, doing="pay")
         assert self.settlement is not None
         owed = self.settlement.payouts
         if self.payouts_made >= len(owed) or owed[self.payouts_made] != payout:
@@ -77,7 +76,7 @@ class CoupFlow(TableBase, kw_only=True):
 
     def verify_pay_next(self) -> None:
         """The croupier's `pay`: the next payout owed, or closing the coup once all are made."""
-        self.require(Phase.SETTLED, doing="pay")
+        self.require(SETTLED, doing="pay")
         assert self.settlement is not None
         owed = self.settlement.payouts
         if self.payouts_made < len(owed):
@@ -93,7 +92,7 @@ class CoupFlow(TableBase, kw_only=True):
 
     def verify_close_coup(self) -> Settlement:
         """The settlement of the coup to close."""
-        self.require(Phase.SETTLED, doing="close the coup")
+        self.require(SETTLED, doing="close the coup")
         assert self.coup is not None and self.coup.outcomes is not None
         settlement = self.settlement
         assert settlement is not None
@@ -127,7 +126,7 @@ class CoupFlow(TableBase, kw_only=True):
             return
         self.shoe.last_coup = self.shoe.cut_card_out
         needs_bank = self.banks_with_player and self.banker is None
-        self.phase = Phase.NO_BANK if needs_bank else Phase.BETTING
+        self.phase = Phase.NO_BANK if needs_bank else BETTING
 
     def count_bets(self) -> None:
         """Where the settings ask (`counts_bets`: a tournament's minimum of bets a round, its

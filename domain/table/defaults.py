@@ -18,7 +18,7 @@ from domain.errors import RuleViolation
 from domain.game.banker_book import book_should_draw
 from domain.game.banker_expectation import banker_should_draw
 from domain.game.cards import point, value, value_counts
-from domain.game.coup import Side
+from domain.game.coup import BANKER, Side
 from domain.game.policies import banker_draws, punter_draws
 from domain.game.settings import BankerStrategy
 from domain.table import commands as c
@@ -33,7 +33,7 @@ def default_draw(state: TableState, side: Side) -> bool:
     coup = state.coup
     assert coup is not None
     own = point(coup.hands[side][:2])
-    if side is not Side.BANKER:
+    if side is not BANKER:
         return punter_draws(state.settings, own)
     if not state.rules.drawing.banker_free:
         return banker_draws(state.settings, own, coup.given(coup.tableaux[0]))

@@ -12,7 +12,7 @@ from domain.game.cards import Card, card
 from domain.game.coup import Coup, Side
 from domain.game.coverage import Stake
 from domain.game.shoe import check_seed
-from domain.table.base import Phase, ShoeState
+from domain.table.base import PLAYING, Phase, ShoeState
 from domain.table.state import TableState
 
 
@@ -28,7 +28,7 @@ def shoe_of(state: TableState) -> ShoeState:
 
 
 def coup_of(state: TableState) -> Coup:
-    if state.phase is not Phase.PLAYING or state.coup is None:
+    if state.phase is not PLAYING or state.coup is None:
         raise OutOfTurn(f"no coup is being played (the table is at {state.phase.value})",
                         rule="out-of-turn")
     return state.coup
@@ -58,8 +58,9 @@ def check_coup(state: TableState, coup: int, *, next_one: bool = False) -> None:
 
 
 def check_position(state: TableState, position: int) -> None:
-    if position != shoe_of(state).position:
-        raise mismatch("shoe position", position, shoe_of(state).position)
+    expected = shoe_of(state).position
+    if position != expected:
+        raise mismatch("shoe position", position, expected)
 
 
 def check_dealt(state: TableState, coup: int, side: Side, position: int, *, third: bool) -> None:
@@ -86,7 +87,7 @@ def check_stake(state: TableState, coup: int, stake: Stake, *, engaged: bool) ->
 
 def awaits(state: TableState, coup: int, side: Side) -> bool:
     """The table awaits the decision of `side`'s hand in coup `coup`."""
-    return state.phase is Phase.PLAYING and state.coup_number == coup and (
+    return state.phase is PLAYING and state.coup_number == coup and (
         state.coup is not None and state.coup.to_act() is side)
 
 

@@ -13,7 +13,7 @@ from domain.game.coup import Coup
 from domain.game.payouts import Bet, Spot
 from domain.game.sides import Side
 from domain.table import betting_order
-from domain.table.base import Phase, Seat, TableBase
+from domain.table.base import BETTING, PLAYING, Seat, TableBase
 
 
 class Staking(TableBase, kw_only=True):
@@ -35,7 +35,7 @@ class Staking(TableBase, kw_only=True):
         return seat
 
     def verify_place_bet(self, player: str, spot: Spot, amount: int) -> None:
-        self.require(Phase.BETTING, doing="bet")
+        self.require(BETTING, doing="bet")
         betting_order.check_turn(self, player)
         if not self.house_banks:
             raise RuleViolation("at this table punters stake on a tableau against the bank",
@@ -43,7 +43,7 @@ class Staking(TableBase, kw_only=True):
         if player in self.duel:
             raise RuleViolation("Banque and Ponte stake the duel, not the side bets",
                                 rule="duellist-bet")
-        if spot is Spot.TIE and not self.settings.tie_pays:
+        if not self.settings.tie_pays and spot is Spot.TIE:
             raise RuleViolation("this table takes no tie bets", rule="no-tie-bet")
         self._check_amount(player, amount)
 
@@ -77,7 +77,7 @@ class Staking(TableBase, kw_only=True):
         self.house_result += amount
 
     def verify_place_stake(self, player: str, tableau: Side, amount: int) -> None:
-        self.require(Phase.BETTING, doing="stake")
+        self.require(BETTING, doing="stake")
         if not self.banks_with_player:
             raise RuleViolation("at this table bets go on Player, Banker or Tie",
                                 rule="stake-kind")
@@ -94,7 +94,7 @@ class Staking(TableBase, kw_only=True):
         self.stakes.append(coverage.Stake(player, tableau, amount))
 
     def verify_call_banco(self, player: str) -> None:
-        self.require(Phase.BETTING, doing="call banco")
+        self.require(BETTING, doing="call banco")
         if not self.banks_with_player or not self.settings.banco_allowed:
             raise RuleViolation("this table plays no banco", rule="no-banco")
         if player == self.banker:
@@ -119,7 +119,7 @@ class Staking(TableBase, kw_only=True):
 
     def verify_close_betting(self) -> coverage.Coverage | None:
         """The coverage of the stakes against a player's bank (None: the house banks)."""
-        self.require(Phase.BETTING, doing="close betting")
+        self.require(BETTING, doing="close betting")
         betting_order.check_turns_over(self)
         rules = self.rules
         rules.banking.check_close(self)
@@ -139,4 +139,4 @@ class Staking(TableBase, kw_only=True):
         self.coup = Coup.start(self.settings)
         self.settlement = None
         self.tie_replay = False
-        self.phase = Phase.PLAYING
+        self.phase = PLAYING

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import uuid
 from collections.abc import Callable
+from functools import partial
 
 from domain.bots import next_command, playable
 from domain.game.settings import TableSettings, Variant
@@ -39,6 +40,11 @@ def ids(prefix: str) -> Callable[[int], Callable[[str], str]]:
     return lambda n: lambda label: f"{prefix}:{n}:{label}"
 
 
+def command_id(sent: str, label: str) -> str:
+    """The id of a bot's command: the game's prefix and the commands sent so far, its label."""
+    return sent + label
+
+
 def in_memory_game(svc: TableService, table: Table, coups: int, prefix: str,
                    save_every: int | None) -> int:
     """Bots play `table` through the service's deciding, in memory; saved every
@@ -46,9 +52,9 @@ def in_memory_game(svc: TableService, table: Table, coups: int, prefix: str,
     chips is topped up (bots lose about 1% a coup: without, all are broke by coup 4,000).
     Returns the commands sent."""
     rng = random.Random(1)
-    command_id = ids(prefix)
     sent = 0
     batch = 0
+    checked = None  # the last coup after which the bots were seen able to go on
     state = table.state
     while state.coup_number < coups or state.coup is not None or (
         state.phase is Phase.TAILLE_OVER
@@ -56,14 +62,17 @@ def in_memory_game(svc: TableService, table: Table, coups: int, prefix: str,
         if state.coup is None:
             for seat in state.seats:
                 if seat.chips < CHIPS // 2:
-                    table.execute(AdjustChips(command_id=command_id(sent)("top-up"),
+                    table.execute(AdjustChips(command_id=f"{prefix}:{sent}:top-up",
                                               actor="@system", player=seat.player,
                                               delta=CHIPS - seat.chips, reason="bench"),
                                   svc.cards)
                     sent += 1
             state = table.state
-        assert state.coup is not None or playable(state)
-        table.execute(next_command(state, rng, command_id(sent)), svc.cards)
+            if checked != state.coup_number:  # topped up, they can: asked once a coup
+                checked = state.coup_number
+                assert playable(state)
+        table.execute(next_command(state, rng, partial(command_id, f"{prefix}:{sent}:")),
+                      svc.cards)
         sent += 1
         if save_every is None:
             table.collect_events()
