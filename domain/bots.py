@@ -60,24 +60,15 @@ def next_command(state: TableState, rng: random.Random, command_id: CommandId,
     return MOVES[state.phase](state, rng, command_id, habits, people)
 
 
-def _pay(state: TableState, rng: random.Random, command_id: CommandId, habits: Habits,
-         people: frozenset[str]) -> c.TableCommand:
-    return c.PayCoup(command_id=command_id("pay"))
+def _croupier(command: type[c.PayCoup | c.ShuffleShoe | c.BurnCard | c.RevealSeed],
+              label: str) -> Move:
+    """The move of a phase that only the croupier's `command` moves on, named `label`."""
 
-
-def _shuffle(state: TableState, rng: random.Random, command_id: CommandId, habits: Habits,
+    def move(state: TableState, rng: random.Random, command_id: CommandId, habits: Habits,
              people: frozenset[str]) -> c.TableCommand:
-    return c.ShuffleShoe(command_id=command_id("shuffle"))
+        return command(command_id=command_id(label))
 
-
-def _burn(state: TableState, rng: random.Random, command_id: CommandId, habits: Habits,
-          people: frozenset[str]) -> c.TableCommand:
-    return c.BurnCard(command_id=command_id("burn"))
-
-
-def _reveal(state: TableState, rng: random.Random, command_id: CommandId, habits: Habits,
-            people: frozenset[str]) -> c.TableCommand:
-    return c.RevealSeed(command_id=command_id("reveal"))
+    return move
 
 
 def _shuffle_ritual(state: TableState, rng: random.Random, command_id: CommandId,
@@ -236,9 +227,10 @@ TABLE_STEPS: dict[Step, type[c.DealCard | c.ShowNaturals | c.SettleCoup]] = {
 
 Move = Callable[[TableState, random.Random, CommandId, Habits, frozenset[str]], c.TableCommand]
 MOVES: dict[Phase, Move] = {
-    Phase.PLAYING: _play, Phase.BETTING: _stakes, Phase.SETTLED: _pay, Phase.NO_BANK: _bank,
-    Phase.NO_SHOE: _shuffle, Phase.SHUFFLED: _shuffle_ritual, Phase.BURNING: _burn,
-    Phase.TAILLE_OVER: _reveal}
+    Phase.PLAYING: _play, Phase.BETTING: _stakes, Phase.SETTLED: _croupier(c.PayCoup, "pay"),
+    Phase.NO_BANK: _bank, Phase.NO_SHOE: _croupier(c.ShuffleShoe, "shuffle"),
+    Phase.SHUFFLED: _shuffle_ritual, Phase.BURNING: _croupier(c.BurnCard, "burn"),
+    Phase.TAILLE_OVER: _croupier(c.RevealSeed, "reveal")}
 """The bots' move in each phase of the table (looked up: a match would read the phase's
 members off the enum class, each read a call of its metaclass's hook)."""
 
