@@ -81,7 +81,7 @@ def yet_to_stake(state: TableBase) -> list[str]:
 def _bettors(state: TableBase) -> list[str]:
     """Who bets in turn: the seated players, but the family game's duellists."""
     duel = state.duel
-    return [s.player for s in state.seats if not s.standing and s.player not in duel]
+    return [p for p in state.seated() if p not in duel]
 
 
 def check_turn(state: TableBase, player: str) -> None:

@@ -66,9 +66,9 @@ class Seating(TableBase, kw_only=True):
             raise RuleViolation(f"{player} has only {seat.chips} chips", rule="chips-short")
         if seat.chips + delta < self.committed(player):
             self._withdraw_from_tie_replay(player)
-        if seat.chips + delta < self.committed(player):
-            raise OutOfTurn(f"{player} has {self.committed(player)} chips in play: they stay "
-                            "until the coup is paid", rule="chips-in-play")
+            if seat.chips + delta < self.committed(player):
+                raise OutOfTurn(f"{player} has {self.committed(player)} chips in play: they "
+                                "stay until the coup is paid", rule="chips-in-play")
         seat.chips += delta
         self.chips_in += delta
         self.rules.banking.chips_moved(self)

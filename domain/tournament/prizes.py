@@ -84,11 +84,14 @@ def _ranked(state: TournamentBase, exit_: Exit, bottom: int) -> list[Placement]:
     for index, bust in enumerate(ordered):
         first.setdefault(rank(bust), index)
     tied = Counter(map(rank, ordered))
-    return [Placement(player=bust.player, position=top + first[rank(bust)],
-                      tied=tied[rank(bust)], round=exit_.round,
-                      table=exit_.table or state.entrants[bust.player].table or "",
-                      coup=exit_.coup)
+    return [_placement(state, exit_, bust.player, top + first[rank(bust)], tied[rank(bust)])
             for bust in ordered]
+
+
+def _placement(state: TournamentBase, exit_: Exit, player: str, position: int,
+               tied: int) -> Placement:
+    return Placement(player=player, position=position, tied=tied, round=exit_.round,
+                     table=exit_.table or state.entrants[player].table or "", coup=exit_.coup)
 
 
 def _placement_of(state: TournamentBase, exit_: Exit, bottom: int,
@@ -102,10 +105,9 @@ def _placement_of(state: TournamentBase, exit_: Exit, bottom: int,
         return None
     ranks = [exit_.rank(b) for b in exit_.players]
     mine = exit_.rank(bust)
-    return Placement(player=player,
-                     position=bottom - len(exit_.players) + 1 + sum(r < mine for r in ranks),
-                     tied=ranks.count(mine), round=exit_.round,
-                     table=exit_.table or state.entrants[player].table or "", coup=exit_.coup)
+    return _placement(state, exit_, player,
+                      bottom - len(exit_.players) + 1 + sum(r < mine for r in ranks),
+                      ranks.count(mine))
 
 
 def place(state: TournamentBase, placement: Placement) -> None:

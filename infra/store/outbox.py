@@ -180,7 +180,7 @@ class Dispatcher:
         self._timer: threading.Timer | None = None
         self._unmarked: dict[Database | None, dict[str, set[str]]] = {}  # home: id: kinds
         self._unmarked_lock = threading.Lock()
-        self._flushing = threading.Lock()
+        self._flushing = threading.Lock()  # the timer's marks, which `close` waits for
         self.handlers: dict[type[Any], Callable[[Any], object]] = {}
         self.failed = False  # an effect is known pending: relay before the next dispatch
         self.retention = outbox_retention() if retention is None else retention
@@ -204,7 +204,8 @@ class Dispatcher:
             timer, self._timer = self._timer, None
         if timer is not None:
             timer.cancel()
-        self.flush()
+        with self._flushing:  # after the timer's marks in flight: the store closes next
+            self.flush()
 
     def dispatch(self, command_id: str, effects: Sequence[Effect],
                  home: Database | None = None) -> None:
@@ -233,23 +234,22 @@ class Dispatcher:
         """Mark dispatched the effects sent and not yet marked: one transaction a home, an
         UPDATE for each set of kinds the commands sent (`dispatch` marks none of a command
         with one failed, so each command's kinds sent select its effects sent)."""
-        with self._flushing:  # a close waits for the timer's flush in flight: the store's
-            with self._unmarked_lock:  # closing comes after
-                unmarked, self._unmarked = self._unmarked, {}
-            for home, commands in unmarked.items():
-                by_kinds: dict[tuple[str, ...], list[str]] = {}
-                for command_id, kinds in commands.items():
-                    by_kinds.setdefault(tuple(sorted(kinds)), []).append(command_id)
-                self._mark([(f"command_id IN ({', '.join('?' * len(ids))})"
-                             f" AND kind IN ({', '.join('?' * len(kinds))})", (*ids, *kinds))
-                            for kinds, ids in by_kinds.items()],
-                           None if home is None else [home])
+        with self._unmarked_lock:
+            unmarked, self._unmarked = self._unmarked, {}
+        for home, commands in unmarked.items():
+            by_kinds: dict[tuple[str, ...], list[str]] = {}
+            for command_id, kinds in commands.items():
+                by_kinds.setdefault(tuple(sorted(kinds)), []).append(command_id)
+            self._mark([(f"command_id IN ({', '.join('?' * len(ids))})"
+                         f" AND kind IN ({', '.join('?' * len(kinds))})", (*ids, *kinds))
+                        for kinds, ids in by_kinds.items()], None if home is None else [home])
 
     def _flush_on_time(self) -> None:
         with self._unmarked_lock:
             self._timer = None
         try:
-            self.flush()
+            with self._flushing:
+                self.flush()
         except Exception as error:  # the store away: they stay pending, relayed (sent again
             self.failed = True  # and marked) by the next dispatch
             log.warning("outbox.mark-failed", error=type(error).__name__)
